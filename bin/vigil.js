@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The `vigil` command: runs the compiled CLI (npm install builds it; `npm run build` rebuilds).
+import { existsSync } from "node:fs";
+
+const entry = new URL("../dist/native-host/src/cli/main.js", import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write("vigil: not built yet. Run `npm install` (or `npm run build`) in the Vigil checkout.\n");
+  process.exit(1);
+}
+const { main } = await import(entry.href);
+await main(process.argv);

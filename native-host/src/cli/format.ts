@@ -1,0 +1,57 @@
+/** Human output for the CLI: one line per monitor, a block per monitor, relative times. */
+import type { MonitorView, WakeView } from "../../../shared/schemas.js";
+import { formatDuration } from "../delivery/wake-text.js";
+
+export function relative(iso: string | null, now = Date.now()): string {
+  if (iso === null) return "-";
+  const delta = Date.parse(iso) - now;
+  return delta >= 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
+}
+
+const STATE_LABEL: Record<MonitorView["state"], string> = {
+  waiting: "waiting",
+  paused: "paused",
+  ready: "ready",
+  continuing: "continuing",
+  finished: "finished",
+  cancelled: "cancelled",
+  needs_review: "needs review",
+};
+
+export function statusLine(view: MonitorView, now = Date.now()): string {
+  const ending = view.ending ? ` · ${view.ending.reason}` : "";
+  const next = view.nextCheckAt ? ` · next check ${relative(view.nextCheckAt, now)}` : "";
+  const deadline = view.deadlineAt ? ` · deadline ${relative(view.deadlineAt, now)}` : "";
+  const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
+  return `${view.id} ${STATE_LABEL[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${next}${deadline}${error}`;
+}
+
+export function monitorBlock(view: MonitorView, now = Date.now()): string {
+  const lines = [
+    `${view.id} — ${view.name}`,
+    `  session:   ${view.sessionId}`,
+    `  kind:      ${view.kind}`,
+    `  state:     ${STATE_LABEL[view.state]}`,
+  ];
+  if (view.ending)
+    lines.push(
+      `  ending:    ${view.ending.reason} at ${view.ending.at}${view.ending.detail ? ` — ${view.ending.detail}` : ""}`,
+    );
+  if (view.intervalSeconds !== null) lines.push(`  interval:  ${view.intervalSeconds}s`);
+  lines.push(`  timeout:   ${view.timeoutSeconds}s`);
+  lines.push(`  armed:     ${view.createdAt} (${relative(view.createdAt, now)})`);
+  if (view.lastCheckAt)
+    lines.push(
+      `  last check: ${relative(view.lastCheckAt, now)}${view.polls !== null ? ` (${view.polls} checks)` : ""}`,
+    );
+  if (view.nextCheckAt) lines.push(`  next check: ${relative(view.nextCheckAt, now)}`);
+  if (view.deadlineAt) lines.push(`  deadline:  ${relative(view.deadlineAt, now)}`);
+  lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
+  if (view.lastError) lines.push(`  last error: ${view.lastError} (${view.errorCount} errors)`);
+  if (view.continuation) lines.push(`  continuation: ${view.continuation}`);
+  return lines.join("\n");
+}
+
+export function wakeBlock(wake: WakeView): string {
+  return `── ${wake.id} · ${wake.state} · ${wake.monitors.join(", ")} · ${wake.createdAt}\n${wake.text}`;
+}

@@ -1,0 +1,64 @@
+/**
+ * The `vigil` command line (SPEC §7, §11). Each subcommand is a thin HTTP client of the daemon,
+ * except `serve`. Errors are one line on stderr and a nonzero exit.
+ */
+import { Command, CommanderError } from "commander";
+import { resolveHome } from "../paths.js";
+import { CliError } from "./client.js";
+import { registerMonitorCommands } from "./monitor-commands.js";
+import { registerSessionCommands } from "./session-commands.js";
+import { registerVaultCommands } from "./vault-commands.js";
+
+export interface GlobalOptions {
+  home?: string;
+}
+
+export function homeOf(command: Command): string {
+  return resolveHome((command.optsWithGlobals() as GlobalOptions).home);
+}
+
+export function buildProgram(): Command {
+  const program = new Command("vigil")
+    .description("Durable wake-me-when monitors for AI agents")
+    .option("--home <dir>", "Vigil's home folder (default: $VIGIL_HOME or ~/.vigil)")
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command("serve")
+    .description("run the daemon in the foreground")
+    .option("--port <n>", "port on 127.0.0.1 (0: any free port; default $VIGIL_PORT or 7391)")
+    .action(async (options: { port?: string }, command: Command) => {
+      const { runDaemon, DEFAULT_PORT } = await import("../daemon.js");
+      const raw = options.port ?? process.env.VIGIL_PORT ?? String(DEFAULT_PORT);
+      const port = Number(raw);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new CliError(`Expected --port 0–65535, got ${raw}`, 2);
+      }
+      await runDaemon({ home: homeOf(command), port });
+    });
+
+  registerSessionCommands(program);
+  registerMonitorCommands(program);
+  registerVaultCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`vigil: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    process.stderr.write(`vigil: ${(error as Error).message ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

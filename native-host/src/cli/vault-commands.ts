@@ -1,0 +1,53 @@
+/** `vigil vault set|list|rm`: values go in from stdin and never come out. */
+import type { Command } from "commander";
+import { ApiClient, CliError } from "./client.js";
+import { homeOf } from "./main.js";
+import { print } from "./session-commands.js";
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("value (end with Ctrl-D): ");
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+export function registerVaultCommands(program: Command): void {
+  const vault = program.command("vault").description("secrets for ${secret:KEY} references");
+  vault
+    .command("set <key>")
+    .description("store a value, read from stdin")
+    .action(async (key: string, _options: unknown, command: Command) => {
+      const value = await readStdin();
+      if (value === "") throw new CliError("Expected the value on stdin, got nothing", 2);
+      await new ApiClient(homeOf(command)).request("PUT", `/api/vault/${encodeURIComponent(key)}`, { value });
+      print(`set ${key}`);
+    });
+  vault
+    .command("list")
+    .description("key names and which monitors used them (never values)")
+    .option("--json", "print JSON")
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const entries = await new ApiClient(homeOf(command)).request<
+        Array<{
+          key: string;
+          updatedAt: string;
+          usedBy: Array<{ sessionId: string; monitorId: string; purpose: string; at: string }>;
+        }>
+      >("GET", "/api/vault");
+      if (options.json) return print(JSON.stringify(entries, null, 2));
+      if (entries.length === 0) return print("the vault is empty");
+      for (const entry of entries) {
+        const uses = entry.usedBy.map((u) => `${u.sessionId}/${u.monitorId} (${u.purpose} ${u.at})`).join(", ");
+        print(`${entry.key} · set ${entry.updatedAt}${uses ? ` · used by ${uses}` : " · unused"}`);
+      }
+    });
+  vault
+    .command("rm <key>")
+    .description("remove a value")
+    .action(async (key: string, _options: unknown, command: Command) => {
+      await new ApiClient(homeOf(command)).request("DELETE", `/api/vault/${encodeURIComponent(key)}`);
+      print(`removed ${key}`);
+    });
+}

@@ -1,0 +1,99 @@
+/**
+ * The composition root of `vigil serve`: prepares $VIGIL_HOME, opens the store, starts the engine
+ * and the HTTP server on 127.0.0.1, writes daemon.json when ready, exits cleanly on SIGTERM/SIGINT.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { Engine } from "./engine/engine.js";
+import { createApiServer } from "./http/server.js";
+import { createLogger } from "./log.js";
+import { type HomePaths, homePaths } from "./paths.js";
+import { Shield } from "./secrets/shield.js";
+import { Store } from "./store/store.js";
+
+export const DEFAULT_PORT = 7391;
+
+export interface DaemonInfo {
+  pid: number;
+  port: number;
+  url: string;
+}
+
+export function ensureHome(home: string): HomePaths {
+  const paths = homePaths(home);
+  mkdirSync(paths.spool, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  return paths;
+}
+
+/** The API token: created once (0600), then read. */
+export function ensureToken(paths: HomePaths): string {
+  if (!existsSync(paths.token)) {
+    writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
+  }
+  return readFileSync(paths.token, "utf8").trim();
+}
+
+export function readDaemonInfo(paths: HomePaths): DaemonInfo | null {
+  try {
+    return JSON.parse(readFileSync(paths.daemonJson, "utf8")) as DaemonInfo;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function runDaemon(options: { home: string; port: number }): Promise<void> {
+  const paths = ensureHome(options.home);
+  const previous = readDaemonInfo(paths);
+  if (previous && previous.pid !== process.pid && isAlive(previous.pid)) {
+    throw new Error(`A Vigil daemon already runs for ${options.home} (pid ${previous.pid}, ${previous.url})`);
+  }
+  const token = ensureToken(paths);
+  const store = Store.open(paths.db);
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (existsSync(paths.db + suffix)) chmodSync(paths.db + suffix, 0o600);
+  }
+  const shield = new Shield(store.vault.entries());
+  const log = createLogger({ file: paths.log, shield });
+  const engine = new Engine({ store, log, shield });
+  engine.start();
+
+  const server = createApiServer({ engine, token, log });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const info: DaemonInfo = { pid: process.pid, port, url: `http://127.0.0.1:${port}` };
+  writeFileSync(`${paths.daemonJson}.tmp`, JSON.stringify(info), { mode: 0o600 });
+  // rename is atomic: a reader sees the old file or the whole new one.
+  renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);
+  log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`received ${signal}, stopping`);
+    engine.stop();
+    server.closeAllConnections();
+    server.close(() => {
+      store.close();
+      const current = readDaemonInfo(paths);
+      if (current?.pid === process.pid) rmSync(paths.daemonJson, { force: true });
+      process.exit(0);
+    });
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}

@@ -1,0 +1,547 @@
+/**
+ * The engine: sessions, monitors, checks, endings and wakes. Every interface (HTTP, and through it
+ * the CLI and MCP) calls these methods; nothing else writes monitor state.
+ */
+import { homedir } from "node:os";
+import {
+  type ControlAction,
+  type EndingReason,
+  formatZodError,
+  type MonitorCreate,
+  type MonitorEvent,
+  type MonitorView,
+  type SessionCreate,
+  type Source,
+  SourceSchema,
+  type WakeView,
+} from "../../../shared/schemas.js";
+import { wakePayload, wakeText } from "../delivery/wake-text.js";
+import { ConflictError, LimitError, NotFoundError, ValidationError } from "../errors.js";
+import { type Logger, toError } from "../log.js";
+import type { CheckResult, PollProbe, StreamProbe } from "../probes/probe.js";
+import { LIMITS, probeFor } from "../probes/registry.js";
+import { envNameFor, secretKeysIn } from "../secrets/references.js";
+import { Shield } from "../secrets/shield.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import type { SessionRow } from "../store/sessions.js";
+import type { Store } from "../store/store.js";
+import { pollStep } from "./poll-step.js";
+import { Scheduler } from "./scheduler.js";
+import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "./states.js";
+import { toMonitorView } from "./views.js";
+import { WatchBatch } from "./watch-batch.js";
+
+export interface EngineOptions {
+  store: Store;
+  log: Logger;
+  now?: () => number;
+  /** Checks running at once across all monitors. */
+  concurrency?: number;
+  shield?: Shield;
+}
+
+/** Strings in a stored observation are capped; the full output lives only in the check. */
+const OBSERVATION_STRING_CAP = 4000;
+
+function capStrings(value: unknown): unknown {
+  if (typeof value === "string") {
+    return value.length > OBSERVATION_STRING_CAP ? `…${value.slice(-OBSERVATION_STRING_CAP)}` : value;
+  }
+  if (Array.isArray(value)) return value.map(capStrings);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v)]));
+  }
+  return value;
+}
+
+interface RunningWatch {
+  controller: AbortController;
+  batch: WatchBatch;
+}
+
+export class Engine {
+  readonly shield: Shield;
+  readonly #store: Store;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #concurrency: number;
+  readonly #scheduler: Scheduler;
+  /** Checks in flight, by monitor uid: aborted when the monitor ends or is deleted. */
+  readonly #checks = new Map<number, AbortController>();
+  readonly #watches = new Map<number, RunningWatch>();
+  /** Secret values resolved for each monitor at start or resume (never per poll). */
+  readonly #secretEnv = new Map<number, Record<string, string>>();
+  readonly #listeners = new Set<(sessionId: string) => void>();
+  #stopped = false;
+
+  constructor(options: EngineOptions) {
+    this.#store = options.store;
+    this.#log = options.log;
+    this.#now = options.now ?? Date.now;
+    this.#concurrency = options.concurrency ?? 32;
+    this.shield = options.shield ?? new Shield(this.#store.vault.entries());
+    this.#scheduler = new Scheduler({
+      now: this.#now,
+      nextAt: () => this.#nextAt(),
+      tick: (now) => this.#tick(now),
+    });
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Resumes after a (clean or crashed) stop: polls resume at their due time, watches are lost. */
+  start(): void {
+    const store = this.#store;
+    store.monitors.clearLeases();
+    for (const record of store.monitors.armedOfMode("stream")) {
+      this.#end(record, "lost", "the Vigil daemon restarted; the watched process ended with it");
+    }
+    for (const record of store.monitors.armedOfMode("poll")) {
+      const missing = this.#resolveSecrets(record, "resume");
+      if (missing) this.#end(record, "error", `vault key ${missing} was removed while the daemon was down`);
+    }
+    this.#scheduler.poke();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#scheduler.stop();
+    for (const controller of this.#checks.values()) controller.abort();
+    for (const watch of this.#watches.values()) {
+      watch.batch.close();
+      watch.controller.abort();
+    }
+  }
+
+  /** Called whenever something in a session changed (for long-polls and live views). */
+  onChange(listener: (sessionId: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(sessionId: string): void {
+    for (const listener of this.#listeners) listener(sessionId);
+  }
+
+  /** The time the scheduler's single timer is set for (for tests and `vigil status`). */
+  get nextTimerAt(): number | null {
+    return this.#scheduler.armedFor;
+  }
+
+  get runningChecks(): number {
+    return this.#checks.size;
+  }
+
+  // ------------------------------------------------------------------ sessions
+
+  createSession(input: SessionCreate): { session: SessionRow; created: boolean } {
+    const id = input.id ?? `s-${crypto.randomUUID().slice(0, 8)}`;
+    const existing = this.#store.sessions.get(id);
+    if (existing) return { session: existing, created: false };
+    const session: SessionRow = {
+      id,
+      label: input.label ?? null,
+      root: input.root ?? null,
+      adapter: input.adapter ?? { kind: "inbox" },
+      createdAt: this.#now(),
+    };
+    this.#store.sessions.insert(session);
+    return { session, created: true };
+  }
+
+  session(id: string): SessionRow {
+    const session = this.#store.sessions.get(id);
+    if (!session) throw new NotFoundError(`Unknown session ${id}`);
+    return session;
+  }
+
+  sessions(): SessionRow[] {
+    return this.#store.sessions.list();
+  }
+
+  /** Deleting a session cancels everything it owns, so nothing old can resume it. */
+  deleteSession(id: string): void {
+    this.session(id);
+    for (const record of this.#store.monitors.list(id)) this.#abortWork(record.uid);
+    this.#store.sessions.delete(id);
+    this.#changed(id);
+    this.#scheduler.poke();
+  }
+
+  // ------------------------------------------------------------------ monitors
+
+  createMonitor(sessionId: string, body: MonitorCreate): MonitorView {
+    const session = this.session(sessionId);
+    const parsed = SourceSchema.safeParse(body.source);
+    if (!parsed.success) throw new ValidationError(`source: ${formatZodError(parsed.error)}`);
+    const source = parsed.data;
+    const probe = probeFor(source.kind);
+    const timing = probe.timing(body);
+    const missing = secretKeysIn(probe.secretText(source)).find((key) => !this.#vaultHas(key));
+    if (missing) throw new ValidationError(`Vault key ${missing} is not set (set it with: vigil vault set ${missing})`);
+
+    const now = this.#now();
+    const record = this.#store.tx(() => {
+      const limit = LIMITS[probe.limitGroup];
+      if (limit) {
+        const active = this.#store.monitors.countActive(sessionId, this.#kindsInGroup(probe.limitGroup));
+        if (active >= limit.max) {
+          throw new LimitError(
+            `Limit reached: at most ${limit.max} ${limit.label} armed per session (this session has ${active}); cancel one first`,
+          );
+        }
+      }
+      const id = `mon-${this.#store.sessions.nextMonitorSeq(sessionId)}`;
+      const uid = this.#store.monitors.insert({
+        sessionId,
+        id,
+        name: body.name ?? this.shield.text(probe.describe(source)),
+        kind: source.kind,
+        source,
+        continuation: body.continuation ?? null,
+        intervalMs: timing.intervalMs,
+        timeoutMs: timing.timeoutMs,
+        createdAt: now,
+        mode: probe.mode,
+        nextDueAt: probe.mode === "poll" ? now : null,
+        deadlineAt: now + timing.timeoutMs,
+      });
+      return this.#record(uid);
+    });
+    this.#resolveSecrets(record, "start");
+    if (probe.mode === "stream") this.#startWatch(record, probe, session);
+    this.#changed(sessionId);
+    this.#scheduler.poke();
+    return this.view(record);
+  }
+
+  #kindsInGroup(group: string) {
+    return (["command", "watch"] as const).filter((kind) => probeFor(kind).limitGroup === group);
+  }
+
+  monitor(sessionId: string, id: string): MonitorRecord {
+    this.session(sessionId);
+    const record = this.#store.monitors.get(sessionId, id);
+    if (!record) throw new NotFoundError(`Unknown monitor ${id} in session ${sessionId}`);
+    return record;
+  }
+
+  view(record: MonitorRecord): MonitorView {
+    return toMonitorView(record, this.shield);
+  }
+
+  monitors(sessionId: string): MonitorView[] {
+    this.session(sessionId);
+    return this.#store.monitors.list(sessionId).map((record) => this.view(record));
+  }
+
+  events(sessionId: string, id: string): MonitorEvent[] {
+    const record = this.monitor(sessionId, id);
+    return this.#store.events.recent(record.uid);
+  }
+
+  wakes(sessionId: string): WakeView[] {
+    this.session(sessionId);
+    return this.#store.wakes.list(sessionId);
+  }
+
+  control(sessionId: string, id: string, action: ControlAction): MonitorView {
+    const record = this.monitor(sessionId, id);
+    const event: StateEvent = action;
+    const to = nextState(record.state, event);
+    if (to === undefined) throw new ConflictError(new TransitionError(record.state, event).message);
+    const now = this.#now();
+    if (action === "cancel") {
+      this.#store.tx(() => {
+        if (isActive(record.state)) {
+          this.#store.monitors.end(record.uid, record.state, to, "stopped", "cancelled by request", now);
+        } else if (!this.#store.monitors.setState(record.uid, record.state, to)) {
+          throw new ConflictError(`Monitor ${id} changed state meanwhile; try again`);
+        }
+        this.#store.wakes.cancelReady(record.uid);
+      });
+      this.#abortWork(record.uid);
+    } else {
+      if (record.kind === "watch")
+        throw new ConflictError("A watch streams a running process: it can be cancelled, not paused");
+      this.#store.tx(() => {
+        if (!this.#store.monitors.setState(record.uid, record.state, to)) {
+          throw new ConflictError(`Monitor ${id} changed state meanwhile; try again`);
+        }
+        // Pause stops checks but keeps the deadline; resume checks at once.
+        this.#store.monitors.setNextDue(record.uid, action === "pause" ? null : now);
+      });
+    }
+    this.#changed(sessionId);
+    this.#scheduler.poke();
+    return this.view(this.#record(record.uid));
+  }
+
+  // ------------------------------------------------------------------ vault
+
+  #vaultHas(key: string): boolean {
+    return this.#store.vault.entries().some(([k]) => k === key);
+  }
+
+  setSecret(key: string, value: string): void {
+    this.#store.vault.set(key, value, this.#now());
+    this.shield.set(key, value);
+  }
+
+  deleteSecret(key: string): void {
+    if (!this.#store.vault.delete(key)) throw new NotFoundError(`Unknown vault key ${key}`);
+    this.shield.delete(key);
+  }
+
+  secrets() {
+    return this.#store.vault.list();
+  }
+
+  /** Resolves `${secret:KEY}` values for a monitor; returns the first missing key, if any. */
+  #resolveSecrets(record: MonitorRecord, purpose: "start" | "resume"): string | undefined {
+    const keys = secretKeysIn(probeFor(record.kind).secretText(record.source as never));
+    if (keys.length === 0) return undefined;
+    const values = new Map(this.#store.vault.entries());
+    const env: Record<string, string> = {};
+    for (const key of keys) {
+      const value = values.get(key);
+      if (value === undefined) return key;
+      env[envNameFor(key)] = value;
+      this.#store.vault.recordUse(key, record.sessionId, record.id, purpose, this.#now());
+    }
+    this.#secretEnv.set(record.uid, env);
+    return undefined;
+  }
+
+  // ------------------------------------------------------------------ scheduling and checks
+
+  #record(uid: number): MonitorRecord {
+    const record = this.#store.monitors.byUid(uid);
+    if (!record) throw new NotFoundError(`Monitor ${uid} no longer exists`);
+    return record;
+  }
+
+  #nextAt(): number | null {
+    const { due, deadline } = this.#store.monitors.nextTimes();
+    // With every check slot busy, only deadlines can be acted on; a finishing check pokes again.
+    const usable = this.#checks.size >= this.#concurrency ? null : due;
+    if (usable === null) return deadline;
+    if (deadline === null) return usable;
+    return Math.min(usable, deadline);
+  }
+
+  #tick(now: number): void {
+    if (this.#stopped) return;
+    for (const record of this.#store.monitors.expired(now)) {
+      this.#end(record, "timeout", `deadline of ${Math.round(record.timeoutMs / 1000)}s passed`);
+    }
+    const room = this.#concurrency - this.#checks.size;
+    if (room <= 0) return;
+    for (const record of this.#store.monitors.due(now, room)) {
+      const probe = probeFor(record.kind);
+      if (probe.mode !== "poll") continue;
+      const timing = probe.timing({
+        intervalSeconds: (record.intervalMs ?? 0) / 1000,
+        timeoutSeconds: record.timeoutMs / 1000,
+      });
+      if (!this.#store.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) continue;
+      void this.#runCheck(record, probe, timing.checkTimeoutMs);
+    }
+  }
+
+  async #runCheck(record: MonitorRecord, probe: PollProbe, timeoutMs: number): Promise<void> {
+    const controller = new AbortController();
+    this.#checks.set(record.uid, controller);
+    let result: CheckResult;
+    try {
+      const session = this.#store.sessions.get(record.sessionId);
+      result = await probe.check(record.source, {
+        signal: controller.signal,
+        cwd: this.#cwdFor(record, session),
+        env: this.#secretEnv.get(record.uid) ?? {},
+        timeoutMs,
+      });
+    } catch (error) {
+      result = { outcome: "error", error: toError(error).message };
+    } finally {
+      if (this.#checks.get(record.uid) === controller) this.#checks.delete(record.uid);
+    }
+    if (controller.signal.aborted || this.#stopped) {
+      this.#scheduler.poke();
+      return;
+    }
+    try {
+      this.#recordCheck(record.uid, probe, result);
+    } catch (error) {
+      this.#log.error(`recording a check of monitor ${record.uid} failed: ${toError(error).message}`);
+    }
+    this.#scheduler.poke();
+  }
+
+  #cwdFor(record: MonitorRecord, session: SessionRow | undefined): string {
+    const source = record.source as Source;
+    return ("cwd" in source && source.cwd) || session?.root || homedir();
+  }
+
+  #recordCheck(uid: number, probe: PollProbe, result: CheckResult): void {
+    const now = this.#now();
+    this.#store.tx(() => {
+      const record = this.#store.monitors.byUid(uid);
+      // Paused, cancelled or ended while the check ran: its result is discarded.
+      if (!record?.trigger || record.state !== "waiting") {
+        if (record?.trigger) this.#store.monitors.recordLeaseEnd(uid);
+        return;
+      }
+      const trigger = record.trigger;
+      const step = pollStep(result, probe.condition(record.source), {
+        polls: trigger.polls,
+        unrunnableStreak: trigger.unrunnableStreak,
+        conditionState: trigger.conditionState,
+      });
+      const observation = step.observation === undefined ? undefined : this.shield.json(capStrings(step.observation));
+      const error = step.error === undefined ? null : this.shield.text(step.error);
+      const dueAt = trigger.nextDueAt ?? now;
+      const interval = record.intervalMs ?? 0;
+      this.#store.monitors.recordCheck(uid, {
+        at: now,
+        nextDueAt: Math.max(dueAt + interval, now),
+        observation,
+        error,
+        unrunnableStreak: step.state.unrunnableStreak,
+        conditionState: step.state.conditionState,
+      });
+      if (step.action === "end") {
+        if (step.eventText !== undefined) this.#store.events.append(uid, this.shield.text(step.eventText), now);
+        this.#endInTx(this.#record(uid), step.reason, step.detail, now);
+      }
+    });
+    this.#changed(this.#record(uid).sessionId);
+  }
+
+  // ------------------------------------------------------------------ watches
+
+  #startWatch(record: MonitorRecord, probe: StreamProbe, session: SessionRow): void {
+    const controller = new AbortController();
+    const batch = new WatchBatch({
+      now: this.#now,
+      record: (line) => {
+        this.#store.events.append(record.uid, this.shield.text(line), this.#now());
+        this.#changed(record.sessionId);
+      },
+      flush: () => this.#eventsWake(record.uid),
+      rateLimited: () =>
+        this.#end(
+          this.#record(record.uid),
+          "rate_limited",
+          "more than 60 events in a sliding minute; the watch was stopped",
+        ),
+    });
+    this.#watches.set(record.uid, { controller, batch });
+    probe.start(record.source, {
+      signal: controller.signal,
+      cwd: this.#cwdFor(record, session),
+      env: this.#secretEnv.get(record.uid) ?? {},
+      onLine: (line) => batch.line(line),
+      onExit: (_exitCode, detail) => {
+        batch.close();
+        if (this.#watches.get(record.uid)?.controller === controller) this.#watches.delete(record.uid);
+        if (controller.signal.aborted || this.#stopped) return;
+        const current = this.#store.monitors.byUid(record.uid);
+        if (current && isActive(current.state)) this.#end(current, "exited", detail);
+      },
+    });
+  }
+
+  /** A watch's batch window closed: one wake for every event since the last wake. */
+  #eventsWake(uid: number): void {
+    const now = this.#now();
+    this.#store.tx(() => {
+      const record = this.#store.monitors.byUid(uid);
+      if (!record || !isActive(record.state) || record.eventCount <= record.wakedSeq) return;
+      this.#insertWake(record, "events", `events:${uid}:${record.eventCount}`, null, now);
+    });
+    this.#changed(this.#record(uid).sessionId);
+  }
+
+  // ------------------------------------------------------------------ endings and wakes
+
+  /** Ends a monitor once, with one reason; every ending but an explicit stop wakes its owner. */
+  #end(record: MonitorRecord, reason: EndingReason, detail: string): void {
+    const now = this.#now();
+    const ended = this.#store.tx(() => {
+      const fresh = this.#store.monitors.byUid(record.uid);
+      return fresh ? this.#endInTx(fresh, reason, detail, now) : false;
+    });
+    if (ended) {
+      this.#abortWork(record.uid);
+      this.#changed(record.sessionId);
+      this.#scheduler.poke();
+    }
+  }
+
+  #endInTx(record: MonitorRecord, reason: EndingReason, detail: string, now: number): boolean {
+    if (!isActive(record.state)) return false;
+    const event: StateEvent = reason === "stopped" ? "cancel" : "end";
+    const to = nextState(record.state, event);
+    if (to === undefined) return false;
+    const shownDetail = this.shield.text(detail);
+    if (!this.#store.monitors.end(record.uid, record.state, to, reason, shownDetail, now)) return false;
+    this.#log.info(`monitor ${record.sessionId}/${record.id} ended: ${reason}`, { detail: shownDetail });
+    if (reason !== "stopped") {
+      this.#insertWake(this.#record(record.uid), reason, `end:${record.uid}`, shownDetail, now);
+    }
+    return true;
+  }
+
+  #insertWake(
+    record: MonitorRecord,
+    reason: EndingReason | "events",
+    dedupeKey: string,
+    detail: string | null,
+    now: number,
+  ) {
+    const probe = probeFor(record.kind);
+    const pending = record.eventCount - record.wakedSeq;
+    const facts = {
+      sessionId: record.sessionId,
+      monitor: {
+        id: record.id,
+        name: record.name,
+        kind: record.kind,
+        description: this.shield.text(probe.describe(record.source as never)),
+      },
+      reason,
+      armedAt: record.createdAt,
+      at: now,
+      detail,
+      lastObservation: record.lastObservation,
+      lastError: record.lastError,
+      continuation: record.continuation,
+      events: this.#store.events.since(record.uid, record.wakedSeq, 20),
+      pendingEventCount: pending,
+    };
+    const wakeNumber = this.#store.wakes.insert({
+      sessionId: record.sessionId,
+      monitorUid: record.uid,
+      dedupeKey,
+      kind: reason === "events" ? "events" : "ending",
+      text: this.shield.text(wakeText(facts)),
+      payload: this.shield.json(wakePayload(facts)),
+      createdAt: now,
+    });
+    if (wakeNumber !== null) this.#store.monitors.setWakedSeq(record.uid, record.eventCount);
+  }
+
+  /** Stops whatever runs for a monitor: its check (result discarded) or its watch process. */
+  #abortWork(uid: number): void {
+    this.#checks.get(uid)?.abort();
+    this.#checks.delete(uid);
+    const watch = this.#watches.get(uid);
+    if (watch) {
+      watch.batch.close();
+      watch.controller.abort();
+      this.#watches.delete(uid);
+    }
+    this.#secretEnv.delete(uid);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The one transition table for monitor states (SPEC §2). Every state change in the code goes
+ * through `transition`, and the store writes it with `WHERE state = <from>` so that a concurrent
+ * change cannot be overwritten.
+ */
+import type { MonitorState } from "../../../shared/schemas.js";
+
+export type MonitorEvent =
+  | "pause" // a person or agent pauses checks
+  | "resume"
+  | "cancel" // explicit stop: wakes nobody
+  | "end" // the monitor ended (met, failed, timeout, …): its wake is ready
+  | "end_silently" // ended with nothing to deliver
+  | "deliver" // a delivery of its ending wake started
+  | "delivered"
+  | "review" // a delivery was interrupted or ran out of retries: a person must look
+  | "retry"; // a person sends a needs_review wake again
+
+export const TRANSITIONS: Record<MonitorState, Partial<Record<MonitorEvent, MonitorState>>> = {
+  waiting: { pause: "paused", cancel: "cancelled", end: "ready", end_silently: "finished" },
+  paused: { resume: "waiting", cancel: "cancelled", end: "ready", end_silently: "finished" },
+  ready: { cancel: "cancelled", deliver: "continuing", delivered: "finished", review: "needs_review" },
+  continuing: { delivered: "finished", review: "needs_review" },
+  finished: {},
+  cancelled: {},
+  needs_review: { retry: "ready", delivered: "finished" },
+};
+
+export class TransitionError extends Error {
+  constructor(
+    readonly from: MonitorState,
+    readonly event: MonitorEvent,
+  ) {
+    super(`Cannot ${event.replace("_", " ")} a monitor that is ${from.replace("_", " ")}`);
+    this.name = "TransitionError";
+  }
+}
+
+export function nextState(from: MonitorState, event: MonitorEvent): MonitorState | undefined {
+  return TRANSITIONS[from][event];
+}
+
+export function transition(from: MonitorState, event: MonitorEvent): MonitorState {
+  const to = nextState(from, event);
+  if (to === undefined) throw new TransitionError(from, event);
+  return to;
+}
+
+/** States in which a monitor is still armed (its trigger exists). */
+export const ACTIVE_STATES: readonly MonitorState[] = ["waiting", "paused"];
+export const isActive = (state: MonitorState): boolean => ACTIVE_STATES.includes(state);

@@ -1,0 +1,36 @@
+/** The monitor view (SPEC §11): what the API, CLI and side panel show. Shielded on the way out. */
+import type { MonitorView } from "../../../shared/schemas.js";
+import type { Shield } from "../secrets/shield.js";
+import type { MonitorRecord } from "../store/monitors.js";
+
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
+
+export function toMonitorView(record: MonitorRecord, shield: Shield): MonitorView {
+  const trigger = record.trigger;
+  return shield.json({
+    id: record.id,
+    sessionId: record.sessionId,
+    name: record.name,
+    kind: record.kind,
+    state: record.state,
+    ending:
+      record.endingReason === null
+        ? null
+        : { reason: record.endingReason, at: iso(record.endingAt) as string, detail: record.endingDetail },
+    eventCount: record.eventCount,
+    lastEvent: record.lastEvent,
+    lastObservation: record.lastObservation ?? null,
+    lastError: record.lastError,
+    errorCount: record.errorCount,
+    polls: trigger?.polls ?? null,
+    createdAt: iso(record.createdAt) as string,
+    lastCheckAt: iso(record.lastCheckAt),
+    nextCheckAt: iso(trigger?.nextDueAt),
+    deadlineAt: iso(trigger?.deadlineAt),
+    intervalSeconds: record.intervalMs === null ? null : record.intervalMs / 1000,
+    timeoutSeconds: record.timeoutMs / 1000,
+    source: record.source,
+    continuation: record.continuation,
+  }) as MonitorView;
+}

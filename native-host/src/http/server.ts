@@ -1,0 +1,101 @@
+/**
+ * The HTTP API on 127.0.0.1 (SPEC §7, §11): node:http with find-my-way for routing, a bearer
+ * token on everything but `/healthz` (and, later, `/webhook/signal`), zod on every body.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import FindMyWay from "find-my-way";
+import type { z } from "zod";
+import { formatZodError } from "../../../shared/schemas.js";
+import type { Engine } from "../engine/engine.js";
+import { VigilError } from "../errors.js";
+import { type Logger, toError } from "../log.js";
+import { HttpError, readJson, sendJson } from "./json-io.js";
+import { registerRoutes } from "./routes.js";
+
+export interface RouteContext {
+  req: IncomingMessage;
+  params: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  /** Reads and validates the JSON body (a bad body is a 400 naming the field). */
+  body<T>(schema: z.ZodType<T>, limitBytes?: number): Promise<T>;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+export type Handler = (context: RouteContext) => Promise<Reply> | Reply;
+
+export interface RouteOptions {
+  /** Reachable without the bearer token. */
+  public?: boolean;
+}
+
+export interface Routes {
+  on(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, handler: Handler, options?: RouteOptions): void;
+}
+
+const DEFAULT_BODY_LIMIT = 1_000_000;
+
+interface Stored {
+  handler: Handler;
+  options: RouteOptions;
+}
+
+export function createApiServer(options: { engine: Engine; token: string; log: Logger }): Server {
+  const router = FindMyWay({ ignoreTrailingSlash: true });
+  const routes: Routes = {
+    on(method, path, handler, routeOptions = {}) {
+      router.on(method, path, () => undefined, { handler, options: routeOptions } satisfies Stored);
+    },
+  };
+  registerRoutes(routes, options.engine);
+  const expected = Buffer.from(`Bearer ${options.token}`);
+
+  const authorised = (req: IncomingMessage) => {
+    const given = Buffer.from(req.headers.authorization ?? "");
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const found = router.find(req.method as "GET", url.pathname);
+    if (!found) {
+      const allowed = ["GET", "POST", "PATCH", "PUT", "DELETE"].some((m) => router.find(m as "GET", url.pathname));
+      throw new HttpError(
+        allowed ? 405 : 404,
+        allowed ? `Method ${req.method} not allowed on ${url.pathname}` : `No route ${url.pathname}`,
+      );
+    }
+    const stored = found.store as Stored;
+    if (!stored.options.public && !authorised(req)) {
+      throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
+    }
+    const context: RouteContext = {
+      req,
+      params: found.params,
+      query: Object.fromEntries(url.searchParams),
+      async body(schema, limitBytes = DEFAULT_BODY_LIMIT) {
+        const raw = await readJson(req, limitBytes);
+        const parsed = schema.safeParse(raw);
+        if (!parsed.success) throw new HttpError(400, formatZodError(parsed.error));
+        return parsed.data;
+      },
+    };
+    const reply = await stored.handler(context);
+    sendJson(res, reply.status, reply.body);
+  }
+
+  return createServer((req, res) => {
+    handle(req, res).catch((thrown: unknown) => {
+      const error = toError(thrown);
+      const status = error instanceof VigilError ? error.status : 500;
+      if (status >= 500) options.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
+      const message = options.engine.shield.text(status >= 500 ? `Internal error: ${error.message}` : error.message);
+      if (!res.headersSent) sendJson(res, status, { error: message });
+      else res.end();
+    });
+  });
+}

@@ -1,0 +1,43 @@
+/** Where things live: the package (for migrations and fixtures) and the user's $VIGIL_HOME. */
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+function findPackageRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`Expected a package.json above ${from}, found none`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** The checkout or installed package root (works from `dist/` and from the TypeScript sources). */
+export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+export const sourceDir = join(packageRoot, "native-host", "src");
+
+export function resolveHome(flag?: string): string {
+  return resolve(flag ?? process.env.VIGIL_HOME ?? join(homedir(), ".vigil"));
+}
+
+export interface HomePaths {
+  home: string;
+  db: string;
+  token: string;
+  daemonJson: string;
+  log: string;
+  spool: string;
+}
+
+export function homePaths(home: string): HomePaths {
+  return {
+    home,
+    db: join(home, "vigil.db"),
+    token: join(home, "token"),
+    daemonJson: join(home, "daemon.json"),
+    log: join(home, "vigil.log"),
+    spool: join(home, "tmp", "signals"),
+  };
+}

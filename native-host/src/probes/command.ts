@@ -1,0 +1,54 @@
+/** `command`: a shell command polled until its condition (by default: exit 0) holds (SPEC §3). */
+import { type CommandSource, CommandSourceSchema, EXIT_ZERO } from "../../../shared/schemas.js";
+import { rewriteForShell } from "../secrets/references.js";
+import type { PollProbe } from "./probe.js";
+import { runShell } from "./run-shell.js";
+import { commandWaitTiming } from "./timing.js";
+
+function parseJson(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+}
+
+export const commandProbe: PollProbe<CommandSource> = {
+  kind: "command",
+  mode: "poll",
+  schema: CommandSourceSchema,
+  limitGroup: "command",
+  describe: (source) => `\`${source.command}\``,
+  timing: commandWaitTiming,
+  secretText: (source) => source.command,
+  condition: (source) => source.condition ?? EXIT_ZERO,
+
+  async check(source, context) {
+    const result = await runShell(rewriteForShell(source.command), {
+      cwd: context.cwd,
+      env: context.env,
+      timeoutMs: context.timeoutMs,
+      signal: context.signal,
+    });
+    if (result.unrunnable) {
+      const why = result.error ?? `exit ${result.exitCode}`;
+      return { outcome: "error", unrunnable: true, error: `${why}${result.output ? `: ${result.output}` : ""}` };
+    }
+    const killed = result.timedOut ? `\n[check ran over ${context.timeoutMs / 1000}s and was killed]` : "";
+    const observation = {
+      exitCode: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      output: `${result.output}${killed}`,
+      json: parseJson(result.stdout),
+      timedOut: result.timedOut,
+    };
+    return {
+      outcome: "observed",
+      observation,
+      eventText: observation.output || `(exit ${result.exitCode}, no output)`,
+    };
+  },
+};

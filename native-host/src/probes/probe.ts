@@ -1,0 +1,54 @@
+/**
+ * The shape every source kind exports (STYLE §1): one file per kind under `probes/`, all listed
+ * in `registry.ts`. A poll probe makes one observation per check; a stream probe runs a process
+ * whose lines become events.
+ */
+import type { z } from "zod";
+import type { Condition, Source } from "../../../shared/schemas.js";
+import type { Timing } from "./timing.js";
+
+export interface CheckContext {
+  signal: AbortSignal;
+  cwd: string;
+  /** Secret values for `${secret:KEY}` references, as environment variables. */
+  env: Record<string, string>;
+  timeoutMs: number;
+}
+
+export type CheckResult =
+  | { outcome: "observed"; observation: unknown; eventText: string }
+  | { outcome: "error"; error: string; unrunnable?: boolean };
+
+export interface StreamContext {
+  signal: AbortSignal;
+  cwd: string;
+  env: Record<string, string>;
+  onLine(line: string): void;
+  onExit(exitCode: number | null, detail: string): void;
+}
+
+interface ProbeBase<S extends Source> {
+  kind: S["kind"];
+  schema: z.ZodType<S>;
+  /** Shown in lists and wakes: what is being watched. */
+  describe(source: S): string;
+  /** Applies the kind's interval and deadline rules; throws ValidationError naming the bound. */
+  timing(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing;
+  /** Text that may hold `${secret:KEY}` references (resolved through the vault). */
+  secretText(source: S): string;
+  /** How many of these may be armed at once in one session, counted with `limitGroup`. */
+  limitGroup: string;
+}
+
+export interface PollProbe<S extends Source = Source> extends ProbeBase<S> {
+  mode: "poll";
+  condition(source: S): Condition;
+  check(source: S, context: CheckContext): Promise<CheckResult>;
+}
+
+export interface StreamProbe<S extends Source = Source> extends ProbeBase<S> {
+  mode: "stream";
+  start(source: S, context: StreamContext): void;
+}
+
+export type Probe<S extends Source = Source> = PollProbe<S> | StreamProbe<S>;

@@ -1,0 +1,77 @@
+/**
+ * Interval and deadline rules, pure (SPEC §3 for command waits and watches).
+ */
+import { ValidationError } from "../errors.js";
+
+export interface Timing {
+  /** Poll interval; null for streamed sources. */
+  intervalMs: number | null;
+  timeoutMs: number;
+  /** How long one check may run before it is killed. */
+  checkTimeoutMs: number;
+}
+
+export const COMMAND_RULES = {
+  intervalFloorSeconds: 5,
+  defaultTimeoutSeconds: 300,
+  minTimeoutSeconds: 60,
+  maxTimeoutSeconds: 600,
+  minIntervalsPerDeadline: 4,
+  checkTimeoutFloorSeconds: 5,
+  checkTimeoutCeilingSeconds: 30,
+} as const;
+
+const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
+
+/**
+ * timeout: absent → 300; 60–600 → as given; 1–59 → ignored (300); anything else refused.
+ */
+export function commandTimeoutSeconds(timeout: number | undefined): number {
+  const r = COMMAND_RULES;
+  if (timeout === undefined) return r.defaultTimeoutSeconds;
+  if (!Number.isFinite(timeout) || timeout < 1 || timeout > r.maxTimeoutSeconds) {
+    throw new ValidationError(
+      `timeoutSeconds: Expected ${r.minTimeoutSeconds}–${r.maxTimeoutSeconds} seconds (1–59 use the default ${r.defaultTimeoutSeconds}), got ${timeout}`,
+    );
+  }
+  return timeout < r.minTimeoutSeconds ? r.defaultTimeoutSeconds : Math.round(timeout);
+}
+
+/**
+ * until: required; raised to the 5 s floor; lowered so at least four intervals fit the deadline.
+ * Each check may run for the interval bounded to 5–30 s.
+ */
+export function commandWaitTiming(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing {
+  const r = COMMAND_RULES;
+  const until = input.intervalSeconds;
+  if (until === undefined || !Number.isFinite(until) || until <= 0) {
+    throw new ValidationError(
+      `intervalSeconds (until): Expected a poll interval in seconds (at least ${r.intervalFloorSeconds}), got ${until ?? "nothing"}`,
+    );
+  }
+  const timeoutSeconds = commandTimeoutSeconds(input.timeoutSeconds);
+  const intervalSeconds = clamp(until, r.intervalFloorSeconds, timeoutSeconds / r.minIntervalsPerDeadline);
+  const checkSeconds = clamp(intervalSeconds, r.checkTimeoutFloorSeconds, r.checkTimeoutCeilingSeconds);
+  return {
+    intervalMs: Math.round(intervalSeconds * 1000),
+    timeoutMs: timeoutSeconds * 1000,
+    checkTimeoutMs: Math.round(checkSeconds * 1000),
+  };
+}
+
+export const WATCH_RULES = { defaultTimeoutSeconds: 3600, minTimeoutSeconds: 60, maxTimeoutSeconds: 7 * 24 * 3600 };
+
+/** A watch has no interval; its deadline defaults to an hour, 60 s – 7 days. */
+export function watchTiming(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing {
+  const r = WATCH_RULES;
+  if (input.intervalSeconds !== undefined) {
+    throw new ValidationError(`intervalSeconds: Expected none for a watch (it streams), got ${input.intervalSeconds}`);
+  }
+  const timeout = input.timeoutSeconds ?? r.defaultTimeoutSeconds;
+  if (!Number.isFinite(timeout) || timeout < r.minTimeoutSeconds || timeout > r.maxTimeoutSeconds) {
+    throw new ValidationError(
+      `timeoutSeconds: Expected ${r.minTimeoutSeconds}–${r.maxTimeoutSeconds} seconds for a watch, got ${timeout}`,
+    );
+  }
+  return { intervalMs: null, timeoutMs: Math.round(timeout * 1000), checkTimeoutMs: 0 };
+}

@@ -1,0 +1,54 @@
+/**
+ * Opens the database (WAL) and applies the numbered migrations in `migrations/`, one transaction
+ * each, recorded in `PRAGMA user_version` (graphile-worker's scheme, on SQLite).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { sourceDir } from "../paths.js";
+
+export type Db = Database.Database;
+
+const MIGRATIONS_DIR = join(sourceDir, "store", "migrations");
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({ version: Number(file.slice(0, 4)), name: file, sql: readFileSync(join(dir, file), "utf8") }));
+}
+
+export function migrate(db: Db, migrations = loadMigrations()): number[] {
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const current = db.pragma("user_version", { simple: true }) as number;
+    if (migration.version <= current) continue;
+    if (migration.version !== current + 1) {
+      throw new Error(`Expected migration ${current + 1} next, got ${migration.name}`);
+    }
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+export function openDb(file: string): Db {
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  // NORMAL in WAL mode survives a process crash (kill -9) without loss; only a power cut can
+  // lose the last transactions. FULL is selectable for machines where that matters.
+  db.pragma(`synchronous = ${process.env.VIGIL_SYNCHRONOUS === "full" ? "FULL" : "NORMAL"}`);
+  db.pragma("foreign_keys = ON");
+  db.pragma("busy_timeout = 5000");
+  migrate(db);
+  return db;
+}

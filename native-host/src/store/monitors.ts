@@ -1,0 +1,292 @@
+/**
+ * Monitors: the work record (`monitors`) and its trigger (`triggers`), one row each (SPEC §2).
+ * Schedule and lease state live in trigger columns; the scheduler reads them through the
+ * indexes on `next_due_at` and `deadline_at`.
+ */
+
+import type { ConditionState } from "../../../shared/conditions.js";
+import type { EndingReason, MonitorState, Source, SourceKind } from "../../../shared/schemas.js";
+import type { Db } from "./db.js";
+
+export interface MonitorRecord {
+  uid: number;
+  sessionId: string;
+  id: string;
+  name: string;
+  kind: SourceKind;
+  source: Source;
+  continuation: string | null;
+  intervalMs: number | null;
+  timeoutMs: number;
+  createdAt: number;
+  state: MonitorState;
+  eventCount: number;
+  wakedSeq: number;
+  lastEvent: string | null;
+  lastObservation: unknown;
+  lastCheckAt: number | null;
+  lastError: string | null;
+  errorCount: number;
+  endingReason: EndingReason | null;
+  endingAt: number | null;
+  endingDetail: string | null;
+  trigger: TriggerRecord | null;
+}
+
+export interface TriggerRecord {
+  mode: "poll" | "stream";
+  nextDueAt: number | null;
+  deadlineAt: number;
+  leaseUntil: number | null;
+  polls: number;
+  unrunnableStreak: number;
+  conditionState: ConditionState;
+}
+
+interface Raw {
+  uid: number;
+  session_id: string;
+  id: string;
+  name: string;
+  kind: string;
+  source: string;
+  continuation: string | null;
+  interval_ms: number | null;
+  timeout_ms: number;
+  created_at: number;
+  state: string;
+  event_count: number;
+  waked_seq: number;
+  last_event: string | null;
+  last_observation: string | null;
+  last_check_at: number | null;
+  last_error: string | null;
+  error_count: number;
+  ending_reason: string | null;
+  ending_at: number | null;
+  ending_detail: string | null;
+  mode: string | null;
+  next_due_at: number | null;
+  deadline_at: number | null;
+  lease_until: number | null;
+  polls: number | null;
+  unrunnable_streak: number | null;
+  condition_state: string | null;
+}
+
+function toRecord(raw: Raw): MonitorRecord {
+  return {
+    uid: raw.uid,
+    sessionId: raw.session_id,
+    id: raw.id,
+    name: raw.name,
+    kind: raw.kind as SourceKind,
+    source: JSON.parse(raw.source) as Source,
+    continuation: raw.continuation,
+    intervalMs: raw.interval_ms,
+    timeoutMs: raw.timeout_ms,
+    createdAt: raw.created_at,
+    state: raw.state as MonitorState,
+    eventCount: raw.event_count,
+    wakedSeq: raw.waked_seq,
+    lastEvent: raw.last_event,
+    lastObservation: raw.last_observation === null ? null : JSON.parse(raw.last_observation),
+    lastCheckAt: raw.last_check_at,
+    lastError: raw.last_error,
+    errorCount: raw.error_count,
+    endingReason: raw.ending_reason as EndingReason | null,
+    endingAt: raw.ending_at,
+    endingDetail: raw.ending_detail,
+    trigger:
+      raw.mode === null
+        ? null
+        : {
+            mode: raw.mode as "poll" | "stream",
+            nextDueAt: raw.next_due_at,
+            deadlineAt: raw.deadline_at as number,
+            leaseUntil: raw.lease_until,
+            polls: raw.polls ?? 0,
+            unrunnableStreak: raw.unrunnable_streak ?? 0,
+            conditionState: JSON.parse(raw.condition_state ?? "{}") as ConditionState,
+          },
+  };
+}
+
+const SELECT =
+  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
+
+export interface NewMonitor {
+  sessionId: string;
+  id: string;
+  name: string;
+  kind: SourceKind;
+  source: Source;
+  continuation: string | null;
+  intervalMs: number | null;
+  timeoutMs: number;
+  createdAt: number;
+  mode: "poll" | "stream";
+  nextDueAt: number | null;
+  deadlineAt: number;
+}
+
+export interface CheckRecord {
+  at: number;
+  nextDueAt: number;
+  observation?: unknown;
+  error?: string | null;
+  unrunnableStreak: number;
+  conditionState: ConditionState;
+}
+
+export class MonitorsTable {
+  readonly #insertMonitor;
+  readonly #insertTrigger;
+  readonly #byId;
+  readonly #byUid;
+  readonly #bySession;
+  readonly #countActive;
+  readonly #setState;
+  readonly #due;
+  readonly #lease;
+  readonly #nextDue;
+  readonly #nextDeadline;
+  readonly #expired;
+  readonly #recordObservation;
+  readonly #recordError;
+  readonly #updateTrigger;
+  readonly #end;
+  readonly #deleteTrigger;
+  readonly #setNextDue;
+  readonly #clearLeases;
+  readonly #activeOfMode;
+  readonly #setWakedSeq;
+  readonly #endLease;
+
+  constructor(db: Db) {
+    this.#insertMonitor = db.prepare(
+      `INSERT INTO monitors (session_id, id, name, kind, source, continuation, interval_ms, timeout_ms, created_at)
+       VALUES (@sessionId, @id, @name, @kind, @source, @continuation, @intervalMs, @timeoutMs, @createdAt)`,
+    );
+    this.#insertTrigger = db.prepare(
+      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at) VALUES (?, ?, ?, ?)",
+    );
+    this.#byId = db.prepare<[string, string], Raw>(`${SELECT} WHERE m.session_id = ? AND m.id = ?`);
+    this.#byUid = db.prepare<[number], Raw>(`${SELECT} WHERE m.uid = ?`);
+    this.#bySession = db.prepare<[string], Raw>(`${SELECT} WHERE m.session_id = ? ORDER BY m.uid`);
+    this.#countActive = db.prepare<[string, string], { n: number }>(
+      "SELECT count(*) AS n FROM monitors m JOIN triggers t ON t.monitor_uid = m.uid WHERE m.session_id = ? AND m.kind IN (SELECT value FROM json_each(?))",
+    );
+    this.#setState = db.prepare("UPDATE monitors SET state = ? WHERE uid = ? AND state = ?");
+    this.#due = db.prepare<[number, number, number], Raw>(
+      `${SELECT} WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting' ORDER BY t.next_due_at LIMIT ?`,
+    );
+    this.#lease = db.prepare("UPDATE triggers SET lease_until = ? WHERE monitor_uid = ? AND lease_until IS NULL");
+    this.#nextDue = db.prepare<[], { at: number | null }>(
+      "SELECT min(next_due_at) AS at FROM triggers WHERE next_due_at IS NOT NULL AND lease_until IS NULL",
+    );
+    this.#nextDeadline = db.prepare<[], { at: number | null }>("SELECT min(deadline_at) AS at FROM triggers");
+    this.#expired = db.prepare<[number], Raw>(`${SELECT} WHERE t.deadline_at <= ? ORDER BY t.deadline_at`);
+    this.#recordObservation = db.prepare(
+      "UPDATE monitors SET last_observation = ?, last_check_at = ?, last_error = NULL WHERE uid = ?",
+    );
+    this.#recordError = db.prepare(
+      "UPDATE monitors SET last_error = ?, error_count = error_count + 1, last_check_at = ? WHERE uid = ?",
+    );
+    this.#updateTrigger = db.prepare(
+      `UPDATE triggers SET polls = polls + 1, lease_until = NULL, next_due_at = CASE WHEN next_due_at IS NULL THEN NULL ELSE ? END,
+       unrunnable_streak = ?, condition_state = ? WHERE monitor_uid = ?`,
+    );
+    this.#end = db.prepare(
+      "UPDATE monitors SET ending_reason = ?, ending_at = ?, ending_detail = ?, state = ? WHERE uid = ? AND ending_reason IS NULL AND state = ?",
+    );
+    this.#deleteTrigger = db.prepare("DELETE FROM triggers WHERE monitor_uid = ?");
+    this.#setNextDue = db.prepare("UPDATE triggers SET next_due_at = ? WHERE monitor_uid = ?");
+    this.#clearLeases = db.prepare("UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL");
+    this.#activeOfMode = db.prepare<[string], Raw>(`${SELECT} WHERE t.mode = ? ORDER BY m.uid`);
+    this.#endLease = db.prepare("UPDATE triggers SET lease_until = NULL WHERE monitor_uid = ?");
+    this.#setWakedSeq = db.prepare("UPDATE monitors SET waked_seq = max(waked_seq, ?) WHERE uid = ?");
+  }
+
+  insert(monitor: NewMonitor): number {
+    const { lastInsertRowid } = this.#insertMonitor.run({ ...monitor, source: JSON.stringify(monitor.source) });
+    const uid = Number(lastInsertRowid);
+    this.#insertTrigger.run(uid, monitor.mode, monitor.nextDueAt, monitor.deadlineAt);
+    return uid;
+  }
+
+  get(sessionId: string, id: string): MonitorRecord | undefined {
+    const raw = this.#byId.get(sessionId, id);
+    return raw && toRecord(raw);
+  }
+
+  byUid(uid: number): MonitorRecord | undefined {
+    const raw = this.#byUid.get(uid);
+    return raw && toRecord(raw);
+  }
+
+  list(sessionId: string): MonitorRecord[] {
+    return this.#bySession.all(sessionId).map(toRecord);
+  }
+
+  /** Monitors of these kinds that are still armed in the session. */
+  countActive(sessionId: string, kinds: readonly SourceKind[]): number {
+    return this.#countActive.get(sessionId, JSON.stringify(kinds))?.n ?? 0;
+  }
+
+  setState(uid: number, from: MonitorState, to: MonitorState): boolean {
+    return this.#setState.run(to, uid, from).changes > 0;
+  }
+
+  due(now: number, limit: number): MonitorRecord[] {
+    return this.#due.all(now, now, limit).map(toRecord);
+  }
+
+  lease(uid: number, until: number): boolean {
+    return this.#lease.run(until, uid).changes > 0;
+  }
+
+  /** The earliest unleased due time and the earliest deadline (two index look-ups). */
+  nextTimes(): { due: number | null; deadline: number | null } {
+    return { due: this.#nextDue.get()?.at ?? null, deadline: this.#nextDeadline.get()?.at ?? null };
+  }
+
+  /** A check finished whose result is discarded (the monitor was paused meanwhile). */
+  recordLeaseEnd(uid: number): void {
+    this.#endLease.run(uid);
+  }
+
+  expired(now: number): MonitorRecord[] {
+    return this.#expired.all(now).map(toRecord);
+  }
+
+  recordCheck(uid: number, check: CheckRecord): void {
+    if (check.error) this.#recordError.run(check.error, check.at, uid);
+    else this.#recordObservation.run(JSON.stringify(check.observation ?? null), check.at, uid);
+    this.#updateTrigger.run(check.nextDueAt, check.unrunnableStreak, JSON.stringify(check.conditionState), uid);
+  }
+
+  /** Records the one ending; false when the monitor had already ended or changed state. */
+  end(uid: number, from: MonitorState, to: MonitorState, reason: EndingReason, detail: string | null, at: number) {
+    const changed = this.#end.run(reason, at, detail, to, uid, from).changes > 0;
+    if (changed) this.#deleteTrigger.run(uid);
+    return changed;
+  }
+
+  setNextDue(uid: number, at: number | null): void {
+    this.#setNextDue.run(at, uid);
+  }
+
+  /** At start: no check is running any more, so none holds a lease. */
+  clearLeases(): number {
+    return this.#clearLeases.run().changes;
+  }
+
+  armedOfMode(mode: "poll" | "stream"): MonitorRecord[] {
+    return this.#activeOfMode.all(mode).map(toRecord);
+  }
+
+  setWakedSeq(uid: number, seq: number): void {
+    this.#setWakedSeq.run(seq, uid);
+  }
+}

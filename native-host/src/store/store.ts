@@ -1,0 +1,36 @@
+/** The store: the database and one module per table, opened together. */
+import { type Db, openDb } from "./db.js";
+import { EventsTable } from "./events.js";
+import { MonitorsTable } from "./monitors.js";
+import { SessionsTable } from "./sessions.js";
+import { VaultTable } from "./vault.js";
+import { WakesTable } from "./wakes.js";
+
+export class Store {
+  readonly sessions: SessionsTable;
+  readonly monitors: MonitorsTable;
+  readonly events: EventsTable;
+  readonly wakes: WakesTable;
+  readonly vault: VaultTable;
+
+  constructor(readonly db: Db) {
+    this.sessions = new SessionsTable(db);
+    this.monitors = new MonitorsTable(db);
+    this.events = new EventsTable(db);
+    this.wakes = new WakesTable(db);
+    this.vault = new VaultTable(db);
+  }
+
+  static open(file: string): Store {
+    return new Store(openDb(file));
+  }
+
+  /** Runs `fn` in one immediate transaction (a write lock taken up front). */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

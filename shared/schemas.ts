@@ -1,0 +1,236 @@
+/**
+ * The one source of types: every boundary (HTTP bodies, CLI arguments, MCP inputs, native frames,
+ * settings) is parsed with these schemas, and the TypeScript types are inferred from them.
+ */
+import { z } from "zod";
+
+// ---------------------------------------------------------------- conditions (SPEC §4.2)
+
+export const OPERATORS = [
+  "equals",
+  "not_equals",
+  "in",
+  "not_in",
+  "contains",
+  "not_contains",
+  "regex",
+  "exists",
+  "changed",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export interface LeafCondition {
+  path?: string;
+  operator: Operator;
+  value?: unknown;
+}
+export type Condition = LeafCondition | { all: Condition[] } | { any: Condition[] } | { not: Condition };
+
+const NUMERIC = new Set<Operator>(["gt", "gte", "lt", "lte"]);
+const LIST = new Set<Operator>(["in", "not_in"]);
+
+export const LeafConditionSchema = z
+  .strictObject({
+    path: z.string().max(500).default(""),
+    operator: z.enum(OPERATORS),
+    value: z.unknown().optional(),
+  })
+  .superRefine((leaf, ctx) => {
+    const { operator, value } = leaf;
+    const got = value === undefined ? "nothing" : JSON.stringify(value).slice(0, 60);
+    if (NUMERIC.has(operator) && (typeof value !== "number" || !Number.isFinite(value))) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: `Expected a number for ${operator}, got ${got}` });
+    }
+    if (LIST.has(operator) && !Array.isArray(value)) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: `Expected an array for ${operator}, got ${got}` });
+    }
+    if (["equals", "not_equals", "contains", "not_contains", "regex"].includes(operator) && value === undefined) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: `Expected a value for ${operator}, got nothing` });
+    }
+    if (operator === "regex") {
+      try {
+        new RegExp(String(value));
+      } catch (error) {
+        ctx.addIssue({ code: "custom", path: ["value"], message: `Expected a valid regex, got ${got}: ${error}` });
+      }
+    }
+  });
+
+export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
+  z.union([
+    z.strictObject({ all: z.array(ConditionSchema).min(1).max(20) }),
+    z.strictObject({ any: z.array(ConditionSchema).min(1).max(20) }),
+    z.strictObject({ not: ConditionSchema }),
+    LeafConditionSchema,
+  ]),
+) as z.ZodType<Condition>;
+
+/** The plain wait's predicate: the command exited 0. */
+export const EXIT_ZERO: Condition = { path: "exitCode", operator: "equals", value: 0 };
+
+// ---------------------------------------------------------------- sources (SPEC §3, §4.1)
+
+const CommandText = z.string().trim().min(1, "Expected a non-empty command").max(8000);
+
+export const CommandSourceSchema = z.strictObject({
+  kind: z.literal("command"),
+  command: CommandText,
+  cwd: z.string().min(1).max(4096).optional(),
+  condition: ConditionSchema.optional(),
+});
+export type CommandSource = z.infer<typeof CommandSourceSchema>;
+
+export const WatchSourceSchema = z.strictObject({
+  kind: z.literal("watch"),
+  command: CommandText,
+  cwd: z.string().min(1).max(4096).optional(),
+});
+export type WatchSource = z.infer<typeof WatchSourceSchema>;
+
+export const SourceSchema = z.discriminatedUnion("kind", [CommandSourceSchema, WatchSourceSchema]);
+export type Source = z.infer<typeof SourceSchema>;
+export type SourceKind = Source["kind"];
+
+// ---------------------------------------------------------------- sessions and monitors
+
+const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, "Expected letters, digits, '.', '_', ':' or '-'");
+
+export const AdapterSchema = z.discriminatedUnion("kind", [z.strictObject({ kind: z.literal("inbox") })]);
+export type Adapter = z.infer<typeof AdapterSchema>;
+
+export const SessionCreateSchema = z.strictObject({
+  id: Id.optional(),
+  label: z.string().max(200).optional(),
+  root: z.string().min(1).max(4096).optional(),
+  adapter: AdapterSchema.optional(),
+});
+export type SessionCreate = z.infer<typeof SessionCreateSchema>;
+
+export const MonitorCreateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  source: SourceSchema,
+  intervalSeconds: z.number().finite().optional(),
+  timeoutSeconds: z.number().finite().optional(),
+  continuation: z.string().max(4000).optional(),
+});
+export type MonitorCreate = z.infer<typeof MonitorCreateSchema>;
+
+export const ControlSchema = z.strictObject({ action: z.enum(["pause", "resume", "cancel"]) });
+export type ControlAction = z.infer<typeof ControlSchema>["action"];
+
+export const MONITOR_STATES = [
+  "waiting",
+  "paused",
+  "ready",
+  "continuing",
+  "finished",
+  "cancelled",
+  "needs_review",
+] as const;
+export type MonitorState = (typeof MONITOR_STATES)[number];
+
+export const ENDING_REASONS = [
+  "met",
+  "failed",
+  "exited",
+  "timeout",
+  "stopped",
+  "rate_limited",
+  "error",
+  "lost",
+] as const;
+export type EndingReason = (typeof ENDING_REASONS)[number];
+
+export const WAKE_STATES = ["ready", "delivering", "delivered", "needs_review", "cancelled"] as const;
+export type WakeState = (typeof WAKE_STATES)[number];
+
+export interface Ending {
+  reason: EndingReason;
+  at: string;
+  detail: string | null;
+}
+
+export interface MonitorView {
+  id: string;
+  sessionId: string;
+  name: string;
+  kind: SourceKind;
+  state: MonitorState;
+  ending: Ending | null;
+  eventCount: number;
+  lastEvent: string | null;
+  lastObservation: unknown;
+  lastError: string | null;
+  errorCount: number;
+  /** Checks made so far (null once the monitor has ended). */
+  polls: number | null;
+  createdAt: string;
+  lastCheckAt: string | null;
+  nextCheckAt: string | null;
+  deadlineAt: string | null;
+  intervalSeconds: number | null;
+  timeoutSeconds: number;
+  source: Source;
+  continuation: string | null;
+}
+
+export interface MonitorEvent {
+  seq: number;
+  at: string;
+  text: string;
+}
+
+export interface WakeView {
+  id: string;
+  sessionId: string;
+  state: WakeState;
+  kind: "events" | "ending";
+  monitors: string[];
+  text: string;
+  payload: WakePayload;
+  createdAt: string;
+}
+
+/** The JSON form of a wake: the same facts as its text (SPEC §6). */
+export interface WakePayload {
+  wakeId: string;
+  sessionId: string;
+  monitor: { id: string; name: string; kind: SourceKind; description: string };
+  reason: EndingReason | "events";
+  endedAt: string | null;
+  armedAt: string;
+  waitedSeconds: number;
+  detail: string | null;
+  lastObservation: unknown;
+  lastError: string | null;
+  continuation: string | null;
+  events: MonitorEvent[];
+  omittedEvents: number;
+}
+
+export const VaultKeySchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "Expected a key of letters, digits and '_' (not starting with a digit)");
+export const VaultSetSchema = z.strictObject({
+  value: z.string().min(4, "Expected a value of at least 4 characters (shorter ones cannot be shielded)").max(8192),
+});
+
+// ---------------------------------------------------------------- errors
+
+/** "source.command: Expected a non-empty command" — what was expected and what came, per field. */
+export function formatZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+      return `${where}${issue.message}`;
+    })
+    .join("; ");
+}
