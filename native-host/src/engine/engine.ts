@@ -195,7 +195,7 @@ export class Engine {
       const uid = this.#store.monitors.insert({
         sessionId,
         id,
-        name: body.name ?? this.shield.text(probe.describe(source)),
+        name: body.name ?? this.shield.text(probe.defaultName(source)),
         kind: source.kind,
         source,
         continuation: body.continuation ?? null,

@@ -20,8 +20,9 @@ export const commandProbe: PollProbe<CommandSource> = {
   mode: "poll",
   schema: CommandSourceSchema,
   limitGroup: "command",
+  defaultName: (source) => source.command.slice(0, 200),
   describe: (source) => `\`${source.command}\``,
-  timing: commandWaitTiming,
+  timing: (input) => commandWaitTiming(input),
   secretText: (source) => source.command,
   condition: (source) => source.condition ?? EXIT_ZERO,
 

@@ -30,6 +30,8 @@ export interface StreamContext {
 interface ProbeBase<S extends Source> {
   kind: S["kind"];
   schema: z.ZodType<S>;
+  /** The name a monitor gets when none is given. */
+  defaultName(source: S): string;
   /** Shown in lists and wakes: what is being watched. */
   describe(source: S): string;
   /** Applies the kind's interval and deadline rules; throws ValidationError naming the bound. */

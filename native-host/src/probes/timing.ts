@@ -24,6 +24,17 @@ export const COMMAND_RULES = {
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
 
 /**
+ * The 5 s floor, lowerable only through `VIGIL_INTERVAL_FLOOR_SECONDS` so integration tests can
+ * exercise the same machinery in milliseconds; the rules themselves are unit-tested at 5 s.
+ */
+export function intervalFloorSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = Number(env.VIGIL_INTERVAL_FLOOR_SECONDS);
+  return Number.isFinite(raw) && raw > 0 && raw < COMMAND_RULES.intervalFloorSeconds
+    ? raw
+    : COMMAND_RULES.intervalFloorSeconds;
+}
+
+/**
  * timeout: absent → 300; 60–600 → as given; 1–59 → ignored (300); anything else refused.
  */
 export function commandTimeoutSeconds(timeout: number | undefined): number {
@@ -41,17 +52,24 @@ export function commandTimeoutSeconds(timeout: number | undefined): number {
  * until: required; raised to the 5 s floor; lowered so at least four intervals fit the deadline.
  * Each check may run for the interval bounded to 5–30 s.
  */
-export function commandWaitTiming(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing {
+export function commandWaitTiming(
+  input: { intervalSeconds?: number; timeoutSeconds?: number },
+  floor = intervalFloorSeconds(),
+): Timing {
   const r = COMMAND_RULES;
   const until = input.intervalSeconds;
   if (until === undefined || !Number.isFinite(until) || until <= 0) {
     throw new ValidationError(
-      `intervalSeconds (until): Expected a poll interval in seconds (at least ${r.intervalFloorSeconds}), got ${until ?? "nothing"}`,
+      `intervalSeconds (until): Expected a poll interval in seconds (floor ${floor}), got ${until ?? "nothing"}`,
     );
   }
   const timeoutSeconds = commandTimeoutSeconds(input.timeoutSeconds);
-  const intervalSeconds = clamp(until, r.intervalFloorSeconds, timeoutSeconds / r.minIntervalsPerDeadline);
-  const checkSeconds = clamp(intervalSeconds, r.checkTimeoutFloorSeconds, r.checkTimeoutCeilingSeconds);
+  const intervalSeconds = clamp(until, floor, timeoutSeconds / r.minIntervalsPerDeadline);
+  const checkSeconds = clamp(
+    intervalSeconds,
+    Math.min(floor, r.checkTimeoutFloorSeconds),
+    r.checkTimeoutCeilingSeconds,
+  );
   return {
     intervalMs: Math.round(intervalSeconds * 1000),
     timeoutMs: timeoutSeconds * 1000,

@@ -14,6 +14,7 @@ export const watchProbe: StreamProbe<WatchSource> = {
   mode: "stream",
   schema: WatchSourceSchema,
   limitGroup: "command",
+  defaultName: (source) => source.command.slice(0, 200),
   describe: (source) => `output of \`${source.command}\``,
   timing: watchTiming,
   secretText: (source) => source.command,

@@ -1,0 +1,60 @@
+import { describe, expect, test } from "vitest";
+import { ValidationError } from "../errors.js";
+import { commandTimeoutSeconds, commandWaitTiming, intervalFloorSeconds, watchTiming } from "./timing.js";
+
+describe("command wait timeout (SPEC §3)", () => {
+  test.each([
+    [undefined, 300],
+    [60, 60],
+    [600, 600],
+    [120, 120],
+    [1, 300],
+    [59, 300],
+    [30, 300],
+  ])("timeout %s → %s s", (given, expected) => {
+    expect(commandTimeoutSeconds(given)).toBe(expected);
+  });
+
+  test.each([0, -5, 601, 3600, Number.NaN, Number.POSITIVE_INFINITY])("timeout %s is refused", (given) => {
+    expect(() => commandTimeoutSeconds(given)).toThrow(ValidationError);
+    expect(() => commandTimeoutSeconds(given)).toThrow(/Expected 60–600 seconds/);
+  });
+});
+
+describe("command wait interval (until)", () => {
+  test.each([
+    // until, timeout → interval s, check timeout s
+    [10, undefined, 10, 10],
+    [1, undefined, 5, 5], // the 5 s floor
+    [5, 300, 5, 5],
+    [120, 300, 75, 30], // four intervals must fit 300 s; checks capped at 30 s
+    [600, 60, 15, 15], // 60 / 4
+    [3, 1, 5, 5], // timeout 1 ignored → 300; floor 5
+    [20, 100, 20, 20],
+  ])("until %s, timeout %s → every %s s, each check ≤ %s s", (until, timeout, interval, check) => {
+    const timing = commandWaitTiming({ intervalSeconds: until, timeoutSeconds: timeout }, 5);
+    expect(timing.intervalMs).toBe(interval * 1000);
+    expect(timing.checkTimeoutMs).toBe(check * 1000);
+    expect(timing.timeoutMs).toBeGreaterThanOrEqual(4 * (timing.intervalMs ?? 0));
+  });
+
+  test.each([undefined, 0, -1, Number.NaN])("until %s is refused naming the field", (until) => {
+    expect(() => commandWaitTiming({ intervalSeconds: until }, 5)).toThrow(/intervalSeconds \(until\): Expected/);
+  });
+
+  test("the floor can only be lowered by the test knob, never raised or zeroed", () => {
+    expect(intervalFloorSeconds({})).toBe(5);
+    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "0.2" })).toBe(0.2);
+    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "0" })).toBe(5);
+    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "9" })).toBe(5);
+    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "abc" })).toBe(5);
+  });
+});
+
+describe("watch deadline", () => {
+  test("defaults to an hour and refuses an interval", () => {
+    expect(watchTiming({}).timeoutMs).toBe(3_600_000);
+    expect(() => watchTiming({ intervalSeconds: 5 })).toThrow(/Expected none for a watch/);
+    expect(() => watchTiming({ timeoutSeconds: 10 })).toThrow(/Expected 60–604800 seconds/);
+  });
+});

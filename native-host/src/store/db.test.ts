@@ -1,0 +1,40 @@
+import Database from "better-sqlite3";
+import { expect, test } from "vitest";
+import { loadMigrations, migrate } from "./db.js";
+
+const schemaOf = (db: Database.Database) => db.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").all();
+
+test("migrations apply once, in order, and a second run changes nothing", () => {
+  const db = new Database(":memory:");
+  const migrations = loadMigrations();
+  expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+  expect(migrate(db)).toEqual(migrations.map((m) => m.version));
+  const before = schemaOf(db);
+  expect(migrate(db)).toEqual([]);
+  expect(schemaOf(db)).toEqual(before);
+  expect(db.pragma("user_version", { simple: true })).toBe(migrations.length);
+});
+
+test("a wake's dedupe key is unique in the schema, not only in code", () => {
+  const db = new Database(":memory:");
+  migrate(db);
+  db.exec("INSERT INTO sessions (id, created_at) VALUES ('s', 0)");
+  db.exec(
+    "INSERT INTO monitors (session_id, id, name, kind, source, timeout_ms, created_at) VALUES ('s', 'mon-1', 'n', 'command', '{}', 1, 0)",
+  );
+  const insert =
+    "INSERT INTO wakes (session_id, monitor_uid, dedupe_key, kind, text, payload, created_at) VALUES ('s', 1, 'end:1', 'ending', 't', '{}', 0)";
+  db.exec(insert);
+  expect(() => db.exec(insert)).toThrow(/UNIQUE constraint failed: wakes.dedupe_key/);
+});
+
+test("a monitor state outside the table is refused by the schema", () => {
+  const db = new Database(":memory:");
+  migrate(db);
+  db.exec("INSERT INTO sessions (id, created_at) VALUES ('s', 0)");
+  expect(() =>
+    db.exec(
+      "INSERT INTO monitors (session_id, id, name, kind, source, timeout_ms, created_at, state) VALUES ('s', 'mon-1', 'n', 'command', '{}', 1, 0, 'bogus')",
+    ),
+  ).toThrow(/CHECK constraint failed/);
+});
