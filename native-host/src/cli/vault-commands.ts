@@ -14,7 +14,6 @@ async function readStdin(): Promise<string> {
 }
 
 export function registerVaultCommands(program: Command): void {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal reference syntax users type
   const vault = program.command("vault").description("secrets for ${secret:KEY} references");
   vault
     .command("set <key>")
