@@ -1,0 +1,156 @@
+/**
+ * A real `vigil serve` process on a temporary $VIGIL_HOME with a real SQLite file, for
+ * integration tests. Waits are bounded polls of observable state, never fixed sleeps.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa, type Result } from "execa";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const BIN = join(ROOT, "bin", "vigil.js");
+export const FIXTURES = join(ROOT, "test", "fixtures");
+
+/** Polls `probe` every `everyMs` until it returns a truthy value; fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  { timeoutMs = 15_000, everyMs = 25, what = "condition" } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value as NonNullable<T>;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what} (last: ${String(last)})`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export interface ApiReply<T = any> {
+  status: number;
+  body: T;
+}
+
+export class TestDaemon {
+  child: ChildProcess | null = null;
+  url = "";
+  token = "";
+  stderr = "";
+
+  constructor(
+    readonly home: string,
+    readonly env: Record<string, string>,
+  ) {}
+
+  static async start(options: { home?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+    const daemon = new TestDaemon(options.home ?? mkdtempSync(join(tmpdir(), "vigil-test-")), {
+      VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
+      ...options.env,
+    });
+    await daemon.spawn();
+    return daemon;
+  }
+
+  async spawn(): Promise<void> {
+    this.stderr = "";
+    const child = spawn(process.execPath, [BIN, "serve", "--home", this.home, "--port", "0"], {
+      env: { ...process.env, ...this.env, VIGIL_HOME: this.home },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
+    this.child = child;
+    const info = await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${this.stderr}`);
+        const parsed = JSON.parse(readFileSync(join(this.home, "daemon.json"), "utf8")) as { pid: number; url: string };
+        return parsed.pid === child.pid ? parsed : null;
+      },
+      { what: "daemon.json" },
+    );
+    this.url = info.url;
+    this.token = readFileSync(join(this.home, "token"), "utf8").trim();
+  }
+
+  get pid(): number {
+    return this.child?.pid ?? -1;
+  }
+
+  async api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiReply<T>> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /** Runs the real CLI binary against this daemon's home. */
+  cli(args: string[], options: { input?: string; cwd?: string } = {}): Promise<Result> {
+    return execa(process.execPath, [BIN, ...args], {
+      env: { ...this.env, VIGIL_HOME: this.home },
+      reject: false,
+      input: options.input,
+      cwd: options.cwd,
+    }) as unknown as Promise<Result>;
+  }
+
+  async monitor(session: string, id: string) {
+    return (await this.api("GET", `/api/sessions/${session}/monitors/${id}`)).body;
+  }
+
+  async waitForState(session: string, id: string, states: string[], timeoutMs = 15_000) {
+    return waitFor(
+      async () => {
+        const view = await this.monitor(session, id);
+        return states.includes(view.state) ? view : null;
+      },
+      { timeoutMs, what: `${session}/${id} in ${states.join("|")}` },
+    );
+  }
+
+  async kill9(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
+
+  async stop(): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    return exited;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+/** Alive and not a zombie (an orphan may wait for a reaper that a container does not run). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { TestDaemon } from "../helpers/daemon.js";
+
+const SECRET = "s3cr3t-VALUE-9f8e7d";
+let daemon: TestDaemon;
+
+beforeAll(async () => {
+  daemon = await TestDaemon.start();
+});
+afterAll(() => daemon.dispose());
+
+test("a vault secret reaches the command and never appears in any stored or returned text", async () => {
+  const set = await daemon.cli(["vault", "set", "API_TOKEN"], { input: `${SECRET}\n` });
+  expect(set.exitCode, String(set.stderr)).toBe(0);
+
+  const refused = await daemon.api("POST", "/api/sessions", { id: "v" }).then(() =>
+    daemon.api("POST", "/api/sessions/v/monitors", {
+      source: { kind: "command", command: "echo ${secret:MISSING_KEY}" },
+      intervalSeconds: 5,
+    }),
+  );
+  expect(refused.status).toBe(400);
+  expect(refused.body.error).toContain("Vault key MISSING_KEY is not set");
+
+  const made = await daemon.api("POST", "/api/sessions/v/monitors", {
+    name: "uses ${secret:API_TOKEN}",
+    source: { kind: "command", command: 'echo "token=${secret:API_TOKEN}"; echo "env=$VIGIL_SECRET_API_TOKEN" >&2' },
+    intervalSeconds: 0.2,
+    timeoutSeconds: 60,
+  });
+  expect(made.status).toBe(201);
+  expect(made.body.source.command).toContain("${secret:API_TOKEN}");
+  const ended = await daemon.waitForState("v", "mon-1", ["ready"]);
+  expect(ended.lastEvent).toBe("token=[secret:API_TOKEN]\nenv=[secret:API_TOKEN]");
+  await daemon.api("POST", "/api/sessions/v/monitors", {
+    source: { kind: "watch", command: "echo watch-${secret:API_TOKEN}; exit 0" },
+  });
+  await daemon.waitForState("v", "mon-2", ["ready"]);
+
+  const returned = JSON.stringify([
+    (await daemon.api("GET", "/api/sessions/v/monitors")).body,
+    (await daemon.api("GET", "/api/sessions/v/monitors/mon-1/events")).body,
+    (await daemon.api("GET", "/api/sessions/v/monitors/mon-2/events")).body,
+    (await daemon.api("GET", "/api/sessions/v/wakes")).body,
+    (await daemon.api("GET", "/api/vault")).body,
+  ]);
+  expect(returned).toContain("[secret:API_TOKEN]");
+  expect(returned).not.toContain(SECRET);
+
+  const list = await daemon.cli(["vault", "list"]);
+  expect(String(list.stdout)).toMatch(/API_TOKEN · set .* · used by .*v\/mon-1 \(start/);
+  expect(String(list.stdout)).not.toContain(SECRET);
+
+  // Every stored table but the vault itself, and the log.
+  const db = new Database(join(daemon.home, "vigil.db"), { readonly: true });
+  const tables = (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'vault'").all() as Array<{
+      name: string;
+    }>
+  ).map((t) => t.name);
+  expect(tables).toContain("wakes");
+  for (const table of tables) {
+    expect(JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()), table).not.toContain(SECRET);
+  }
+  db.close();
+  expect(readFileSync(join(daemon.home, "vigil.log"), "utf8")).not.toContain(SECRET);
+  expect(daemon.stderr).not.toContain(SECRET);
+});
