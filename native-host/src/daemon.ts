@@ -2,51 +2,19 @@
  * The composition root of `vigil serve`: prepares $VIGIL_HOME, opens the store, starts the engine
  * and the HTTP server on 127.0.0.1, writes daemon.json when ready, exits cleanly on SIGTERM/SIGINT.
  */
-import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { Engine } from "./engine/engine.js";
+import { type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
 import { createApiServer } from "./http/server.js";
 import { createLogger } from "./log.js";
-import { type HomePaths, homePaths } from "./paths.js";
 import { Shield } from "./secrets/shield.js";
 import { Store } from "./store/store.js";
 
-export const DEFAULT_PORT = 7391;
-
-export interface DaemonInfo {
-  pid: number;
-  port: number;
-  url: string;
-}
-
-export function ensureHome(home: string): HomePaths {
-  const paths = homePaths(home);
-  mkdirSync(paths.spool, { recursive: true, mode: 0o700 });
-  chmodSync(home, 0o700);
-  return paths;
-}
-
-/** The API token: created once (0600), then read. */
-export function ensureToken(paths: HomePaths): string {
-  if (!existsSync(paths.token)) {
-    writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
-  }
-  return readFileSync(paths.token, "utf8").trim();
-}
-
-export function readDaemonInfo(paths: HomePaths): DaemonInfo | null {
+/** A stale daemon.json (after kill -9, or a reused pid) must not block a start. */
+async function answers(url: string): Promise<boolean> {
   try {
-    return JSON.parse(readFileSync(paths.daemonJson, "utf8")) as DaemonInfo;
-  } catch {
-    return null;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
+    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
   } catch {
     return false;
   }
@@ -55,7 +23,7 @@ function isAlive(pid: number): boolean {
 export async function runDaemon(options: { home: string; port: number }): Promise<void> {
   const paths = ensureHome(options.home);
   const previous = readDaemonInfo(paths);
-  if (previous && previous.pid !== process.pid && isAlive(previous.pid)) {
+  if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(previous.url))) {
     throw new Error(`A Vigil daemon already runs for ${options.home} (pid ${previous.pid}, ${previous.url})`);
   }
   const token = ensureToken(paths);

@@ -1,6 +1,6 @@
 /** How the CLI reaches the daemon: `$VIGIL_HOME/daemon.json` for the address, `token` for auth. */
 import { readFileSync } from "node:fs";
-import { readDaemonInfo } from "../daemon.js";
+import { readDaemonInfo } from "../home.js";
 import { homePaths } from "../paths.js";
 
 /** A failure the CLI reports as one line on stderr with this exit code. */

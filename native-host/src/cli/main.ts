@@ -29,7 +29,8 @@ export function buildProgram(): Command {
     .description("run the daemon in the foreground")
     .option("--port <n>", "port on 127.0.0.1 (0: any free port; default $VIGIL_PORT or 7391)")
     .action(async (options: { port?: string }, command: Command) => {
-      const { runDaemon, DEFAULT_PORT } = await import("../daemon.js");
+      const { runDaemon } = await import("../daemon.js");
+      const { DEFAULT_PORT } = await import("../home.js");
       const raw = options.port ?? process.env.VIGIL_PORT ?? String(DEFAULT_PORT);
       const port = Number(raw);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -59,17 +59,22 @@ const TERMINAL_EXIT: Record<string, number> = { met: 0 };
 /** Shows a live status line until the monitor leaves waiting/paused; exit 0 when met. */
 async function follow(client: ApiClient, sid: string, mid: string): Promise<void> {
   const tty = process.stderr.isTTY;
+  let printed = "";
   for (;;) {
     const view = await client.request<MonitorView>("GET", monitorPath(sid, mid));
     const line = statusLine(view);
-    process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+    // A terminal gets one line redrawn in place; a log gets a line only when something changed.
+    const changed = line.replace(/ · (next check|deadline) [^·]*/g, "") !== printed;
+    if (tty) process.stderr.write(`\r\x1b[K${line}`);
+    else if (changed) process.stderr.write(`${line}\n`);
+    printed = line.replace(/ · (next check|deadline) [^·]*/g, "");
     if (view.state !== "waiting" && view.state !== "paused") {
       if (tty) process.stderr.write("\n");
       const reason = view.ending?.reason ?? "stopped";
       process.exitCode = TERMINAL_EXIT[reason] ?? 1;
       return;
     }
-    await new Promise((resolve) => setTimeout(resolve, tty ? 1000 : 5000));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }
 

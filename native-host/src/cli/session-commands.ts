@@ -1,7 +1,7 @@
 /** `vigil status`, `vigil sessions …`, `vigil inbox`. */
 import type { Command } from "commander";
 import type { WakeView } from "../../../shared/schemas.js";
-import { readDaemonInfo } from "../daemon.js";
+import { readDaemonInfo } from "../home.js";
 import { homePaths } from "../paths.js";
 import { ApiClient, CliError } from "./client.js";
 import { wakeBlock } from "./format.js";

@@ -1,0 +1,44 @@
+/** $VIGIL_HOME's files, kept light: the CLI reads them on every call without loading the engine. */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type HomePaths, homePaths } from "./paths.js";
+
+export const DEFAULT_PORT = 7391;
+
+export interface DaemonInfo {
+  pid: number;
+  port: number;
+  url: string;
+}
+
+export function ensureHome(home: string): HomePaths {
+  const paths = homePaths(home);
+  mkdirSync(paths.spool, { recursive: true, mode: 0o700 });
+  chmodSync(home, 0o700);
+  return paths;
+}
+
+/** The API token: created once (0600), then read. */
+export function ensureToken(paths: HomePaths): string {
+  if (!existsSync(paths.token)) {
+    writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
+  }
+  return readFileSync(paths.token, "utf8").trim();
+}
+
+export function readDaemonInfo(paths: HomePaths): DaemonInfo | null {
+  try {
+    return JSON.parse(readFileSync(paths.daemonJson, "utf8")) as DaemonInfo;
+  } catch {
+    return null;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { TestDaemon } from "../helpers/daemon.js";
+
+let daemon: TestDaemon;
+
+beforeAll(async () => {
+  daemon = await TestDaemon.start();
+  await daemon.api("POST", "/api/sessions", { id: "api", label: "API tests" });
+  await daemon.api("POST", "/api/sessions/api/monitors", {
+    source: { kind: "command", command: "false" },
+    intervalSeconds: 30,
+    timeoutSeconds: 600,
+  });
+});
+afterAll(() => daemon.dispose());
+
+/** What is stored, to prove a refused request changed nothing. */
+async function snapshot() {
+  const monitors = (await daemon.api("GET", "/api/sessions/api/monitors")).body.map((m: any) => ({
+    ...m,
+    lastCheckAt: null,
+    polls: null,
+    nextCheckAt: null,
+    lastObservation: null,
+  }));
+  return { sessions: (await daemon.api("GET", "/api/sessions")).body, monitors };
+}
+
+describe("the HTTP API", () => {
+  test("healthz needs no token; everything else does", async () => {
+    expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    const denied = await daemon.api("GET", "/api/sessions", undefined, { authorization: "Bearer wrong" });
+    expect(denied.status).toBe(401);
+    expect(denied.body.error).toContain("Expected Authorization: Bearer");
+  });
+
+  test("listens on 127.0.0.1 only and the token file is private", async () => {
+    expect(new URL(daemon.url).hostname).toBe("127.0.0.1");
+    const { statSync } = await import("node:fs");
+    expect(statSync(`${daemon.home}/token`).mode & 0o777).toBe(0o600);
+  });
+
+  test("sessions: create (idempotent by id), list, view, delete", async () => {
+    const created = await daemon.api("POST", "/api/sessions", { id: "tmp-1", label: "x" });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: "tmp-1", label: "x", adapter: { kind: "inbox" } });
+    expect((await daemon.api("POST", "/api/sessions", { id: "tmp-1" })).status).toBe(200);
+    expect((await daemon.api("GET", "/api/sessions")).body.map((s: any) => s.id)).toContain("tmp-1");
+    expect((await daemon.api("DELETE", "/api/sessions/tmp-1")).status).toBe(200);
+    expect((await daemon.api("GET", "/api/sessions/tmp-1")).status).toBe(404);
+  });
+
+  test.each([
+    ["malformed JSON", "/api/sessions/api/monitors", "{not json", 400, "Expected a JSON body, got malformed JSON"],
+    ["a missing source", "/api/sessions/api/monitors", { name: "x" }, 400, "source: Invalid input"],
+    ["an unknown source kind", "/api/sessions/api/monitors", { source: { kind: "telepathy" } }, 400, "source.kind"],
+    [
+      "an empty command",
+      "/api/sessions/api/monitors",
+      { source: { kind: "command", command: " " }, intervalSeconds: 5 },
+      400,
+      "Expected a non-empty command",
+    ],
+    [
+      "a wrong type",
+      "/api/sessions/api/monitors",
+      { source: { kind: "command", command: "x" }, intervalSeconds: "5" },
+      400,
+      "intervalSeconds: Invalid input: expected number, received string",
+    ],
+    [
+      "a missing until",
+      "/api/sessions/api/monitors",
+      { source: { kind: "command", command: "x" } },
+      400,
+      "intervalSeconds (until): Expected a poll interval",
+    ],
+    [
+      "a timeout over 600",
+      "/api/sessions/api/monitors",
+      { source: { kind: "command", command: "x" }, intervalSeconds: 5, timeoutSeconds: 601 },
+      400,
+      "timeoutSeconds: Expected 60–600 seconds (1–59 use the default 300), got 601",
+    ],
+    [
+      "an unknown field",
+      "/api/sessions/api/monitors",
+      { source: { kind: "command", command: "x", shell: "zsh" }, intervalSeconds: 5 },
+      400,
+      'Unrecognized key: "shell"',
+    ],
+    [
+      "a bad condition",
+      "/api/sessions/api/monitors",
+      {
+        source: { kind: "command", command: "x", condition: { path: "a", operator: "gt", value: "3" } },
+        intervalSeconds: 5,
+      },
+      400,
+      "Expected a number for gt",
+    ],
+    [
+      "an unknown session",
+      "/api/sessions/nope/monitors",
+      { source: { kind: "command", command: "x" }, intervalSeconds: 5 },
+      404,
+      "Unknown session nope",
+    ],
+    [
+      "a bad control action",
+      "/api/sessions/api/monitors/mon-1/control",
+      { action: "explode" },
+      400,
+      "action: Invalid option",
+    ],
+    [
+      "an unknown monitor",
+      "/api/sessions/api/monitors/mon-99/control",
+      { action: "pause" },
+      404,
+      "Unknown monitor mon-99 in session api",
+    ],
+    ["a bad session id", "/api/sessions", { id: "../etc" }, 400, "id: Expected letters, digits"],
+  ])("%s → %i with a clear message, nothing stored changes", async (_what, path, body, status, message) => {
+    const before = await snapshot();
+    const reply = await daemon.api("POST", path, body);
+    expect(reply.status).toBe(status);
+    expect(reply.body.error).toContain(message);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  test("an unknown route is 404 and a wrong method 405", async () => {
+    expect((await daemon.api("GET", "/api/nothing")).status).toBe(404);
+    expect((await daemon.api("PUT", "/api/sessions")).status).toBe(405);
+  });
+
+  test("a body over 1 MB is refused with 413", async () => {
+    const reply = await daemon.api("POST", "/api/sessions", JSON.stringify({ label: "x".repeat(1_100_000) }));
+    expect(reply.status).toBe(413);
+  });
+
+  test("monitor views carry the pinned fields", async () => {
+    const view = (await daemon.api("GET", "/api/sessions/api/monitors/mon-1")).body;
+    for (const key of [
+      "id",
+      "name",
+      "kind",
+      "state",
+      "ending",
+      "eventCount",
+      "lastEvent",
+      "lastObservation",
+      "lastError",
+      "nextCheckAt",
+      "deadlineAt",
+    ]) {
+      expect(view).toHaveProperty(key);
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BIN, TestDaemon } from "../helpers/daemon.js";
+
+let daemon: TestDaemon;
+let work: string;
+
+beforeAll(async () => {
+  daemon = await TestDaemon.start();
+  work = mkdtempSync(join(tmpdir(), "vigil-cli-"));
+});
+afterAll(async () => {
+  await daemon.dispose();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("the vigil CLI", () => {
+  test("wait prints the id; show --json prints the view; the wait ends and inbox shows its wake", async () => {
+    const armed = await daemon.cli(
+      [
+        "wait",
+        "--session",
+        "c1",
+        "--until",
+        "0.2",
+        "--timeout",
+        "60",
+        "--description",
+        "marker",
+        "--",
+        "test",
+        "-f",
+        "go.flag",
+      ],
+      { cwd: work },
+    );
+    expect(armed.exitCode, String(armed.stderr)).toBe(0);
+    expect(String(armed.stdout).trim()).toBe("mon-1");
+    const shown = await daemon.cli(["show", "mon-1", "--session", "c1", "--json"]);
+    expect(JSON.parse(String(shown.stdout))).toMatchObject({
+      id: "mon-1",
+      name: "marker",
+      state: "waiting",
+      source: { command: "test -f go.flag", cwd: work },
+    });
+    writeFileSync(join(work, "go.flag"), "");
+    await daemon.waitForState("c1", "mon-1", ["ready"]);
+    const ls = await daemon.cli(["ls", "--session", "c1"]);
+    expect(String(ls.stdout)).toMatch(/^mon-1 ready · met · command · marker/);
+    const inbox = await daemon.cli(["inbox", "--session", "c1"]);
+    expect(String(inbox.stdout)).toContain('mon-1 "marker" (command wait)');
+    expect(String(inbox.stdout)).toContain("Ended (met)");
+  });
+
+  test("wait --follow shows progress and exits 0 when met", async () => {
+    writeFileSync(join(work, "now.flag"), "");
+    const result = await daemon.cli(
+      ["wait", "--session", "c2", "--until", "0.2", "--follow", "--", "test -f now.flag"],
+      { cwd: work },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stderr)).toMatch(/mon-1 ready · met/);
+  });
+
+  test("predicate flags become conditions", async () => {
+    const result = await daemon.cli(
+      ["wait", "--session", "c3", "--until", "5", "--contains", "READY", "--json", "--", "echo not yet"],
+      { cwd: work },
+    );
+    expect(JSON.parse(String(result.stdout)).source.condition).toEqual({
+      path: "output",
+      operator: "contains",
+      value: "READY",
+    });
+    const both = await daemon.cli([
+      "wait",
+      "--session",
+      "c3",
+      "--until",
+      "5",
+      "--contains",
+      "a",
+      "--regex",
+      "b",
+      "--",
+      "true",
+    ]);
+    expect(both.exitCode).toBe(2);
+    expect(String(both.stderr)).toContain("Expected at most one predicate flag");
+  });
+
+  test("pause, resume, cancel and events", async () => {
+    await daemon.cli(["wait", "--session", "c4", "--until", "5", "--", "false"]);
+    expect(String((await daemon.cli(["pause", "mon-1", "--session", "c4"])).stdout)).toMatch(/^mon-1 paused/);
+    expect(String((await daemon.cli(["resume", "mon-1", "--session", "c4"])).stdout)).toMatch(/^mon-1 waiting/);
+    expect(String((await daemon.cli(["cancel", "mon-1", "--session", "c4"])).stdout)).toMatch(
+      /^mon-1 cancelled · stopped/,
+    );
+    expect(String((await daemon.cli(["events", "mon-1", "--session", "c4"])).stdout).trim()).toBe("no events");
+  });
+
+  test("errors are one line on stderr and a nonzero exit", async () => {
+    const unknown = await daemon.cli(["show", "mon-42", "--session", "c1"]);
+    expect(unknown.exitCode).toBe(1);
+    expect(String(unknown.stderr)).toBe("vigil: Unknown monitor mon-42 in session c1");
+    const badTimeout = await daemon.cli(["wait", "--until", "5", "--timeout", "900", "--", "true"]);
+    expect(badTimeout.exitCode).toBe(1);
+    expect(String(badTimeout.stderr)).toBe(
+      "vigil: timeoutSeconds: Expected 60–600 seconds (1–59 use the default 300), got 900",
+    );
+    const missing = await daemon.cli(["wait", "--", "true"]);
+    expect(missing.exitCode).toBe(2);
+    expect(String(missing.stderr)).toContain("required option '--until <seconds>' not specified");
+  });
+
+  test("without a daemon the CLI says how to start one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-nohome-"));
+    const result = await execa(process.execPath, [BIN, "--home", home, "ls"], { reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe(
+      `vigil: The Vigil daemon is not running for ${home} (no daemon.json). Start it with: vigil serve`,
+    );
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test("status reports the running daemon; SIGTERM exits 0 and removes daemon.json", async () => {
+    const status = await daemon.cli(["status"]);
+    expect(String(status.stdout)).toMatch(new RegExp(`^running · pid ${daemon.pid} · ${daemon.url}`));
+    const own = await TestDaemon.start();
+    expect(await own.stop()).toBe(0);
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(join(own.home, "daemon.json"))).toBe(false);
+    await own.dispose();
+  });
+});
