@@ -172,6 +172,20 @@ describe("command waits against a real daemon", () => {
     expect(again.body.error).toBe("Cannot resume a monitor that is cancelled");
   });
 
+  test("a slow check never delays another monitor's checks", async () => {
+    const sid = await session();
+    await wait(sid, "sleep 4", { intervalSeconds: 5 }); // its first check runs 4 s
+    await wait(sid, "false");
+    const fast = await waitFor(async () => {
+      const view = await daemon.monitor(sid, "mon-2");
+      return view.polls >= 5 ? view : null;
+    });
+    const slow = await daemon.monitor(sid, "mon-1");
+    expect(slow.polls).toBe(0); // still inside its first check
+    expect(fast.polls).toBeGreaterThanOrEqual(5);
+    await daemon.api("DELETE", `/api/sessions/${sid}`);
+  });
+
   test("at most 4 command waits and watches per session; the 5th is refused naming the limit", async () => {
     const sid = await session();
     for (let i = 0; i < 3; i++) await wait(sid, "false");

@@ -115,20 +115,11 @@ function toRecord(raw: Raw): MonitorRecord {
 const SELECT =
   "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
 
-export interface NewMonitor {
-  sessionId: string;
-  id: string;
-  name: string;
-  kind: SourceKind;
-  source: Source;
-  continuation: string | null;
-  intervalMs: number | null;
-  timeoutMs: number;
-  createdAt: number;
-  mode: "poll" | "stream";
-  nextDueAt: number | null;
-  deadlineAt: number;
-}
+export type NewMonitor = Pick<
+  MonitorRecord,
+  "sessionId" | "id" | "name" | "kind" | "source" | "continuation" | "intervalMs" | "timeoutMs" | "createdAt"
+> &
+  Pick<TriggerRecord, "mode" | "nextDueAt" | "deadlineAt">;
 
 export interface CheckRecord {
   at: number;
