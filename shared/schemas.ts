@@ -103,8 +103,73 @@ const Id = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, "Expected letters, digits, '.', '_', ':' or '-'");
 
-export const AdapterSchema = z.discriminatedUnion("kind", [z.strictObject({ kind: z.literal("inbox") })]);
+/** Placeholders a command adapter's argv may hold. */
+export const ARGV_PLACEHOLDERS = ["session", "wake_id", "wake_ids", "turn"] as const;
+
+const CommandAdapterSchema = z
+  .strictObject({
+    kind: z.literal("command"),
+    argv: z
+      .array(z.string().min(1, "Expected non-empty argv items").max(4096))
+      .min(1, "Expected argv with a program")
+      .max(64),
+    timeoutSeconds: z.number().int().min(1).max(3600).optional(),
+  })
+  .superRefine((adapter, ctx) => {
+    adapter.argv.forEach((item, i) => {
+      for (const match of item.matchAll(/\{([^{}]*)\}/g)) {
+        const name = match[1] as string;
+        if (!(ARGV_PLACEHOLDERS as readonly string[]).includes(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["argv", i],
+            message: `Expected placeholders ${ARGV_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}, got {${name}}`,
+          });
+        }
+      }
+    });
+    if (/[{}]/.test(adapter.argv[0] ?? "")) {
+      ctx.addIssue({ code: "custom", path: ["argv", 0], message: "Expected a program path without placeholders" });
+    }
+  });
+
+const WebhookAdapterSchema = z.strictObject({
+  kind: z.literal("webhook"),
+  url: z
+    .string()
+    .max(4096)
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === "http:" || url.protocol === "https:";
+      } catch {
+        return false;
+      }
+    }, "Expected an http(s) URL"),
+  /** Extra headers; values may hold ${secret:KEY}. */
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4096)).optional(),
+  timeoutSeconds: z.number().int().min(1).max(120).optional(),
+});
+
+export const AdapterSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("inbox") }),
+  CommandAdapterSchema,
+  WebhookAdapterSchema,
+  z.strictObject({ kind: z.literal("mcp") }),
+]);
 export type Adapter = z.infer<typeof AdapterSchema>;
+export type AdapterKind = Adapter["kind"];
+
+export const SessionPatchSchema = z.strictObject({
+  label: z.string().max(200).optional(),
+  adapter: AdapterSchema.optional(),
+});
+
+export const TurnSchema = z.strictObject({
+  state: z.enum(["busy", "idle"]),
+  /** A busy turn ends by itself after this long, so a crashed platform cannot hold wakes forever. */
+  leaseSeconds: z.number().int().min(1).max(86_400).optional(),
+});
 
 export const SessionCreateSchema = z.strictObject({
   id: Id.optional(),
@@ -180,6 +245,8 @@ export interface MonitorView {
   timeoutSeconds: number;
   source: Source;
   continuation: string | null;
+  /** Its latest wake's delivery, once it has one. */
+  delivery: DeliveryView | null;
 }
 
 export interface MonitorEvent {
@@ -197,6 +264,25 @@ export interface WakeView {
   text: string;
   payload: WakePayload;
   createdAt: string;
+  /** Delivery: attempts so far, when the next one is due, what went wrong, how it went out. */
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  turn: number | null;
+  deliveredAt: string | null;
+  deliveredVia: string | null;
+  /** The command adapter's stdout/stderr tail. */
+  output: string | null;
+}
+
+/** A monitor's latest wake, as its view shows it. */
+export interface DeliveryView {
+  wakeId: string;
+  state: WakeState;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredVia: string | null;
 }
 
 /** The JSON form of a wake: the same facts as its text (SPEC §6). */

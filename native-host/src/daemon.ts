@@ -4,6 +4,7 @@
  */
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { Delivery } from "./delivery/delivery.js";
 import { Engine } from "./engine/engine.js";
 import { type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
 import { createApiServer } from "./http/server.js";
@@ -34,9 +35,11 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   const shield = new Shield(store.vault.entries());
   const log = createLogger({ file: paths.log, shield });
   const engine = new Engine({ store, log, shield });
+  const delivery = new Delivery({ store, log, shield, changes: engine.changes });
   engine.start();
+  delivery.start();
 
-  const server = createApiServer({ engine, token, log });
+  const server = createApiServer({ engine, delivery, token, log });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, "127.0.0.1", () => resolve());
@@ -54,6 +57,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     stopping = true;
     log.info(`received ${signal}, stopping`);
     engine.stop();
+    delivery.stop();
     server.closeAllConnections();
     server.close(() => {
       store.close();

@@ -25,6 +25,8 @@ import { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
+import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
+import { Changes } from "./changes.js";
 import { pollStep } from "./poll-step.js";
 import { Scheduler } from "./scheduler.js";
 import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "./states.js";
@@ -38,6 +40,7 @@ export interface EngineOptions {
   /** Checks running at once across all monitors. */
   concurrency?: number;
   shield?: Shield;
+  changes?: Changes;
 }
 
 /** Strings in a stored observation are capped; the full output lives only in the check. */
@@ -71,7 +74,7 @@ export class Engine {
   readonly #watches = new Map<number, RunningWatch>();
   /** Secret values resolved for each monitor at start or resume (never per poll). */
   readonly #secretEnv = new Map<number, Record<string, string>>();
-  readonly #listeners = new Set<(sessionId: string) => void>();
+  readonly changes: Changes;
   #stopped = false;
 
   constructor(options: EngineOptions) {
@@ -80,6 +83,7 @@ export class Engine {
     this.#now = options.now ?? Date.now;
     this.#concurrency = options.concurrency ?? 32;
     this.shield = options.shield ?? new Shield(this.#store.vault.entries());
+    this.changes = options.changes ?? new Changes();
     this.#scheduler = new Scheduler({
       now: this.#now,
       nextAt: () => this.#nextAt(),
@@ -113,14 +117,8 @@ export class Engine {
     }
   }
 
-  /** Called whenever something in a session changed (for long-polls and live views). */
-  onChange(listener: (sessionId: string) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
   #changed(sessionId: string): void {
-    for (const listener of this.#listeners) listener(sessionId);
+    this.changes.emit(sessionId);
   }
 
   /** The time the scheduler's single timer is set for (for tests and `vigil status`). */
@@ -138,15 +136,20 @@ export class Engine {
     const id = input.id ?? `s-${crypto.randomUUID().slice(0, 8)}`;
     const existing = this.#store.sessions.get(id);
     if (existing) return { session: existing, created: false };
-    const session: SessionRow = {
+    // The adapter is set through Delivery.setAdapter (a webhook needs its secret made there).
+    this.#store.sessions.insert({
       id,
       label: input.label ?? null,
       root: input.root ?? null,
-      adapter: input.adapter ?? { kind: "inbox" },
+      adapter: { kind: "inbox" },
       createdAt: this.#now(),
-    };
-    this.#store.sessions.insert(session);
-    return { session, created: true };
+    });
+    return { session: this.session(id), created: true };
+  }
+
+  setSessionLabel(id: string, label: string): void {
+    this.session(id);
+    this.#store.sessions.setLabel(id, label);
   }
 
   session(id: string): SessionRow {
@@ -227,7 +230,8 @@ export class Engine {
   }
 
   view(record: MonitorRecord): MonitorView {
-    return toMonitorView(record, this.shield);
+    const latest = this.#store.wakes.latestOfMonitor(record.uid);
+    return toMonitorView(record, this.shield, latest ? toDeliveryView(latest) : null);
   }
 
   monitors(sessionId: string): MonitorView[] {
@@ -242,13 +246,26 @@ export class Engine {
 
   wakes(sessionId: string): WakeView[] {
     this.session(sessionId);
-    return this.#store.wakes.list(sessionId);
+    return this.#store.wakes.list(sessionId).map(toWakeView);
+  }
+
+  wake(sessionId: string, wakeId: string): WakeView {
+    this.session(sessionId);
+    const number = parseWakeId(wakeId);
+    const row = number === null ? undefined : this.#store.wakes.get(sessionId, number);
+    if (!row) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
+    return toWakeView(row);
   }
 
   control(sessionId: string, id: string, action: ControlAction): MonitorView {
     const record = this.monitor(sessionId, id);
     const event: StateEvent = action;
     const to = nextState(record.state, event);
+    if (record.state === "continuing" && action === "cancel") {
+      throw new ConflictError(
+        `Cannot cancel ${id}: its wake is being delivered, and a delivery already started cannot be undone`,
+      );
+    }
     if (to === undefined) throw new ConflictError(new TransitionError(record.state, event).message);
     const now = this.#now();
     if (action === "cancel") {

@@ -10,6 +10,7 @@ const EVENTS: MonitorEvent[] = [
   "end_silently",
   "deliver",
   "delivered",
+  "requeue",
   "review",
   "retry",
 ];
@@ -28,6 +29,7 @@ const ALLOWED: Array<[string, MonitorEvent, string]> = [
   ["ready", "delivered", "finished"],
   ["ready", "review", "needs_review"],
   ["continuing", "delivered", "finished"],
+  ["continuing", "requeue", "ready"],
   ["continuing", "review", "needs_review"],
   ["needs_review", "retry", "ready"],
   ["needs_review", "delivered", "finished"],

@@ -13,6 +13,7 @@ export type MonitorEvent =
   | "end_silently" // ended with nothing to deliver
   | "deliver" // a delivery of its ending wake started
   | "delivered"
+  | "requeue" // a delivery attempt failed; it will be retried
   | "review" // a delivery was interrupted or ran out of retries: a person must look
   | "retry"; // a person sends a needs_review wake again
 
@@ -20,7 +21,7 @@ export const TRANSITIONS: Record<MonitorState, Partial<Record<MonitorEvent, Moni
   waiting: { pause: "paused", cancel: "cancelled", end: "ready", end_silently: "finished" },
   paused: { resume: "waiting", cancel: "cancelled", end: "ready", end_silently: "finished" },
   ready: { cancel: "cancelled", deliver: "continuing", delivered: "finished", review: "needs_review" },
-  continuing: { delivered: "finished", review: "needs_review" },
+  continuing: { delivered: "finished", requeue: "ready", review: "needs_review" },
   finished: {},
   cancelled: {},
   needs_review: { retry: "ready", delivered: "finished" },

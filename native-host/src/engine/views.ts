@@ -1,12 +1,12 @@
 /** The monitor view (SPEC §11): what the API, CLI and side panel show. Shielded on the way out. */
-import type { MonitorView } from "../../../shared/schemas.js";
+import type { DeliveryView, MonitorView } from "../../../shared/schemas.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
-export function toMonitorView(record: MonitorRecord, shield: Shield): MonitorView {
+export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: DeliveryView | null): MonitorView {
   const trigger = record.trigger;
   return shield.json({
     id: record.id,
@@ -32,5 +32,6 @@ export function toMonitorView(record: MonitorRecord, shield: Shield): MonitorVie
     timeoutSeconds: record.timeoutMs / 1000,
     source: record.source,
     continuation: record.continuation,
+    delivery,
   }) as MonitorView;
 }

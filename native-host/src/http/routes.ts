@@ -4,28 +4,43 @@ import {
   formatZodError,
   MonitorCreateSchema,
   SessionCreateSchema,
+  SessionPatchSchema,
+  TurnSchema,
   VaultKeySchema,
   VaultSetSchema,
 } from "../../../shared/schemas.js";
+import { type Delivery, MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import type { Routes } from "./server.js";
 
-const sessionView = (session: SessionRow) => ({
+const sessionView = (session: SessionRow, extra: { webhookSecret?: string } = {}) => ({
   id: session.id,
   label: session.label,
   root: session.root,
   adapter: session.adapter,
+  busyUntil:
+    session.busyUntil !== null && session.busyUntil > Date.now() ? new Date(session.busyUntil).toISOString() : null,
   createdAt: new Date(session.createdAt).toISOString(),
+  ...extra,
 });
+
+function waitSeconds(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 0;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > MAX_CLAIM_WAIT_SECONDS) {
+    throw new HttpError(400, `wait: Expected 0–${MAX_CLAIM_WAIT_SECONDS} seconds, got ${raw}`);
+  }
+  return value;
+}
 
 function param(value: string | undefined, name: string): string {
   if (!value) throw new HttpError(400, `Expected a ${name} in the path`);
   return value;
 }
 
-export function registerRoutes(routes: Routes, engine: Engine): void {
+export function registerRoutes(routes: Routes, engine: Engine, delivery: Delivery): void {
   routes.on("GET", "/healthz", () => ({ status: 200, body: { ok: true } }), { public: true });
 
   routes.on("GET", "/api/status", () => ({
@@ -40,10 +55,29 @@ export function registerRoutes(routes: Routes, engine: Engine): void {
 
   // ---- sessions
   routes.on("POST", "/api/sessions", async (c) => {
-    const { session, created } = engine.createSession(await c.body(SessionCreateSchema));
-    return { status: created ? 201 : 200, body: sessionView(session) };
+    const input = await c.body(SessionCreateSchema);
+    const { session, created } = engine.createSession(input);
+    const extra = input.adapter ? delivery.setAdapter(session.id, input.adapter) : {};
+    return { status: created ? 201 : 200, body: sessionView(engine.session(session.id), extra) };
   });
-  routes.on("GET", "/api/sessions", () => ({ status: 200, body: engine.sessions().map(sessionView) }));
+  routes.on("PATCH", "/api/sessions/:sid", async (c) => {
+    const sid = param(c.params.sid, "session id");
+    engine.session(sid);
+    const patch = await c.body(SessionPatchSchema);
+    if (patch.label !== undefined) engine.setSessionLabel(sid, patch.label);
+    const extra = patch.adapter ? delivery.setAdapter(sid, patch.adapter) : {};
+    return { status: 200, body: sessionView(engine.session(sid), extra) };
+  });
+  routes.on("POST", "/api/sessions/:sid/turn", async (c) => {
+    const sid = param(c.params.sid, "session id");
+    engine.session(sid);
+    const { state, leaseSeconds } = await c.body(TurnSchema);
+    return { status: 200, body: sessionView(delivery.setTurn(sid, state, leaseSeconds)) };
+  });
+  routes.on("GET", "/api/sessions", () => ({
+    status: 200,
+    body: engine.sessions().map((session) => sessionView(session)),
+  }));
   routes.on("GET", "/api/sessions/:sid", (c) => ({
     status: 200,
     body: sessionView(engine.session(param(c.params.sid, "session id"))),
@@ -83,6 +117,21 @@ export function registerRoutes(routes: Routes, engine: Engine): void {
   routes.on("GET", "/api/sessions/:sid/wakes", (c) => ({
     status: 200,
     body: engine.wakes(param(c.params.sid, "session id")),
+  }));
+  routes.on("POST", "/api/sessions/:sid/wakes/claim", async (c) => {
+    const sid = param(c.params.sid, "session id");
+    engine.session(sid);
+    const via = c.query.via === "mcp" ? "mcp push (unacknowledged)" : "inbox claim";
+    const wakes = await delivery.claim(sid, { waitMs: waitSeconds(c.query.wait) * 1000, via, signal: c.signal });
+    return { status: 200, body: { wakes } };
+  });
+  routes.on("GET", "/api/sessions/:sid/wakes/:wid", (c) => ({
+    status: 200,
+    body: engine.wake(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
+  }));
+  routes.on("POST", "/api/sessions/:sid/wakes/:wid/retry", (c) => ({
+    status: 200,
+    body: delivery.retry(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
 
   // ---- vault (names and usage only; values go in, never out)

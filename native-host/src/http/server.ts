@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import FindMyWay from "find-my-way";
 import type { z } from "zod";
 import { formatZodError } from "../../../shared/schemas.js";
+import type { Delivery } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
 import { VigilError } from "../errors.js";
 import { type Logger, toError } from "../log.js";
@@ -17,6 +18,8 @@ export interface RouteContext {
   req: IncomingMessage;
   params: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
+  /** Aborted when the client goes away (ends long-polls early). */
+  signal: AbortSignal;
   /** Reads and validates the JSON body (a bad body is a 400 naming the field). */
   body<T>(schema: z.ZodType<T>, limitBytes?: number): Promise<T>;
 }
@@ -44,14 +47,14 @@ interface Stored {
   options: RouteOptions;
 }
 
-export function createApiServer(options: { engine: Engine; token: string; log: Logger }): Server {
+export function createApiServer(options: { engine: Engine; delivery: Delivery; token: string; log: Logger }): Server {
   const router = FindMyWay({ ignoreTrailingSlash: true });
   const routes: Routes = {
     on(method, path, handler, routeOptions = {}) {
       router.on(method, path, () => undefined, { handler, options: routeOptions } satisfies Stored);
     },
   };
-  registerRoutes(routes, options.engine);
+  registerRoutes(routes, options.engine, options.delivery);
   const expected = Buffer.from(`Bearer ${options.token}`);
 
   const authorised = (req: IncomingMessage) => {
@@ -73,8 +76,11 @@ export function createApiServer(options: { engine: Engine; token: string; log: L
     if (!stored.options.public && !authorised(req)) {
       throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
     }
+    const gone = new AbortController();
+    res.once("close", () => gone.abort());
     const context: RouteContext = {
       req,
+      signal: gone.signal,
       params: found.params,
       query: Object.fromEntries(url.searchParams),
       async body(schema, limitBytes = DEFAULT_BODY_LIMIT) {

@@ -8,6 +8,10 @@ export interface SessionRow {
   root: string | null;
   adapter: Adapter;
   createdAt: number;
+  /** whsec_… for a webhook adapter (signing key; never shown after the reply that set it). */
+  webhookSecret: string | null;
+  /** A platform-declared turn holds wakes until this time. */
+  busyUntil: number | null;
 }
 
 interface RawSession {
@@ -16,6 +20,8 @@ interface RawSession {
   root: string | null;
   adapter: string;
   created_at: number;
+  webhook_secret: string | null;
+  busy_until: number | null;
 }
 
 const toRow = (raw: RawSession): SessionRow => ({
@@ -24,6 +30,8 @@ const toRow = (raw: RawSession): SessionRow => ({
   root: raw.root,
   adapter: JSON.parse(raw.adapter) as Adapter,
   createdAt: raw.created_at,
+  webhookSecret: raw.webhook_secret,
+  busyUntil: raw.busy_until,
 });
 
 export class SessionsTable {
@@ -32,6 +40,10 @@ export class SessionsTable {
   readonly #insert;
   readonly #delete;
   readonly #nextMonitorSeq;
+  readonly #setAdapter;
+  readonly #setLabel;
+  readonly #setBusy;
+  readonly #nextTurn;
 
   constructor(db: Db) {
     this.#get = db.prepare<[string], RawSession>("SELECT * FROM sessions WHERE id = ?");
@@ -42,6 +54,12 @@ export class SessionsTable {
     this.#delete = db.prepare("DELETE FROM sessions WHERE id = ?");
     this.#nextMonitorSeq = db.prepare<[string], { monitor_seq: number }>(
       "UPDATE sessions SET monitor_seq = monitor_seq + 1 WHERE id = ? RETURNING monitor_seq",
+    );
+    this.#setAdapter = db.prepare("UPDATE sessions SET adapter = ?, webhook_secret = ? WHERE id = ?");
+    this.#setLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ?");
+    this.#setBusy = db.prepare("UPDATE sessions SET busy_until = ? WHERE id = ?");
+    this.#nextTurn = db.prepare<[string], { turn_seq: number }>(
+      "UPDATE sessions SET turn_seq = turn_seq + 1 WHERE id = ? RETURNING turn_seq",
     );
   }
 
@@ -54,8 +72,26 @@ export class SessionsTable {
     return this.#list.all().map(toRow);
   }
 
-  insert(row: SessionRow): void {
+  insert(row: Pick<SessionRow, "id" | "label" | "root" | "adapter" | "createdAt">): void {
     this.#insert.run({ ...row, adapter: JSON.stringify(row.adapter) });
+  }
+
+  setAdapter(id: string, adapter: Adapter, webhookSecret: string | null): void {
+    this.#setAdapter.run(JSON.stringify(adapter), webhookSecret, id);
+  }
+
+  setLabel(id: string, label: string | null): void {
+    this.#setLabel.run(label, id);
+  }
+
+  setBusy(id: string, until: number | null): void {
+    this.#setBusy.run(until, id);
+  }
+
+  nextTurn(id: string): number {
+    const row = this.#nextTurn.get(id);
+    if (!row) throw new Error(`Expected session ${id} to exist`);
+    return row.turn_seq;
   }
 
   delete(id: string): boolean {

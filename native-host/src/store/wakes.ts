@@ -1,5 +1,10 @@
-/** Wakes: one delivery to a session. `dedupe_key` is UNIQUE: a second insert for the same fire is a no-op. */
-import type { WakePayload, WakeState, WakeView } from "../../../shared/schemas.js";
+/**
+ * Wakes: one delivery to a session. `dedupe_key` is UNIQUE and one ending wake per monitor is a
+ * unique index: a second insert for the same fire is a no-op. Delivery state lives in columns
+ * (`attempts`, `next_attempt_at`, `lease_until`); claims are single UPDATE … RETURNING statements
+ * run inside immediate transactions.
+ */
+import type { DeliveryView, WakePayload, WakeState, WakeView } from "../../../shared/schemas.js";
 import type { Db } from "./db.js";
 
 export interface NewWake {
@@ -12,58 +17,227 @@ export interface NewWake {
   createdAt: number;
 }
 
-interface RawWake {
+export interface RawWake {
   id: number;
   session_id: string;
+  monitor_uid: number;
   monitor_id: string;
   kind: "events" | "ending";
   state: WakeState;
   text: string;
   payload: string;
   created_at: number;
+  attempts: number;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  turn: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  delivered_via: string | null;
+  output: string | null;
 }
 
 export const wakeIdOf = (n: number): string => `wake-${n}`;
 
-const toView = (raw: RawWake): WakeView => ({
-  id: wakeIdOf(raw.id),
-  sessionId: raw.session_id,
-  state: raw.state,
-  kind: raw.kind,
-  monitors: [raw.monitor_id],
-  text: raw.text,
-  payload: { ...(JSON.parse(raw.payload) as Omit<WakePayload, "wakeId">), wakeId: wakeIdOf(raw.id) },
-  createdAt: new Date(raw.created_at).toISOString(),
-});
+export function parseWakeId(id: string): number | null {
+  const match = /^wake-(\d{1,15})$/.exec(id);
+  return match ? Number(match[1]) : null;
+}
 
-const SELECT =
-  "SELECT w.id, w.session_id, m.id AS monitor_id, w.kind, w.state, w.text, w.payload, w.created_at FROM wakes w JOIN monitors m ON m.uid = w.monitor_uid";
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function toWakeView(raw: RawWake): WakeView {
+  return {
+    id: wakeIdOf(raw.id),
+    sessionId: raw.session_id,
+    state: raw.state,
+    kind: raw.kind,
+    monitors: [raw.monitor_id],
+    text: raw.text,
+    payload: { ...(JSON.parse(raw.payload) as Omit<WakePayload, "wakeId">), wakeId: wakeIdOf(raw.id) },
+    createdAt: new Date(raw.created_at).toISOString(),
+    attempts: raw.attempts,
+    nextAttemptAt: iso(raw.next_attempt_at),
+    lastError: raw.last_error,
+    turn: raw.turn,
+    deliveredAt: iso(raw.delivered_at),
+    deliveredVia: raw.delivered_via,
+    output: raw.output,
+  };
+}
+
+export function toDeliveryView(raw: RawWake): DeliveryView {
+  return {
+    wakeId: wakeIdOf(raw.id),
+    state: raw.state,
+    attempts: raw.attempts,
+    nextAttemptAt: iso(raw.next_attempt_at),
+    lastError: raw.last_error,
+    deliveredVia: raw.delivered_via,
+  };
+}
+
+const COLUMNS = "w.*, m.id AS monitor_id";
+const FROM = "FROM wakes w JOIN monitors m ON m.uid = w.monitor_uid";
+/** RETURNING cannot join, so claims return ids and the rows are read again. */
+const BY_IDS = `SELECT ${COLUMNS} ${FROM} WHERE w.id IN (SELECT value FROM json_each(?)) ORDER BY w.id`;
+
+/** A session with wakes to push, and the earliest time its next turn may start. */
+export interface PendingTurn {
+  sessionId: string;
+  dueAt: number;
+}
 
 export class WakesTable {
   readonly #insert;
   readonly #bySession;
+  readonly #byId;
+  readonly #byIds;
+  readonly #latestOfMonitor;
   readonly #cancelReady;
+  readonly #pendingTurns;
+  readonly #nextLease;
+  readonly #claim;
+  readonly #claimDelivered;
+  readonly #delivered;
+  readonly #failed;
+  readonly #review;
+  readonly #expiredLeases;
+  readonly #retry;
+  readonly #readyCount;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
       `INSERT INTO wakes (session_id, monitor_uid, dedupe_key, kind, text, payload, created_at)
-       VALUES (@sessionId, @monitorUid, @dedupeKey, @kind, @text, @payload, @createdAt) ON CONFLICT (dedupe_key) DO NOTHING`,
+       VALUES (@sessionId, @monitorUid, @dedupeKey, @kind, @text, @payload, @createdAt) ON CONFLICT DO NOTHING`,
     );
-    this.#bySession = db.prepare<[string], RawWake>(`${SELECT} WHERE w.session_id = ? ORDER BY w.id`);
-    this.#cancelReady = db.prepare("UPDATE wakes SET state = 'cancelled' WHERE monitor_uid = ? AND state = 'ready'");
+    this.#bySession = db.prepare<[string], RawWake>(`SELECT ${COLUMNS} ${FROM} WHERE w.session_id = ? ORDER BY w.id`);
+    this.#byId = db.prepare<[string, number], RawWake>(`SELECT ${COLUMNS} ${FROM} WHERE w.session_id = ? AND w.id = ?`);
+    this.#byIds = db.prepare<[string], RawWake>(BY_IDS);
+    this.#latestOfMonitor = db.prepare<[number], RawWake>(
+      `SELECT ${COLUMNS} ${FROM} WHERE w.monitor_uid = ? ORDER BY w.id DESC LIMIT 1`,
+    );
+    this.#cancelReady = db.prepare<[number], { id: number }>(
+      "UPDATE wakes SET state = 'cancelled' WHERE monitor_uid = ? AND state = 'ready' RETURNING id",
+    );
+    // Sessions whose adapter pushes, with ready wakes, no turn in flight and no declared busy turn.
+    // A session in backoff waits for its latest retry time, and every ready wake goes with it.
+    this.#pendingTurns = db.prepare<[string, number, number], { session_id: string; due_at: number }>(
+      `SELECT w.session_id, max(coalesce(w.next_attempt_at, 0)) AS due_at
+       FROM wakes w JOIN sessions s ON s.id = w.session_id
+       WHERE w.state = 'ready' AND json_extract(s.adapter, '$.kind') IN (SELECT value FROM json_each(?))
+         AND (s.busy_until IS NULL OR s.busy_until <= ?)
+         AND NOT EXISTS (SELECT 1 FROM wakes d WHERE d.session_id = w.session_id AND d.state = 'delivering')
+       GROUP BY w.session_id
+       UNION ALL
+       SELECT s.id, s.busy_until FROM sessions s
+       WHERE s.busy_until > ? AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
+    );
+    this.#nextLease = db.prepare<[], { at: number | null }>(
+      "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'",
+    );
+    this.#claim = db.prepare<[number, number, string], { id: number }>(
+      `UPDATE wakes SET state = 'delivering', attempts = attempts + 1, lease_until = ?, turn = ?, next_attempt_at = NULL
+       WHERE session_id = ? AND state = 'ready' RETURNING id`,
+    );
+    this.#claimDelivered = db.prepare<[number, number, string, string, number], { id: number }>(
+      `UPDATE wakes SET state = 'delivered', attempts = attempts + 1, turn = ?, delivered_at = ?, delivered_via = ?,
+         next_attempt_at = NULL, last_error = NULL
+       WHERE session_id = ? AND state = 'ready' AND coalesce(next_attempt_at, 0) <= ? RETURNING id`,
+    );
+    this.#delivered = db.prepare(
+      `UPDATE wakes SET state = 'delivered', delivered_at = ?, delivered_via = ?, output = ?, lease_until = NULL, last_error = NULL
+       WHERE id = ? AND state = 'delivering'`,
+    );
+    this.#failed = db.prepare(
+      `UPDATE wakes SET state = 'ready', next_attempt_at = ?, last_error = ?, output = ?, lease_until = NULL
+       WHERE id = ? AND state = 'delivering'`,
+    );
+    this.#review = db.prepare(
+      `UPDATE wakes SET state = 'needs_review', last_error = ?, output = coalesce(?, output), lease_until = NULL, next_attempt_at = NULL
+       WHERE id = ? AND state IN ('delivering', 'ready')`,
+    );
+    this.#expiredLeases = db.prepare<[string, number], { id: number }>(
+      `UPDATE wakes SET state = 'needs_review', last_error = ?, lease_until = NULL
+       WHERE state = 'delivering' AND lease_until <= ? RETURNING id`,
+    );
+    this.#retry = db.prepare(
+      `UPDATE wakes SET state = 'ready', attempts = 0, next_attempt_at = NULL, last_error = NULL
+       WHERE id = ? AND state = 'needs_review'`,
+    );
+    this.#readyCount = db.prepare<[string], { n: number }>(
+      "SELECT count(*) AS n FROM wakes WHERE session_id = ? AND state = 'ready'",
+    );
   }
 
-  /** Inserts the wake unless one with the same dedupe key exists; returns its number or null. */
+  /** Inserts the wake unless one for the same fire exists; returns its number or null. */
   insert(wake: NewWake): number | null {
     const result = this.#insert.run({ ...wake, payload: JSON.stringify(wake.payload) });
     return result.changes > 0 ? Number(result.lastInsertRowid) : null;
   }
 
-  list(sessionId: string): WakeView[] {
-    return this.#bySession.all(sessionId).map(toView);
+  list(sessionId: string): RawWake[] {
+    return this.#bySession.all(sessionId);
   }
 
-  cancelReady(monitorUid: number): number {
-    return this.#cancelReady.run(monitorUid).changes;
+  get(sessionId: string, id: number): RawWake | undefined {
+    return this.#byId.get(sessionId, id);
+  }
+
+  byIds(ids: number[]): RawWake[] {
+    return ids.length === 0 ? [] : this.#byIds.all(JSON.stringify(ids));
+  }
+
+  latestOfMonitor(monitorUid: number): RawWake | undefined {
+    return this.#latestOfMonitor.get(monitorUid);
+  }
+
+  cancelReady(monitorUid: number): number[] {
+    return this.#cancelReady.all(monitorUid).map((row) => row.id);
+  }
+
+  pendingTurns(pushKinds: readonly string[], now: number): PendingTurn[] {
+    return this.#pendingTurns
+      .all(JSON.stringify(pushKinds), now, now)
+      .map((row) => ({ sessionId: row.session_id, dueAt: row.due_at }));
+  }
+
+  nextLeaseExpiry(): number | null {
+    return this.#nextLease.get()?.at ?? null;
+  }
+
+  /** Takes every ready wake of the session into one turn (state delivering, with a lease). */
+  claim(sessionId: string, turn: number, leaseUntil: number): RawWake[] {
+    return this.byIds(this.#claim.all(leaseUntil, turn, sessionId).map((row) => row.id));
+  }
+
+  /** A pull (inbox or MCP) takes every ready wake and marks it delivered in the same statement. */
+  claimDelivered(sessionId: string, turn: number, now: number, via: string): RawWake[] {
+    return this.byIds(this.#claimDelivered.all(turn, now, via, sessionId, now).map((row) => row.id));
+  }
+
+  markDelivered(id: number, now: number, via: string, output: string | null): boolean {
+    return this.#delivered.run(now, via, output, id).changes > 0;
+  }
+
+  markFailed(id: number, nextAttemptAt: number, error: string, output: string | null): boolean {
+    return this.#failed.run(nextAttemptAt, error, output, id).changes > 0;
+  }
+
+  markReview(id: number, error: string, output: string | null = null): boolean {
+    return this.#review.run(error, output, id).changes > 0;
+  }
+
+  /** Deliveries whose lease ran out (the daemon died during them) become needs_review. */
+  expireLeases(now: number, error: string): number[] {
+    return this.#expiredLeases.all(error, now).map((row) => row.id);
+  }
+
+  retry(id: number): boolean {
+    return this.#retry.run(id).changes > 0;
+  }
+
+  readyCount(sessionId: string): number {
+    return this.#readyCount.get(sessionId)?.n ?? 0;
   }
 }

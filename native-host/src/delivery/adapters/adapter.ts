@@ -1,0 +1,53 @@
+/** What a push adapter is handed for one turn, and what it reports back. */
+import type { Adapter, WakePayload } from "../../../../shared/schemas.js";
+
+export interface TurnWake {
+  id: string;
+  text: string;
+  payload: WakePayload;
+}
+
+export interface Turn {
+  sessionId: string;
+  turn: number;
+  wakes: TurnWake[];
+}
+
+export interface DeliveryContext {
+  signal: AbortSignal;
+  /** whsec_… for webhooks. */
+  webhookSecret: string | null;
+  /** Secret values for ${secret:KEY} in adapter fields. */
+  secrets: ReadonlyMap<string, string>;
+}
+
+export type DeliveryOutcome =
+  | { ok: true; output: string | null; via: string }
+  /** `retry: false` means retrying cannot help (the receiver refused): straight to needs_review. */
+  | { ok: false; retry: boolean; error: string; output: string | null };
+
+export interface PushAdapter<A extends Adapter = Adapter> {
+  kind: A["kind"];
+  /** Most a turn may take before it is abandoned (its lease is this plus a grace). */
+  timeoutMs(adapter: A): number;
+  deliver(adapter: A, turn: Turn, context: DeliveryContext): Promise<DeliveryOutcome>;
+}
+
+/** The text of a turn: every wake's text, in order, separated so a reader sees where each starts. */
+export function turnText(turn: Turn): string {
+  if (turn.wakes.length === 1) return turn.wakes[0]?.text ?? "";
+  return turn.wakes
+    .map((wake, i) => `=== Wake ${i + 1} of ${turn.wakes.length} (${wake.id}) ===\n${wake.text}`)
+    .join("\n\n");
+}
+
+export function turnJson(turn: Turn): string {
+  return JSON.stringify({
+    type: "vigil.wakes",
+    sessionId: turn.sessionId,
+    turn: turn.turn,
+    wakes: turn.wakes.map((wake) => ({ ...wake.payload, id: wake.id, text: wake.text })),
+  });
+}
+
+export const tail = (text: string, max = 2000): string => (text.length > max ? `…${text.slice(-max)}` : text);

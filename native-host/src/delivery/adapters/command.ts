@@ -1,0 +1,68 @@
+/**
+ * `command` adapter: runs an argv template (no shell) with the turn's text on stdin and its JSON in
+ * the file named by VIGIL_WAKE_FILE. Exit 0 = delivered. This is how an agent CLI is resumed
+ * headlessly (see examples/adapters/).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { killProcessGroup } from "../../probes/run-shell.js";
+import { type PushAdapter, tail, turnJson, turnText } from "./adapter.js";
+
+type CommandAdapter = { kind: "command"; argv: string[]; timeoutSeconds?: number };
+
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
+
+export function expandArgv(argv: string[], values: Record<string, string>): string[] {
+  return argv.map((item) => item.replace(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole));
+}
+
+export const commandAdapter: PushAdapter<CommandAdapter> = {
+  kind: "command",
+  timeoutMs: (adapter) => (adapter.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
+
+  async deliver(adapter, turn, context) {
+    const dir = mkdtempSync(join(tmpdir(), "vigil-wake-"));
+    const file = join(dir, "wake.json");
+    writeFileSync(file, turnJson(turn), { mode: 0o600 });
+    const ids = turn.wakes.map((wake) => wake.id);
+    const [program, ...args] = expandArgv(adapter.argv, {
+      session: turn.sessionId,
+      wake_id: ids[0] ?? "",
+      wake_ids: ids.join(","),
+      turn: String(turn.turn),
+    });
+    try {
+      const subprocess = execa(program as string, args, {
+        input: turnText(turn),
+        env: { VIGIL_WAKE_FILE: file, VIGIL_SESSION: turn.sessionId, VIGIL_WAKE_IDS: ids.join(",") },
+        detached: true,
+        all: true,
+        reject: false,
+        maxBuffer: 1_000_000,
+      });
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killProcessGroup(subprocess.pid);
+      }, this.timeoutMs(adapter));
+      const abort = () => killProcessGroup(subprocess.pid);
+      context.signal.addEventListener("abort", abort, { once: true });
+      const result = await subprocess;
+      clearTimeout(timer);
+      context.signal.removeEventListener("abort", abort);
+      const output = typeof result.all === "string" && result.all !== "" ? tail(result.all) : null;
+      if (result.exitCode === 0 && !timedOut) return { ok: true, output, via: "command" };
+      const error = timedOut
+        ? `the command ran over ${this.timeoutMs(adapter) / 1000}s and was killed`
+        : result.exitCode === undefined
+          ? `the command could not run: ${result.shortMessage}`
+          : `the command exited with code ${result.exitCode}`;
+      // A program that cannot be found will not appear by retrying quickly, but a person may fix it.
+      return { ok: false, retry: true, error, output };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

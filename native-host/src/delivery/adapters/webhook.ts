@@ -1,0 +1,66 @@
+/**
+ * `webhook` adapter: POSTs the turn's JSON, signed the Standard Webhooks way. 2xx = delivered;
+ * timeouts, network errors, 408, 429 and 5xx are retried; other 4xx mean the receiver refused.
+ */
+import { createHash } from "node:crypto";
+import { substituteValues } from "../../secrets/references.js";
+import { signWebhook } from "../signature.js";
+import { type PushAdapter, tail, turnJson } from "./adapter.js";
+
+type WebhookAdapter = { kind: "webhook"; url: string; headers?: Record<string, string>; timeoutSeconds?: number };
+
+export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
+
+export const webhookAdapter: PushAdapter<WebhookAdapter> = {
+  kind: "webhook",
+  timeoutMs: (adapter) => (adapter.timeoutSeconds ?? DEFAULT_WEBHOOK_TIMEOUT_SECONDS) * 1000,
+
+  async deliver(adapter, turn, context) {
+    if (!context.webhookSecret)
+      return { ok: false, retry: false, error: "the session has no webhook secret", output: null };
+    const body = turnJson(turn);
+    // The same set of wakes keeps the same id across retries, so receivers can deduplicate.
+    const id = `msg_${createHash("sha256")
+      .update(`${turn.sessionId}:${turn.wakes.map((w) => w.id).join(",")}`)
+      .digest("hex")
+      .slice(0, 24)}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(adapter.headers ?? {}))
+      headers[name] = substituteValues(value, context.secrets);
+    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(this.timeoutMs(adapter))]);
+    let response: Response;
+    try {
+      response = await fetch(adapter.url, {
+        method: "POST",
+        signal,
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "user-agent": "vigil-webhook/1",
+          "webhook-id": id,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": signWebhook(context.webhookSecret, id, timestamp, body),
+        },
+        body,
+      });
+    } catch (error) {
+      const reason =
+        (error as Error).name === "TimeoutError"
+          ? `no answer within ${this.timeoutMs(adapter) / 1000}s`
+          : (error as Error).message;
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      return {
+        ok: false,
+        retry: true,
+        error: `POST ${adapter.url} failed: ${reason}${cause ? ` (${cause})` : ""}`,
+        output: null,
+      };
+    }
+    const text = await response.text().catch(() => "");
+    const output = text ? tail(text, 500) : null;
+    if (response.ok) return { ok: true, output, via: "webhook" };
+    const retry = response.status >= 500 || response.status === 408 || response.status === 429;
+    return { ok: false, retry, error: `POST ${adapter.url} answered ${response.status}`, output };
+  },
+};

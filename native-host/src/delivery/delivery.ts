@@ -1,0 +1,284 @@
+/**
+ * Wake delivery (SPEC §6): the per-session turn queue, push adapters (command, webhook), pulls
+ * (inbox and MCP claims), leases, retries with backoff and needs_review.
+ *
+ * At most one turn is in flight per session: a session with a wake `delivering`, or a turn the
+ * platform declared busy, holds its other wakes; when the turn ends, every wake ready by then
+ * goes out together as the next turn. A turn's wakes are claimed in one immediate transaction, so
+ * two claimers can never take the same wake, and a delivered wake is final in the schema.
+ */
+import type { Adapter, WakeView } from "../../../shared/schemas.js";
+import type { Changes } from "../engine/changes.js";
+import { Scheduler } from "../engine/scheduler.js";
+import { type MonitorEvent, nextState } from "../engine/states.js";
+import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
+import { type Logger, toError } from "../log.js";
+import { secretKeysIn } from "../secrets/references.js";
+import type { Shield } from "../secrets/shield.js";
+import type { SessionRow } from "../store/sessions.js";
+import type { Store } from "../store/store.js";
+import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
+import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
+import { commandAdapter } from "./adapters/command.js";
+import { webhookAdapter } from "./adapters/webhook.js";
+import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
+import { newWebhookSecret } from "./signature.js";
+
+const PUSH_ADAPTERS: Record<string, PushAdapter> = {
+  command: commandAdapter as unknown as PushAdapter,
+  webhook: webhookAdapter as unknown as PushAdapter,
+};
+const PUSH_KINDS = Object.keys(PUSH_ADAPTERS);
+
+/** Time a lease allows beyond the adapter's own timeout before the delivery counts as interrupted. */
+const LEASE_GRACE_MS = 30_000;
+/** Longest single long-poll. */
+export const MAX_CLAIM_WAIT_SECONDS = 300;
+export const DEFAULT_BUSY_SECONDS = 3600;
+
+export const INTERRUPTED =
+  "delivery interrupted: the daemon stopped while delivering, so whether it arrived is unknown; it was not repeated (retry it on purpose if that is safe)";
+
+export interface DeliveryOptions {
+  store: Store;
+  log: Logger;
+  shield: Shield;
+  changes: Changes;
+  now?: () => number;
+  policy?: RetryPolicy;
+}
+
+export class Delivery {
+  readonly #store: Store;
+  readonly #log: Logger;
+  readonly #shield: Shield;
+  readonly #changes: Changes;
+  readonly #now: () => number;
+  readonly #policy: RetryPolicy;
+  readonly #scheduler: Scheduler;
+  /** Turns running in this process, by session. */
+  readonly #inFlight = new Map<string, AbortController>();
+  #stopped = false;
+
+  constructor(options: DeliveryOptions) {
+    this.#store = options.store;
+    this.#log = options.log;
+    this.#shield = options.shield;
+    this.#changes = options.changes;
+    this.#now = options.now ?? Date.now;
+    this.#policy = options.policy ?? retryPolicyFromEnv();
+    this.#scheduler = new Scheduler({ now: this.#now, nextAt: () => this.#nextAt(), tick: (now) => this.#tick(now) });
+    this.#changes.on(() => this.#scheduler.poke());
+  }
+
+  start(): void {
+    this.#scheduler.poke();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#scheduler.stop();
+    for (const controller of this.#inFlight.values()) controller.abort();
+  }
+
+  poke(): void {
+    this.#scheduler.poke();
+  }
+
+  // ------------------------------------------------------------------ configuration
+
+  /** Sets a session's adapter; a webhook gets a fresh signing secret, returned only here. */
+  setAdapter(sessionId: string, adapter: Adapter): { webhookSecret?: string } {
+    const session = this.#session(sessionId);
+    if (adapter.kind === "webhook") {
+      const text = Object.values(adapter.headers ?? {}).join("\n");
+      const known = new Set(this.#store.vault.entries().map(([key]) => key));
+      const missing = secretKeysIn(text).find((key) => !known.has(key));
+      if (missing)
+        throw new ValidationError(`adapter.headers: Vault key ${missing} is not set (vigil vault set ${missing})`);
+    }
+    const webhookSecret = adapter.kind === "webhook" ? newWebhookSecret() : null;
+    this.#store.sessions.setAdapter(session.id, adapter, webhookSecret);
+    this.#changes.emit(session.id);
+    return webhookSecret ? { webhookSecret } : {};
+  }
+
+  /** A turn the platform runs itself: wakes wait while it is busy (for at most the lease). */
+  setTurn(sessionId: string, state: "busy" | "idle", leaseSeconds = DEFAULT_BUSY_SECONDS): SessionRow {
+    const session = this.#session(sessionId);
+    this.#store.sessions.setBusy(session.id, state === "busy" ? this.#now() + leaseSeconds * 1000 : null);
+    this.#changes.emit(session.id);
+    return this.#session(sessionId);
+  }
+
+  #session(sessionId: string): SessionRow {
+    const session = this.#store.sessions.get(sessionId);
+    if (!session) throw new NotFoundError(`Unknown session ${sessionId}`);
+    return session;
+  }
+
+  #isBusy(session: SessionRow, now: number): boolean {
+    return session.busyUntil !== null && session.busyUntil > now;
+  }
+
+  // ------------------------------------------------------------------ pulls (inbox, MCP)
+
+  /**
+   * Takes every ready wake of the session as one turn, marking them delivered. Waits up to
+   * `waitMs` for one to arrive (and for a busy turn or a push in flight to end).
+   */
+  async claim(sessionId: string, options: { waitMs: number; via: string; signal?: AbortSignal }): Promise<WakeView[]> {
+    const deadline = this.#now() + options.waitMs;
+    for (;;) {
+      const session = this.#session(sessionId);
+      const now = this.#now();
+      if (!this.#isBusy(session, now) && !this.#inFlight.has(sessionId)) {
+        const rows = this.#store.tx(() => {
+          if (this.#store.wakes.readyCount(sessionId) === 0) return [];
+          const turn = this.#store.sessions.nextTurn(sessionId);
+          const claimed = this.#store.wakes.claimDelivered(sessionId, turn, now, options.via);
+          this.#moveMonitors(claimed, "delivered");
+          return claimed;
+        });
+        if (rows.length > 0) {
+          this.#changes.emit(sessionId);
+          return rows.map(toWakeView);
+        }
+      }
+      const remaining = deadline - this.#now();
+      if (remaining <= 0 || options.signal?.aborted) return [];
+      await this.#changes.next(sessionId, remaining, options.signal);
+    }
+  }
+
+  /** Sends a needs_review wake again, on purpose. */
+  retry(sessionId: string, wakeId: string): WakeView {
+    this.#session(sessionId);
+    const number = parseWakeId(wakeId);
+    const row = number === null ? undefined : this.#store.wakes.get(sessionId, number);
+    if (!row || number === null) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
+    const retried = this.#store.tx(() => {
+      if (!this.#store.wakes.retry(number)) return false;
+      this.#moveMonitors([row], "retry");
+      return true;
+    });
+    if (!retried)
+      throw new ConflictError(
+        `Only a wake that needs review can be retried; ${wakeId} is ${row.state.replace("_", " ")}`,
+      );
+    this.#log.info(`wake ${sessionId}/${wakeId} sent again on request`);
+    this.#changes.emit(sessionId);
+    return toWakeView(this.#store.wakes.get(sessionId, number) as RawWake);
+  }
+
+  // ------------------------------------------------------------------ pushes (command, webhook)
+
+  #nextAt(): number | null {
+    const pending = this.#store.wakes
+      .pendingTurns(PUSH_KINDS, this.#now())
+      .filter((turn) => !this.#inFlight.has(turn.sessionId))
+      .map((turn) => turn.dueAt);
+    const lease = this.#store.wakes.nextLeaseExpiry();
+    const times = lease === null ? pending : [...pending, lease];
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  #tick(now: number): void {
+    if (this.#stopped) return;
+    this.#expireLeases(now);
+    for (const pending of this.#store.wakes.pendingTurns(PUSH_KINDS, now)) {
+      if (pending.dueAt > now || this.#inFlight.has(pending.sessionId)) continue;
+      this.#startTurn(pending.sessionId, now);
+    }
+  }
+
+  /** A delivery whose lease ran out was interrupted by a crash: it is not repeated blindly. */
+  #expireLeases(now: number): void {
+    const expired = this.#store.tx(() => {
+      const ids = this.#store.wakes.expireLeases(now, INTERRUPTED);
+      const rows = this.#store.wakes.byIds(ids);
+      this.#moveMonitors(rows, "review");
+      return rows;
+    });
+    for (const row of expired) {
+      this.#log.warn(`wake ${row.session_id}/wake-${row.id} needs review: ${INTERRUPTED}`);
+      this.#changes.emit(row.session_id);
+    }
+  }
+
+  #startTurn(sessionId: string, now: number): void {
+    const session = this.#store.sessions.get(sessionId);
+    const push = session && PUSH_ADAPTERS[session.adapter.kind];
+    if (!session || !push) return;
+    const timeoutMs = push.timeoutMs(session.adapter);
+    const claimed = this.#store.tx(() => {
+      const turn = this.#store.sessions.nextTurn(sessionId);
+      const rows = this.#store.wakes.claim(sessionId, turn, now + timeoutMs + LEASE_GRACE_MS);
+      this.#moveMonitors(rows, "deliver");
+      return { turn, rows };
+    });
+    if (claimed.rows.length === 0) return;
+    const controller = new AbortController();
+    this.#inFlight.set(sessionId, controller);
+    this.#changes.emit(sessionId);
+    const turn: Turn = {
+      sessionId,
+      turn: claimed.turn,
+      wakes: claimed.rows.map((row) => {
+        const view = toWakeView(row);
+        return { id: view.id, text: view.text, payload: view.payload };
+      }),
+    };
+    this.#log.info(`delivering turn ${claimed.turn} of session ${sessionId} via ${session.adapter.kind}`, {
+      wakes: turn.wakes.map((w) => w.id),
+    });
+    void push
+      .deliver(session.adapter, turn, {
+        signal: controller.signal,
+        webhookSecret: session.webhookSecret,
+        secrets: new Map(this.#store.vault.entries()),
+      })
+      .catch(
+        (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, error: toError(error).message, output: null }),
+      )
+      .then((outcome) => this.#finishTurn(sessionId, controller, claimed.rows, outcome));
+  }
+
+  #finishTurn(sessionId: string, controller: AbortController, rows: RawWake[], outcome: DeliveryOutcome): void {
+    if (this.#inFlight.get(sessionId) === controller) this.#inFlight.delete(sessionId);
+    // Stopping the daemon aborts a turn: its lease decides after the restart, never a blind repeat.
+    if (this.#stopped || !this.#store.sessions.get(sessionId)) return;
+    const now = this.#now();
+    const output = outcome.output === null ? null : this.#shield.text(outcome.output);
+    this.#store.tx(() => {
+      for (const row of rows) {
+        if (outcome.ok) {
+          if (this.#store.wakes.markDelivered(row.id, now, outcome.via, output)) this.#moveMonitors([row], "delivered");
+          continue;
+        }
+        const error = this.#shield.text(outcome.error);
+        const attempts = row.attempts + 1;
+        if (outcome.retry && attempts < this.#policy.maxAttempts) {
+          const at = now + retryDelayMs(attempts, this.#policy);
+          if (this.#store.wakes.markFailed(row.id, at, error, output)) this.#moveMonitors([row], "requeue");
+        } else {
+          const why = outcome.retry ? `${error} (gave up after ${attempts} attempts)` : error;
+          if (this.#store.wakes.markReview(row.id, why, output)) this.#moveMonitors([row], "review");
+        }
+      }
+    });
+    const level = outcome.ok ? "info" : "warn";
+    this.#log[level](`turn of session ${sessionId}: ${outcome.ok ? "delivered" : outcome.error}`);
+    this.#changes.emit(sessionId);
+  }
+
+  /** Keeps an ended monitor's state in step with its ending wake (events wakes leave it alone). */
+  #moveMonitors(rows: RawWake[], event: MonitorEvent): void {
+    for (const row of rows) {
+      if (row.kind !== "ending") continue;
+      const record = this.#store.monitors.byUid(row.monitor_uid);
+      const to = record && nextState(record.state, event);
+      if (record && to) this.#store.monitors.setState(record.uid, record.state, to);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/** "Something in this session changed": wakes long-polls, pokes delivery, feeds live views. */
+export type ChangeListener = (sessionId: string) => void;
+
+export class Changes {
+  readonly #listeners = new Set<ChangeListener>();
+
+  on(listener: ChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(sessionId: string): void {
+    for (const listener of this.#listeners) listener(sessionId);
+  }
+
+  /** Resolves at the next change in `sessionId`, or after `ms`, or when `signal` aborts. */
+  next(sessionId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        off();
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      const off = this.on((sid) => {
+        if (sid === sessionId) done();
+      });
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+}
