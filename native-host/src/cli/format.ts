@@ -18,12 +18,33 @@ const STATE_LABEL: Record<MonitorView["state"], string> = {
   needs_review: "needs review",
 };
 
+/** "delivery retrying · 3 attempts (last error: …)" and friends; empty when there is nothing to say. */
+export function deliveryText(delivery: MonitorView["delivery"], now = Date.now()): string {
+  if (!delivery) return "";
+  const error = delivery.lastError ? ` (last error: ${delivery.lastError.split("\n")[0]})` : "";
+  switch (delivery.state) {
+    case "ready":
+      return delivery.attempts > 0
+        ? `delivery retrying · ${delivery.attempts} attempts · next ${relative(delivery.nextAttemptAt, now)}${error}`
+        : "wake ready";
+    case "delivering":
+      return `delivering (attempt ${delivery.attempts})`;
+    case "delivered":
+      return `delivered via ${delivery.deliveredVia ?? "?"}`;
+    case "needs_review":
+      return `delivery needs review${error}`;
+    case "cancelled":
+      return "wake cancelled";
+  }
+}
+
 export function statusLine(view: MonitorView, now = Date.now()): string {
   const ending = view.ending ? ` · ${view.ending.reason}` : "";
   const next = view.nextCheckAt ? ` · next check ${relative(view.nextCheckAt, now)}` : "";
   const deadline = view.deadlineAt ? ` · deadline ${relative(view.deadlineAt, now)}` : "";
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
-  return `${view.id} ${STATE_LABEL[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${next}${deadline}${error}`;
+  const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";
+  return `${view.id} ${STATE_LABEL[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {
@@ -49,9 +70,12 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
   lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
   if (view.lastError) lines.push(`  last error: ${view.lastError} (${view.errorCount} errors)`);
   if (view.continuation) lines.push(`  continuation: ${view.continuation}`);
+  if (view.delivery) lines.push(`  wake:      ${view.delivery.wakeId} · ${deliveryText(view.delivery, now)}`);
   return lines.join("\n");
 }
 
 export function wakeBlock(wake: WakeView): string {
-  return `── ${wake.id} · ${wake.state} · ${wake.monitors.join(", ")} · ${wake.createdAt}\n${wake.text}`;
+  const via = wake.deliveredVia ? ` · via ${wake.deliveredVia}` : "";
+  const error = wake.lastError ? ` · ${wake.lastError}` : "";
+  return `── ${wake.id} · ${wake.state.replace("_", " ")}${via}${error} · ${wake.monitors.join(", ")} · ${wake.createdAt}\n${wake.text}`;
 }

@@ -72,19 +72,124 @@ export function registerSessionCommands(program: Command): void {
       print(`deleted ${id}`);
     });
 
+  sessions
+    .command("set-adapter <id>")
+    .description("how the session's wakes are delivered")
+    .usage("<id> (--inbox | --mcp | --webhook URL [--header NAME=VALUE]… | --command [--timeout N] -- PROGRAM ARGS…)")
+    .option("--inbox", "wakes wait to be pulled (vigil inbox, the claim API)")
+    .option("--mcp", "pushed through the session's connected `vigil mcp`")
+    .option("--webhook <url>", "POST each turn, signed (Standard Webhooks)")
+    .option("--header <name=value>", "extra webhook header (repeatable; values may hold ${secret:KEY})", collect, [])
+    .option("--command", "run PROGRAM ARGS… per turn ({session}, {wake_id}, {wake_ids}, {turn} are filled in)")
+    .option("--timeout <seconds>", "command/webhook time limit per turn")
+    .argument("[argv...]", "the command adapter's program and arguments, after --")
+    .action(async (id: string, argv: string[], options: AdapterOptions, command: Command) => {
+      const adapter = adapterFrom(options, argv);
+      const reply = await new ApiClient(homeOf(command)).request<SessionJson & { webhookSecret?: string }>(
+        "PATCH",
+        `/api/sessions/${encodeURIComponent(id)}`,
+        { adapter },
+      );
+      print(`${reply.id} · adapter ${reply.adapter.kind}`);
+      if (reply.webhookSecret)
+        print(`webhook secret (shown once; verify webhook-signature with it): ${reply.webhookSecret}`);
+    });
+  sessions
+    .command("turn <id> <state>")
+    .description("declare the session busy (running a turn of its own) or idle; wakes wait while busy")
+    .option("--lease <seconds>", "busy ends by itself after this long (default 3600)")
+    .action(async (id: string, state: string, options: { lease?: string }, command: Command) => {
+      if (state !== "busy" && state !== "idle") throw new CliError(`Expected busy or idle, got ${state}`, 2);
+      const leaseSeconds = options.lease === undefined ? undefined : Number(options.lease);
+      const reply = await new ApiClient(homeOf(command)).request<SessionJson & { busyUntil: string | null }>(
+        "POST",
+        `/api/sessions/${encodeURIComponent(id)}/turn`,
+        { state, leaseSeconds },
+      );
+      print(reply.busyUntil ? `${reply.id} busy until ${reply.busyUntil}` : `${reply.id} idle`);
+    });
+
   program
     .command("inbox")
-    .description("read the session's wakes")
+    .description("take the session's new wakes (marks them delivered); --all lists every wake")
     .option("--session <id>", "session (default: $VIGIL_SESSION or 'default')")
+    .option("--wait [seconds]", "wait for a wake to arrive (default: up to an hour)")
+    .option("--all", "list every wake with its delivery state, taking nothing")
     .option("--json", "print JSON")
-    .action(async (options: { session?: string; json?: boolean }, command: Command) => {
+    .action(
+      async (
+        options: { session?: string; wait?: string | boolean; all?: boolean; json?: boolean },
+        command: Command,
+      ) => {
+        const sid = sessionOf(options);
+        const client = new ApiClient(homeOf(command));
+        const path = `/api/sessions/${encodeURIComponent(sid)}/wakes`;
+        if (options.all) {
+          const wakes = await client.request<WakeView[]>("GET", path);
+          if (options.json) return print(JSON.stringify(wakes, null, 2));
+          return print(wakes.length === 0 ? `no wakes for session ${sid}` : wakes.map(wakeBlock).join("\n\n"));
+        }
+        const total = options.wait === undefined ? 0 : options.wait === true ? 3600 : Number(options.wait);
+        if (!Number.isFinite(total) || total < 0) throw new CliError(`Expected --wait seconds, got ${options.wait}`, 2);
+        const until = Date.now() + total * 1000;
+        let wakes: WakeView[] = [];
+        do {
+          const wait = Math.min(300, Math.max(0, Math.ceil((until - Date.now()) / 1000)));
+          wakes = (await client.request<{ wakes: WakeView[] }>("POST", `${path}/claim?wait=${wait}`)).wakes;
+        } while (wakes.length === 0 && Date.now() < until);
+        if (options.json) return print(JSON.stringify(wakes, null, 2));
+        if (wakes.length === 0) {
+          print(`no new wakes for session ${sid}`);
+          if (total > 0) process.exitCode = 1;
+          return;
+        }
+        print(wakes.map((wake) => wake.text).join("\n\n"));
+      },
+    );
+
+  program
+    .command("retry <wake>")
+    .description("send a wake that needs review again, on purpose")
+    .option("--session <id>", "session (default: $VIGIL_SESSION or 'default')")
+    .action(async (wake: string, options: { session?: string }, command: Command) => {
       const sid = sessionOf(options);
-      const wakes = await new ApiClient(homeOf(command)).request<WakeView[]>(
-        "GET",
-        `/api/sessions/${encodeURIComponent(sid)}/wakes`,
+      const reply = await new ApiClient(homeOf(command)).request<WakeView>(
+        "POST",
+        `/api/sessions/${encodeURIComponent(sid)}/wakes/${encodeURIComponent(wake)}/retry`,
       );
-      if (options.json) return print(JSON.stringify(wakes, null, 2));
-      if (wakes.length === 0) return print(`no wakes for session ${sid}`);
-      print(wakes.map(wakeBlock).join("\n\n"));
+      print(`${reply.id} ${reply.state}`);
     });
+}
+
+interface AdapterOptions {
+  inbox?: boolean;
+  mcp?: boolean;
+  webhook?: string;
+  header: string[];
+  command?: boolean;
+  timeout?: string;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function adapterFrom(options: AdapterOptions, argv: string[]): Record<string, unknown> {
+  const chosen = [options.inbox, options.mcp, options.webhook !== undefined, options.command].filter(Boolean).length;
+  if (chosen !== 1)
+    throw new CliError("Expected exactly one of --inbox, --mcp, --webhook URL, --command -- PROGRAM…", 2);
+  const timeoutSeconds = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (options.inbox) return { kind: "inbox" };
+  if (options.mcp) return { kind: "mcp" };
+  if (options.webhook !== undefined) {
+    const headers: Record<string, string> = {};
+    for (const header of options.header) {
+      const at = header.indexOf("=");
+      if (at < 1) throw new CliError(`Expected --header NAME=VALUE, got ${header}`, 2);
+      headers[header.slice(0, at)] = header.slice(at + 1);
+    }
+    return { kind: "webhook", url: options.webhook, ...(options.header.length ? { headers } : {}), timeoutSeconds };
+  }
+  if (argv.length === 0) throw new CliError("Expected the command after --, got nothing", 2);
+  return { kind: "command", argv, timeoutSeconds };
 }

@@ -30,8 +30,14 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
 };
 const PUSH_KINDS = Object.keys(PUSH_ADAPTERS);
 
-/** Time a lease allows beyond the adapter's own timeout before the delivery counts as interrupted. */
-const LEASE_GRACE_MS = 30_000;
+/**
+ * Time a lease allows beyond the adapter's own timeout before the delivery counts as interrupted
+ * (`VIGIL_DELIVERY_LEASE_GRACE_MS`, default 30 s; tests shorten it).
+ */
+const LEASE_GRACE_MS =
+  Number(process.env.VIGIL_DELIVERY_LEASE_GRACE_MS) >= 0 && process.env.VIGIL_DELIVERY_LEASE_GRACE_MS
+    ? Number(process.env.VIGIL_DELIVERY_LEASE_GRACE_MS)
+    : 30_000;
 /** Longest single long-poll. */
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
@@ -83,6 +89,12 @@ export class Delivery {
 
   poke(): void {
     this.#scheduler.poke();
+  }
+
+  /** The session is being deleted: its turn in flight is abandoned (nothing old may resume it). */
+  abandonSession(sessionId: string): void {
+    this.#inFlight.get(sessionId)?.abort();
+    this.#inFlight.delete(sessionId);
   }
 
   // ------------------------------------------------------------------ configuration
@@ -257,7 +269,7 @@ export class Delivery {
           continue;
         }
         const error = this.#shield.text(outcome.error);
-        const attempts = row.attempts + 1;
+        const attempts = row.attempts; // the claim counted this attempt
         if (outcome.retry && attempts < this.#policy.maxAttempts) {
           const at = now + retryDelayMs(attempts, this.#policy);
           if (this.#store.wakes.markFailed(row.id, at, error, output)) this.#moveMonitors([row], "requeue");

@@ -83,7 +83,10 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     body: sessionView(engine.session(param(c.params.sid, "session id"))),
   }));
   routes.on("DELETE", "/api/sessions/:sid", (c) => {
-    engine.deleteSession(param(c.params.sid, "session id"));
+    const sid = param(c.params.sid, "session id");
+    engine.session(sid);
+    delivery.abandonSession(sid);
+    engine.deleteSession(sid);
     return { status: 200, body: { deleted: true } };
   });
 
