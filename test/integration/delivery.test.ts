@@ -193,6 +193,23 @@ describe("command adapter", () => {
     expect(wake.output).toBe("recorded run 1");
   });
 
+  test("a command adapter that hangs is killed at its timeout and counts as a failed attempt", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vigil-hang-"));
+    const { id: sid } = await session({
+      kind: "command",
+      argv: [join(FIXTURES, "adapter-recorder.sh"), dir, "30"],
+      timeoutSeconds: 1,
+    });
+    await endsAtOnce(sid);
+    const view = await waitFor(async () => {
+      const v = await daemon.monitor(sid, "mon-1");
+      return v.delivery?.lastError ? v : null;
+    });
+    expect(view.delivery.lastError).toBe("the command ran over 1s and was killed");
+    expect(view.delivery.attempts).toBeGreaterThanOrEqual(1);
+    await daemon.api("DELETE", `/api/sessions/${sid}`);
+  });
+
   test("kill -9 during a delivery: after restart the wake needs review and is not run again", async () => {
     const dir = mkdtempSync(join(tmpdir(), "vigil-crash-"));
     const { id: sid } = await session({

@@ -15,19 +15,20 @@ import {
   SourceSchema,
   type WakeView,
 } from "../../../shared/schemas.js";
-import { wakePayload, wakeText } from "../delivery/wake-text.js";
 import { ConflictError, LimitError, NotFoundError, ValidationError } from "../errors.js";
 import { type Logger, toError } from "../log.js";
 import type { CheckResult, PollProbe, StreamProbe } from "../probes/probe.js";
 import { LIMITS, probeFor } from "../probes/registry.js";
-import { envNameFor, secretKeysIn } from "../secrets/references.js";
+import { secretKeysIn } from "../secrets/references.js";
 import { Shield } from "../secrets/shield.js";
+import { Vault } from "../secrets/vault.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
 import { Changes } from "./changes.js";
-import { pollStep } from "./poll-step.js";
+import { recordCheckInTx } from "./checks.js";
+import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { Scheduler } from "./scheduler.js";
 import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "./states.js";
 import { toMonitorView } from "./views.js";
@@ -43,20 +44,6 @@ export interface EngineOptions {
   changes?: Changes;
 }
 
-/** Strings in a stored observation are capped; the full output lives only in the check. */
-const OBSERVATION_STRING_CAP = 4000;
-
-function capStrings(value: unknown): unknown {
-  if (typeof value === "string") {
-    return value.length > OBSERVATION_STRING_CAP ? `…${value.slice(-OBSERVATION_STRING_CAP)}` : value;
-  }
-  if (Array.isArray(value)) return value.map(capStrings);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v)]));
-  }
-  return value;
-}
-
 interface RunningWatch {
   controller: AbortController;
   batch: WatchBatch;
@@ -64,6 +51,7 @@ interface RunningWatch {
 
 export class Engine {
   readonly shield: Shield;
+  readonly vault: Vault;
   readonly #store: Store;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -84,6 +72,7 @@ export class Engine {
     this.#concurrency = options.concurrency ?? 32;
     this.shield = options.shield ?? new Shield(this.#store.vault.entries());
     this.changes = options.changes ?? new Changes();
+    this.vault = new Vault(this.#store, this.shield, this.#now);
     this.#scheduler = new Scheduler({
       now: this.#now,
       nextAt: () => this.#nextAt(),
@@ -115,6 +104,10 @@ export class Engine {
       watch.batch.close();
       watch.controller.abort();
     }
+  }
+
+  get #endingDeps(): EndingDeps {
+    return { store: this.#store, shield: this.shield, log: this.#log };
   }
 
   #changed(sessionId: string): void {
@@ -180,7 +173,7 @@ export class Engine {
     const source = parsed.data;
     const probe = probeFor(source.kind);
     const timing = probe.timing(body);
-    const missing = secretKeysIn(probe.secretText(source)).find((key) => !this.#vaultHas(key));
+    const missing = secretKeysIn(probe.secretText(source)).find((key) => !this.vault.has(key));
     if (missing) throw new ValidationError(`Vault key ${missing} is not set (set it with: vigil vault set ${missing})`);
 
     const now = this.#now();
@@ -294,43 +287,16 @@ export class Engine {
     return this.view(this.#record(record.uid));
   }
 
-  // ------------------------------------------------------------------ vault
+  // ------------------------------------------------------------------ scheduling and checks
 
-  #vaultHas(key: string): boolean {
-    return this.#store.vault.entries().some(([k]) => k === key);
-  }
-
-  setSecret(key: string, value: string): void {
-    this.#store.vault.set(key, value, this.#now());
-    this.shield.set(key, value);
-  }
-
-  deleteSecret(key: string): void {
-    if (!this.#store.vault.delete(key)) throw new NotFoundError(`Unknown vault key ${key}`);
-    this.shield.delete(key);
-  }
-
-  secrets() {
-    return this.#store.vault.list();
-  }
-
-  /** Resolves `${secret:KEY}` values for a monitor; returns the first missing key, if any. */
+  /** Resolves a monitor's `${secret:KEY}` values (an audit entry each); returns a missing key. */
   #resolveSecrets(record: MonitorRecord, purpose: "start" | "resume"): string | undefined {
     const keys = secretKeysIn(probeFor(record.kind).secretText(record.source as never));
-    if (keys.length === 0) return undefined;
-    const values = new Map(this.#store.vault.entries());
-    const env: Record<string, string> = {};
-    for (const key of keys) {
-      const value = values.get(key);
-      if (value === undefined) return key;
-      env[envNameFor(key)] = value;
-      this.#store.vault.recordUse(key, record.sessionId, record.id, purpose, this.#now());
-    }
-    this.#secretEnv.set(record.uid, env);
+    const resolved = this.vault.resolve(keys, { sessionId: record.sessionId, monitorId: record.id, purpose });
+    if ("missing" in resolved) return resolved.missing;
+    if (keys.length > 0) this.#secretEnv.set(record.uid, resolved.env);
     return undefined;
   }
-
-  // ------------------------------------------------------------------ scheduling and checks
 
   #record(uid: number): MonitorRecord {
     const record = this.#store.monitors.byUid(uid);
@@ -402,37 +368,10 @@ export class Engine {
 
   #recordCheck(uid: number, probe: PollProbe, result: CheckResult): void {
     const now = this.#now();
-    this.#store.tx(() => {
-      const record = this.#store.monitors.byUid(uid);
-      // Paused, cancelled or ended while the check ran: its result is discarded.
-      if (!record?.trigger || record.state !== "waiting") {
-        if (record?.trigger) this.#store.monitors.recordLeaseEnd(uid);
-        return;
-      }
-      const trigger = record.trigger;
-      const step = pollStep(result, probe.condition(record.source), {
-        polls: trigger.polls,
-        unrunnableStreak: trigger.unrunnableStreak,
-        conditionState: trigger.conditionState,
-      });
-      const observation = step.observation === undefined ? undefined : this.shield.json(capStrings(step.observation));
-      const error = step.error === undefined ? null : this.shield.text(step.error);
-      const dueAt = trigger.nextDueAt ?? now;
-      const interval = record.intervalMs ?? 0;
-      this.#store.monitors.recordCheck(uid, {
-        at: now,
-        nextDueAt: Math.max(dueAt + interval, now),
-        observation,
-        error,
-        unrunnableStreak: step.state.unrunnableStreak,
-        conditionState: step.state.conditionState,
-      });
-      if (step.action === "end") {
-        if (step.eventText !== undefined) this.#store.events.append(uid, this.shield.text(step.eventText), now);
-        this.#endInTx(this.#record(uid), step.reason, step.detail, now);
-      }
-    });
-    this.#changed(this.#record(uid).sessionId);
+    this.#store.tx(() => recordCheckInTx(this.#endingDeps, uid, probe, result, now));
+    const record = this.#record(uid);
+    if (!isActive(record.state)) this.#secretEnv.delete(uid);
+    this.#changed(record.sessionId);
   }
 
   // ------------------------------------------------------------------ watches
@@ -475,7 +414,7 @@ export class Engine {
     this.#store.tx(() => {
       const record = this.#store.monitors.byUid(uid);
       if (!record || !isActive(record.state) || record.eventCount <= record.wakedSeq) return;
-      this.#insertWake(record, "events", `events:${uid}:${record.eventCount}`, null, now);
+      insertWake(this.#endingDeps, record, "events", `events:${uid}:${record.eventCount}`, null, now);
     });
     this.#changed(this.#record(uid).sessionId);
   }
@@ -487,66 +426,13 @@ export class Engine {
     const now = this.#now();
     const ended = this.#store.tx(() => {
       const fresh = this.#store.monitors.byUid(record.uid);
-      return fresh ? this.#endInTx(fresh, reason, detail, now) : false;
+      return fresh ? endInTx(this.#endingDeps, fresh, reason, detail, now) : false;
     });
     if (ended) {
       this.#abortWork(record.uid);
       this.#changed(record.sessionId);
       this.#scheduler.poke();
     }
-  }
-
-  #endInTx(record: MonitorRecord, reason: EndingReason, detail: string, now: number): boolean {
-    if (!isActive(record.state)) return false;
-    const event: StateEvent = reason === "stopped" ? "cancel" : "end";
-    const to = nextState(record.state, event);
-    if (to === undefined) return false;
-    const shownDetail = this.shield.text(detail);
-    if (!this.#store.monitors.end(record.uid, record.state, to, reason, shownDetail, now)) return false;
-    this.#log.info(`monitor ${record.sessionId}/${record.id} ended: ${reason}`, { detail: shownDetail });
-    if (reason !== "stopped") {
-      this.#insertWake(this.#record(record.uid), reason, `end:${record.uid}`, shownDetail, now);
-    }
-    return true;
-  }
-
-  #insertWake(
-    record: MonitorRecord,
-    reason: EndingReason | "events",
-    dedupeKey: string,
-    detail: string | null,
-    now: number,
-  ) {
-    const probe = probeFor(record.kind);
-    const pending = record.eventCount - record.wakedSeq;
-    const facts = {
-      sessionId: record.sessionId,
-      monitor: {
-        id: record.id,
-        name: record.name,
-        kind: record.kind,
-        description: this.shield.text(probe.describe(record.source as never)),
-      },
-      reason,
-      armedAt: record.createdAt,
-      at: now,
-      detail,
-      lastObservation: record.lastObservation,
-      lastError: record.lastError,
-      continuation: record.continuation,
-      events: this.#store.events.since(record.uid, record.wakedSeq, 20),
-      pendingEventCount: pending,
-    };
-    const wakeNumber = this.#store.wakes.insert({
-      sessionId: record.sessionId,
-      monitorUid: record.uid,
-      dedupeKey,
-      kind: reason === "events" ? "events" : "ending",
-      text: this.shield.text(wakeText(facts)),
-      payload: this.shield.json(wakePayload(facts)),
-      createdAt: now,
-    });
-    if (wakeNumber !== null) this.#store.monitors.setWakedSeq(record.uid, record.eventCount);
   }
 
   /** Stops whatever runs for a monitor: its check (result discarded) or its watch process. */

@@ -138,16 +138,16 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
   }));
 
   // ---- vault (names and usage only; values go in, never out)
-  routes.on("GET", "/api/vault", () => ({ status: 200, body: engine.secrets() }));
+  routes.on("GET", "/api/vault", () => ({ status: 200, body: engine.vault.list() }));
   routes.on("PUT", "/api/vault/:key", async (c) => {
     const key = VaultKeySchema.safeParse(c.params.key);
     if (!key.success) throw new HttpError(400, `key: ${formatZodError(key.error)}`);
     const { value } = await c.body(VaultSetSchema);
-    engine.setSecret(key.data, value);
+    engine.vault.set(key.data, value);
     return { status: 200, body: { key: key.data, set: true } };
   });
   routes.on("DELETE", "/api/vault/:key", (c) => {
-    engine.deleteSecret(param(c.params.key, "vault key"));
+    engine.vault.delete(param(c.params.key, "vault key"));
     return { status: 200, body: { deleted: true } };
   });
 }

@@ -1,0 +1,60 @@
+/**
+ * Recording one check's result (inside the caller's transaction): the monitor is read again, and
+ * if it was paused, cancelled or ended while the check ran the result is discarded; otherwise the
+ * poll step decides, the observation is shielded and capped, and the next due time is set.
+ */
+import type { CheckResult, PollProbe } from "../probes/probe.js";
+import { type EndingDeps, endInTx } from "./endings.js";
+import { pollStep } from "./poll-step.js";
+
+/** Strings in a stored observation are capped; the full output lives only in the check. */
+const OBSERVATION_STRING_CAP = 4000;
+
+function capStrings(value: unknown): unknown {
+  if (typeof value === "string") {
+    return value.length > OBSERVATION_STRING_CAP ? `…${value.slice(-OBSERVATION_STRING_CAP)}` : value;
+  }
+  if (Array.isArray(value)) return value.map(capStrings);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v)]));
+  }
+  return value;
+}
+
+export function recordCheckInTx(
+  deps: EndingDeps,
+  uid: number,
+  probe: PollProbe,
+  result: CheckResult,
+  now: number,
+): void {
+  const { store, shield } = deps;
+  const record = store.monitors.byUid(uid);
+  if (!record?.trigger || record.state !== "waiting") {
+    if (record?.trigger) store.monitors.recordLeaseEnd(uid);
+    return;
+  }
+  const trigger = record.trigger;
+  const step = pollStep(result, probe.condition(record.source), {
+    polls: trigger.polls,
+    unrunnableStreak: trigger.unrunnableStreak,
+    conditionState: trigger.conditionState,
+  });
+  const observation = step.observation === undefined ? undefined : shield.json(capStrings(step.observation));
+  const error = step.error === undefined ? null : shield.text(step.error);
+  const dueAt = trigger.nextDueAt ?? now;
+  store.monitors.recordCheck(uid, {
+    at: now,
+    // Every interval from the due time; a check that ran past it is followed at once.
+    nextDueAt: Math.max(dueAt + (record.intervalMs ?? 0), now),
+    observation,
+    error,
+    unrunnableStreak: step.state.unrunnableStreak,
+    conditionState: step.state.conditionState,
+  });
+  if (step.action === "end") {
+    if (step.eventText !== undefined) store.events.append(uid, shield.text(step.eventText), now);
+    const ended = store.monitors.byUid(uid);
+    if (ended) endInTx(deps, ended, step.reason, step.detail, now);
+  }
+}

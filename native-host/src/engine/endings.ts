@@ -1,0 +1,85 @@
+/**
+ * The one place a monitor ends and the one place a wake is written (SPEC §2, §6). Both run inside
+ * the caller's transaction.
+ */
+import type { EndingReason } from "../../../shared/schemas.js";
+import { wakePayload, wakeText } from "../delivery/wake-text.js";
+import type { Logger } from "../log.js";
+import { probeFor } from "../probes/registry.js";
+import type { Shield } from "../secrets/shield.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import type { Store } from "../store/store.js";
+import { isActive, type MonitorEvent, nextState } from "./states.js";
+
+export interface EndingDeps {
+  store: Store;
+  shield: Shield;
+  log: Logger;
+}
+
+/**
+ * Ends an armed monitor with one reason: the state moves through the transition table, the ending
+ * is written only while none exists, the trigger is deleted, and every ending but an explicit stop
+ * writes the one ending wake. Returns false when the monitor had already ended.
+ */
+export function endInTx(
+  deps: EndingDeps,
+  record: MonitorRecord,
+  reason: EndingReason,
+  detail: string,
+  now: number,
+): boolean {
+  if (!isActive(record.state)) return false;
+  const event: MonitorEvent = reason === "stopped" ? "cancel" : "end";
+  const to = nextState(record.state, event);
+  if (to === undefined) return false;
+  const shownDetail = deps.shield.text(detail);
+  if (!deps.store.monitors.end(record.uid, record.state, to, reason, shownDetail, now)) return false;
+  deps.log.info(`monitor ${record.sessionId}/${record.id} ended: ${reason}`, { detail: shownDetail });
+  if (reason !== "stopped") {
+    const ended = deps.store.monitors.byUid(record.uid) as MonitorRecord;
+    insertWake(deps, ended, reason, `end:${record.uid}`, shownDetail, now);
+  }
+  return true;
+}
+
+/** Writes a wake carrying the events since the monitor's last wake (at most 20 shown). */
+export function insertWake(
+  deps: EndingDeps,
+  record: MonitorRecord,
+  reason: EndingReason | "events",
+  dedupeKey: string,
+  detail: string | null,
+  now: number,
+): number | null {
+  const { store, shield } = deps;
+  const facts = {
+    sessionId: record.sessionId,
+    monitor: {
+      id: record.id,
+      name: record.name,
+      kind: record.kind,
+      description: shield.text(probeFor(record.kind).describe(record.source as never)),
+    },
+    reason,
+    armedAt: record.createdAt,
+    at: now,
+    detail,
+    lastObservation: record.lastObservation,
+    lastError: record.lastError,
+    continuation: record.continuation,
+    events: store.events.since(record.uid, record.wakedSeq, 20),
+    pendingEventCount: record.eventCount - record.wakedSeq,
+  };
+  const wakeNumber = store.wakes.insert({
+    sessionId: record.sessionId,
+    monitorUid: record.uid,
+    dedupeKey,
+    kind: reason === "events" ? "events" : "ending",
+    text: shield.text(wakeText(facts)),
+    payload: shield.json(wakePayload(facts)),
+    createdAt: now,
+  });
+  if (wakeNumber !== null) store.monitors.setWakedSeq(record.uid, record.eventCount);
+  return wakeNumber;
+}
