@@ -91,7 +91,17 @@ export const WatchSourceSchema = z.strictObject({
 });
 export type WatchSource = z.infer<typeof WatchSourceSchema>;
 
-export const SourceSchema = z.discriminatedUnion("kind", [CommandSourceSchema, WatchSourceSchema]);
+/** A waitpoint's source: it is armed through wait_create (POST …/waitpoints), not monitor__create. */
+export const SignalSourceSchema = z.strictObject({
+  kind: z.literal("signal"),
+  members: z.array(z.string()).nullable(),
+  quorum: z.number().int().min(1),
+  failFast: z.boolean(),
+  maxSignals: z.number().int().min(1),
+});
+export type SignalSource = z.infer<typeof SignalSourceSchema>;
+
+export const SourceSchema = z.discriminatedUnion("kind", [CommandSourceSchema, WatchSourceSchema, SignalSourceSchema]);
 export type Source = z.infer<typeof SourceSchema>;
 export type SourceKind = Source["kind"];
 
@@ -308,6 +318,73 @@ export const VaultKeySchema = z
 export const VaultSetSchema = z.strictObject({
   value: z.string().min(4, "Expected a value of at least 4 characters (shorter ones cannot be shielded)").max(8192),
 });
+
+// ---------------------------------------------------------------- waitpoints (SPEC §5)
+
+const MemberName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Expected a member name of letters, digits, '.', '_' or '-'");
+
+export const WAIT_LIMITS = { maxExpiresInHours: 720, maxMembers: 100, maxSignals: 1000 } as const;
+
+export const WaitCreateSchema = z
+  .strictObject({
+    label: z.string().trim().min(1, "Expected a short label").max(200),
+    intent: z.string().trim().min(1, "Expected the intent: what you wait for and what you will do then").max(4000),
+    members: z.array(MemberName).min(1).max(WAIT_LIMITS.maxMembers).optional(),
+    quorum: z.union([z.number().int().min(1), z.literal("all")]).optional(),
+    fail_fast: z.boolean().optional(),
+    max_signals: z.number().int().min(1).max(WAIT_LIMITS.maxSignals).optional(),
+    expires_in_hours: z
+      .number()
+      .positive()
+      .max(WAIT_LIMITS.maxExpiresInHours, "Expected at most 720 hours (30 days)")
+      .optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.members && new Set(input.members).size !== input.members.length) {
+      ctx.addIssue({ code: "custom", path: ["members"], message: "Expected distinct member names" });
+    }
+    if (typeof input.quorum === "number" && input.members && input.quorum > input.members.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["quorum"],
+        message: `Expected a quorum of at most ${input.members.length} (the number of members), got ${input.quorum}`,
+      });
+    }
+  });
+export type WaitCreate = z.infer<typeof WaitCreateSchema>;
+
+export const SIGNAL_STATUSES = ["ok", "fail", "progress"] as const;
+export const SIGNAL_LIMITS = { bodyBytes: 64 * 1024, messageChars: 2000, dataChars: 16_000 } as const;
+
+/** POST /webhook/signal and spool files. Over-long message/data are cut, not refused. */
+export const SignalBodySchema = z.strictObject({
+  id: z.string().min(1).max(64),
+  secret: z.string().min(1).max(256),
+  status: z.enum(SIGNAL_STATUSES).default("ok"),
+  message: z.string().optional(),
+  member: z.string().max(64).optional(),
+  data: z.unknown().optional(),
+  /** The sender's identity for this signal: a repeat with the same key is a duplicate. */
+  key: z.string().min(1).max(200).optional(),
+});
+export type SignalBody = z.infer<typeof SignalBodySchema>;
+
+/** `$VIGIL_HOME/settings.json` (every key optional; environment variables fill the rest). */
+export const SettingsSchema = z.strictObject({
+  waitpointTtlMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(WAIT_LIMITS.maxExpiresInHours * 3_600_000)
+    .optional(),
+  waitpointSweepMs: z.number().int().min(0).max(3_600_000).optional(),
+  waitpointMaxWakesPerHour: z.number().int().min(1).max(1000).optional(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
 
 // ---------------------------------------------------------------- errors
 

@@ -4,13 +4,24 @@
  */
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { Delivery } from "./delivery/delivery.js";
 import { Engine } from "./engine/engine.js";
 import { type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
 import { createApiServer } from "./http/server.js";
 import { createLogger } from "./log.js";
+import { packageRoot } from "./paths.js";
 import { Shield } from "./secrets/shield.js";
+import { loadSettings } from "./settings.js";
 import { Store } from "./store/store.js";
+import { Spool } from "./waitpoints/spool.js";
+
+/** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
+function signalCommand(home: string): string {
+  const bin = join(packageRoot, "bin", "vigil.js");
+  return home === join(homedir(), ".vigil") ? bin : `${bin} --home ${home}`;
+}
 
 /** A stale daemon.json (after kill -9, or a reused pid) must not block a start. */
 async function answers(url: string): Promise<boolean> {
@@ -34,10 +45,27 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   }
   const shield = new Shield(store.vault.entries());
   const log = createLogger({ file: paths.log, shield });
-  const engine = new Engine({ store, log, shield });
+  const settings = loadSettings(options.home);
+  let url = "";
+  const engine = new Engine({
+    store,
+    log,
+    shield,
+    settings,
+    signalTarget: () => ({ command: signalCommand(options.home), url: `${url}/webhook/signal`, spoolDir: paths.spool }),
+  });
   const delivery = new Delivery({ store, log, shield, changes: engine.changes });
   engine.start();
   delivery.start();
+  const spool = new Spool({
+    dir: paths.spool,
+    sweepMs: settings.waitpointSweepMs,
+    log,
+    intake: (body) => engine.waitpoints.signal(body, "spool"),
+  });
+  const purge = setInterval(() => engine.waitpoints.purge(Date.now()), 3_600_000);
+  purge.unref();
+  engine.waitpoints.purge(Date.now());
 
   const server = createApiServer({ engine, delivery, token, log });
   await new Promise<void>((resolve, reject) => {
@@ -45,10 +73,13 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     server.listen(options.port, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const info: DaemonInfo = { pid: process.pid, port, url: `http://127.0.0.1:${port}` };
+  url = `http://127.0.0.1:${port}`;
+  const info: DaemonInfo = { pid: process.pid, port, url };
   writeFileSync(`${paths.daemonJson}.tmp`, JSON.stringify(info), { mode: 0o600 });
   // rename is atomic: a reader sees the old file or the whole new one.
   renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);
+  // Collect the spool once the signal URL is known (how_to_signal lines need it).
+  spool.start();
   log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
 
   let stopping = false;
@@ -56,6 +87,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     if (stopping) return;
     stopping = true;
     log.info(`received ${signal}, stopping`);
+    spool.stop();
+    clearInterval(purge);
     engine.stop();
     delivery.stop();
     server.closeAllConnections();

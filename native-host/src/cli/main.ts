@@ -7,6 +7,7 @@ import { resolveHome } from "../paths.js";
 import { CliError } from "./client.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
+import { registerSignalCommand } from "./signal-command.js";
 import { registerVaultCommands } from "./vault-commands.js";
 
 export interface GlobalOptions {
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerSessionCommands(program);
   registerMonitorCommands(program);
   registerVaultCommands(program);
+  registerSignalCommand(program);
   return program;
 }
 

@@ -24,7 +24,7 @@ export interface WakeFacts {
   pendingEventCount: number;
 }
 
-const KIND_NAMES: Record<SourceKind, string> = { command: "command wait", watch: "watch" };
+const KIND_NAMES: Record<SourceKind, string> = { command: "command wait", watch: "watch", signal: "waitpoint" };
 
 const HEADLINES: Record<EndingReason | "events", string> = {
   met: "its condition was met",
@@ -36,6 +36,14 @@ const HEADLINES: Record<EndingReason | "events", string> = {
   error: "its check could not run",
   lost: "the Vigil daemon restarted and the watched process was lost with it",
   events: "it reported new events and is still watching",
+};
+
+/** Waitpoints resolve rather than "meet a condition". */
+const SIGNAL_HEADLINES: Partial<Record<EndingReason | "events", string>> = {
+  met: "it resolved: the signals it waited for arrived",
+  failed: "a job reported failure",
+  timeout: "it expired before it resolved",
+  events: "new reports arrived; it stays open as a mailbox",
 };
 
 export function formatDuration(ms: number): string {
@@ -93,20 +101,24 @@ export function wakeText(facts: WakeFacts): string {
   );
   const verb = facts.reason === "events" ? "Still running" : `Ended (${facts.reason})`;
   lines.push(
-    `${verb}: ${HEADLINES[facts.reason]}, after ${formatDuration(facts.at - facts.armedAt)} (armed ${payload.armedAt}, now ${new Date(facts.at).toISOString()}).`,
+    `${verb}: ${(monitor.kind === "signal" && SIGNAL_HEADLINES[facts.reason]) || HEADLINES[facts.reason]}, after ${formatDuration(facts.at - facts.armedAt)} (armed ${payload.armedAt}, now ${new Date(facts.at).toISOString()}).`,
   );
   if (facts.detail) lines.push(`Why: ${facts.detail}`);
   lines.push(`Watching: ${monitor.description}`);
-  if (facts.continuation) lines.push(`Your note from when you armed it: ${facts.continuation}`);
+  if (facts.continuation) {
+    const label = monitor.kind === "signal" ? "Your intent when you armed it" : "Your note from when you armed it";
+    lines.push(`${label}: ${facts.continuation}`);
+  }
   if (facts.lastError) lines.push(`Last error: ${facts.lastError}`);
   const seen = observationText(facts.lastObservation);
   if (seen !== null && facts.reason !== "events") lines.push("", fence("Last check saw", seen));
   if (payload.events.length > 0) {
     const omitted = payload.omittedEvents > 0 ? `, ${payload.omittedEvents} earlier omitted` : "";
     const body = payload.events.map((event) => `[${event.at}] ${event.text}`).join("\n");
-    lines.push("", fence(`Events (${payload.events.length} shown${omitted})`, body));
+    const what = monitor.kind === "signal" ? "Signals" : "Events";
+    lines.push("", fence(`${what} (${payload.events.length} shown${omitted})`, body));
   }
-  if (facts.reason === "met") {
+  if (facts.reason === "met" && monitor.kind !== "signal") {
     lines.push("", "The condition being met does not by itself establish the business outcome: read the output above.");
   }
   return lines.join("\n");

@@ -22,10 +22,12 @@ import { LIMITS, probeFor } from "../probes/registry.js";
 import { secretKeysIn } from "../secrets/references.js";
 import { Shield } from "../secrets/shield.js";
 import { Vault } from "../secrets/vault.js";
+import { DEFAULT_SETTINGS, type ResolvedSettings } from "../settings.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
+import { Waitpoints } from "../waitpoints/waitpoints.js";
 import { Changes } from "./changes.js";
 import { recordCheckInTx } from "./checks.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
@@ -42,6 +44,9 @@ export interface EngineOptions {
   concurrency?: number;
   shield?: Shield;
   changes?: Changes;
+  settings?: ResolvedSettings;
+  /** How an outside job reaches this daemon (for waitpoints' how_to_signal lines). */
+  signalTarget?: () => { command: string; url: string; spoolDir: string };
 }
 
 interface RunningWatch {
@@ -52,6 +57,7 @@ interface RunningWatch {
 export class Engine {
   readonly shield: Shield;
   readonly vault: Vault;
+  readonly waitpoints: Waitpoints;
   readonly #store: Store;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -73,6 +79,16 @@ export class Engine {
     this.shield = options.shield ?? new Shield(this.#store.vault.entries());
     this.changes = options.changes ?? new Changes();
     this.vault = new Vault(this.#store, this.shield, this.#now);
+    this.waitpoints = new Waitpoints({
+      ...this.#endingDeps,
+      changes: this.changes,
+      now: this.#now,
+      poke: () => this.#scheduler?.poke(),
+      settings: options.settings ?? DEFAULT_SETTINGS,
+      target:
+        options.signalTarget ??
+        (() => ({ command: "vigil", url: "http://127.0.0.1:7391/webhook/signal", spoolDir: "~/.vigil/tmp/signals" })),
+    });
     this.#scheduler = new Scheduler({
       now: this.#now,
       nextAt: () => this.#nextAt(),
@@ -171,6 +187,11 @@ export class Engine {
     const parsed = SourceSchema.safeParse(body.source);
     if (!parsed.success) throw new ValidationError(`source: ${formatZodError(parsed.error)}`);
     const source = parsed.data;
+    if (source.kind === "signal") {
+      throw new ValidationError(
+        "source.kind: a waitpoint is armed with wait_create (POST /api/sessions/:sid/waitpoints)",
+      );
+    }
     const probe = probeFor(source.kind);
     const timing = probe.timing(body);
     const missing = secretKeysIn(probe.secretText(source)).find((key) => !this.vault.has(key));
@@ -316,12 +337,20 @@ export class Engine {
   #tick(now: number): void {
     if (this.#stopped) return;
     for (const record of this.#store.monitors.expired(now)) {
-      this.#end(record, "timeout", `deadline of ${Math.round(record.timeoutMs / 1000)}s passed`);
+      const detail =
+        record.kind === "signal"
+          ? this.waitpoints.deadlineDetail(record)
+          : `deadline of ${Math.round(record.timeoutMs / 1000)}s passed`;
+      this.#end(record, "timeout", detail);
     }
     const room = this.#concurrency - this.#checks.size;
     if (room <= 0) return;
     for (const record of this.#store.monitors.due(now, room)) {
       const probe = probeFor(record.kind);
+      if (probe.mode === "signal") {
+        this.waitpoints.fireDue(record, now);
+        continue;
+      }
       if (probe.mode !== "poll") continue;
       const timing = probe.timing({
         intervalSeconds: (record.intervalMs ?? 0) / 1000,

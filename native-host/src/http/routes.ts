@@ -5,9 +5,12 @@ import {
   MonitorCreateSchema,
   SessionCreateSchema,
   SessionPatchSchema,
+  SIGNAL_LIMITS,
+  SignalBodySchema,
   TurnSchema,
   VaultKeySchema,
   VaultSetSchema,
+  WaitCreateSchema,
 } from "../../../shared/schemas.js";
 import { type Delivery, MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
@@ -136,6 +139,41 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     status: 200,
     body: delivery.retry(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
+
+  // ---- waitpoints (SPEC §5)
+  routes.on("POST", "/api/sessions/:sid/waitpoints", async (c) => {
+    const sid = param(c.params.sid, "session id");
+    engine.session(sid);
+    return { status: 201, body: engine.waitpoints.create(sid, await c.body(WaitCreateSchema)) };
+  });
+  routes.on("GET", "/api/sessions/:sid/waitpoints", (c) => ({
+    status: 200,
+    body: engine.waitpoints.list(param(c.params.sid, "session id")),
+  }));
+  routes.on("GET", "/api/sessions/:sid/waitpoints/:wid", (c) => {
+    const record = engine.waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
+    return { status: 200, body: engine.waitpoints.view(record) };
+  });
+  routes.on("DELETE", "/api/sessions/:sid/waitpoints/:wid", (c) => {
+    const record = engine.waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
+    engine.control(record.sessionId, record.id, "cancel");
+    return { status: 200, body: engine.waitpoints.view(engine.monitor(record.sessionId, record.id)) };
+  });
+  routes.on(
+    "POST",
+    "/webhook/signal",
+    async (c) => {
+      if (engine.waitpoints.overMissBudget()) {
+        return {
+          status: 429,
+          body: { error: "Too many unknown ids or wrong secrets in the last minute; try again later" },
+        };
+      }
+      const outcome = engine.waitpoints.signal(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes), "http");
+      return { status: outcome.status, body: outcome.body };
+    },
+    { public: true },
+  );
 
   // ---- vault (names and usage only; values go in, never out)
   routes.on("GET", "/api/vault", () => ({ status: 200, body: engine.vault.list() }));

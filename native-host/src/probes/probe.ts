@@ -53,4 +53,9 @@ export interface StreamProbe<S extends Source = Source> extends ProbeBase<S> {
   start(source: S, context: StreamContext): void;
 }
 
-export type Probe<S extends Source = Source> = PollProbe<S> | StreamProbe<S>;
+/** Signals arrive from outside (a waitpoint): nothing is polled or run. */
+export interface SignalProbe<S extends Source = Source> extends ProbeBase<S> {
+  mode: "signal";
+}
+
+export type Probe<S extends Source = Source> = PollProbe<S> | StreamProbe<S> | SignalProbe<S>;

@@ -2,11 +2,13 @@
 import type { Source, SourceKind } from "../../../shared/schemas.js";
 import { commandProbe } from "./command.js";
 import type { Probe } from "./probe.js";
+import { signalProbe } from "./signal.js";
 import { watchProbe } from "./watch.js";
 
 export const PROBES = {
   command: commandProbe,
   watch: watchProbe,
+  signal: signalProbe,
 } satisfies { [K in SourceKind]: Probe<Extract<Source, { kind: K }>> };
 
 export function probeFor(kind: SourceKind): Probe {

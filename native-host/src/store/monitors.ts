@@ -34,7 +34,7 @@ export interface MonitorRecord {
 }
 
 export interface TriggerRecord {
-  mode: "poll" | "stream";
+  mode: "poll" | "stream" | "signal";
   nextDueAt: number | null;
   deadlineAt: number;
   leaseUntil: number | null;
@@ -101,7 +101,7 @@ function toRecord(raw: Raw): MonitorRecord {
       raw.mode === null
         ? null
         : {
-            mode: raw.mode as "poll" | "stream",
+            mode: raw.mode as TriggerRecord["mode"],
             nextDueAt: raw.next_due_at,
             deadlineAt: raw.deadline_at as number,
             leaseUntil: raw.lease_until,
@@ -153,6 +153,7 @@ export class MonitorsTable {
   readonly #activeOfMode;
   readonly #setWakedSeq;
   readonly #endLease;
+  readonly #delete;
 
   constructor(db: Db) {
     this.#insertMonitor = db.prepare(
@@ -195,6 +196,7 @@ export class MonitorsTable {
     this.#setNextDue = db.prepare("UPDATE triggers SET next_due_at = ? WHERE monitor_uid = ?");
     this.#clearLeases = db.prepare("UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL");
     this.#activeOfMode = db.prepare<[string], Raw>(`${SELECT} WHERE t.mode = ? ORDER BY m.uid`);
+    this.#delete = db.prepare("DELETE FROM monitors WHERE uid = ?");
     this.#endLease = db.prepare("UPDATE triggers SET lease_until = NULL WHERE monitor_uid = ?");
     this.#setWakedSeq = db.prepare("UPDATE monitors SET waked_seq = max(waked_seq, ?) WHERE uid = ?");
   }
@@ -273,8 +275,12 @@ export class MonitorsTable {
     return this.#clearLeases.run().changes;
   }
 
-  armedOfMode(mode: "poll" | "stream"): MonitorRecord[] {
+  armedOfMode(mode: TriggerRecord["mode"]): MonitorRecord[] {
     return this.#activeOfMode.all(mode).map(toRecord);
+  }
+
+  delete(uid: number): void {
+    this.#delete.run(uid);
   }
 
   setWakedSeq(uid: number, seq: number): void {

@@ -4,6 +4,7 @@ import { EventsTable } from "./events.js";
 import { MonitorsTable } from "./monitors.js";
 import { SessionsTable } from "./sessions.js";
 import { VaultTable } from "./vault.js";
+import { WaitpointsTable } from "./waitpoints.js";
 import { WakesTable } from "./wakes.js";
 
 export class Store {
@@ -12,6 +13,7 @@ export class Store {
   readonly events: EventsTable;
   readonly wakes: WakesTable;
   readonly vault: VaultTable;
+  readonly waitpoints: WaitpointsTable;
 
   constructor(readonly db: Db) {
     this.sessions = new SessionsTable(db);
@@ -19,6 +21,7 @@ export class Store {
     this.events = new EventsTable(db);
     this.wakes = new WakesTable(db);
     this.vault = new VaultTable(db);
+    this.waitpoints = new WaitpointsTable(db);
   }
 
   static open(file: string): Store {

@@ -1,0 +1,32 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
+
+const home = () => mkdtempSync(join(tmpdir(), "vigil-settings-"));
+
+test("defaults, then the environment, then settings.json wins", () => {
+  const dir = home();
+  expect(loadSettings(dir, {})).toEqual(DEFAULT_SETTINGS);
+  expect(loadSettings(dir, { VIGIL_WAITPOINT_SWEEP_MS: "0" }).waitpointSweepMs).toBe(0);
+  writeFileSync(join(dir, "settings.json"), JSON.stringify({ waitpointSweepMs: 5000 }));
+  expect(loadSettings(dir, { VIGIL_WAITPOINT_SWEEP_MS: "0", VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: "3" })).toEqual({
+    ...DEFAULT_SETTINGS,
+    waitpointSweepMs: 5000,
+    waitpointMaxWakesPerHour: 3,
+  });
+});
+
+test("bad settings say which key and what came", () => {
+  const dir = home();
+  writeFileSync(join(dir, "settings.json"), JSON.stringify({ waitpointSweepMs: -1 }));
+  expect(() => loadSettings(dir, {})).toThrow(/settings.json: waitpointSweepMs: Too small/);
+  writeFileSync(join(dir, "settings.json"), JSON.stringify({ sweep: 1 }));
+  expect(() => loadSettings(dir, {})).toThrow(/Unrecognized key: "sweep"/);
+  writeFileSync(join(dir, "settings.json"), "{oops");
+  expect(() => loadSettings(dir, {})).toThrow(/Expected JSON, got malformed JSON/);
+  expect(() => loadSettings(home(), { VIGIL_WAITPOINT_TTL_MS: "abc" })).toThrow(
+    /VIGIL_WAITPOINT_TTL_MS: .* \(got abc\)/,
+  );
+});

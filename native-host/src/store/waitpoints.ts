@@ -1,0 +1,153 @@
+/** Waitpoints (secret hash, members, quorum) and the signals they received. */
+import type { Db } from "./db.js";
+
+export interface WaitpointRow {
+  monitorUid: number;
+  id: string;
+  secretHash: string;
+  members: string[] | null;
+  quorum: number;
+  failFast: boolean;
+  maxSignals: number;
+}
+
+export interface SignalRow {
+  id: number;
+  status: "ok" | "fail" | "progress";
+  member: string | null;
+  message: string | null;
+  data: string | null;
+  via: "http" | "spool";
+  receivedAt: number;
+  eventSeq: number;
+}
+
+interface RawWaitpoint {
+  monitor_uid: number;
+  id: string;
+  secret_hash: string;
+  members: string | null;
+  quorum: number;
+  fail_fast: number;
+  max_signals: number;
+}
+
+interface RawSignal {
+  id: number;
+  status: SignalRow["status"];
+  member: string | null;
+  message: string | null;
+  data: string | null;
+  via: SignalRow["via"];
+  received_at: number;
+  event_seq: number;
+}
+
+const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
+  monitorUid: raw.monitor_uid,
+  id: raw.id,
+  secretHash: raw.secret_hash,
+  members: raw.members === null ? null : (JSON.parse(raw.members) as string[]),
+  quorum: raw.quorum,
+  failFast: raw.fail_fast === 1,
+  maxSignals: raw.max_signals,
+});
+
+const toSignal = (raw: RawSignal): SignalRow => ({
+  id: raw.id,
+  status: raw.status,
+  member: raw.member,
+  message: raw.message,
+  data: raw.data,
+  via: raw.via,
+  receivedAt: raw.received_at,
+  eventSeq: raw.event_seq,
+});
+
+export class WaitpointsTable {
+  readonly #insert;
+  readonly #byId;
+  readonly #byUid;
+  readonly #insertSignal;
+  readonly #keyExists;
+  readonly #signals;
+  readonly #signalsAfter;
+  readonly #wakesSince;
+  readonly #wakeCount;
+  readonly #purgeable;
+
+  constructor(db: Db) {
+    this.#insert = db.prepare(
+      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals)
+       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals)`,
+    );
+    this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
+    this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
+    this.#insertSignal = db.prepare(
+      `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
+       VALUES (@monitorUid, @key, @status, @member, @message, @data, @via, @receivedAt, @eventSeq)`,
+    );
+    this.#keyExists = db.prepare<[string], { one: number }>("SELECT 1 AS one FROM signals WHERE key = ?");
+    this.#signals = db.prepare<[number], RawSignal>("SELECT * FROM signals WHERE monitor_uid = ? ORDER BY id");
+    this.#signalsAfter = db.prepare<[number, number], RawSignal>(
+      "SELECT * FROM signals WHERE monitor_uid = ? AND event_seq > ? ORDER BY id",
+    );
+    this.#wakesSince = db.prepare<[number, number], { created_at: number }>(
+      "SELECT created_at FROM wakes WHERE monitor_uid = ? AND created_at > ? ORDER BY created_at",
+    );
+    this.#wakeCount = db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM wakes WHERE monitor_uid = ?");
+    this.#purgeable = db.prepare<[number], { uid: number }>(
+      `SELECT m.uid FROM monitors m JOIN waitpoints w ON w.monitor_uid = m.uid
+       WHERE m.ending_at IS NOT NULL AND m.ending_at <= ?
+         AND NOT EXISTS (SELECT 1 FROM wakes k WHERE k.monitor_uid = m.uid AND k.state IN ('ready','delivering','needs_review'))`,
+    );
+  }
+
+  insert(row: WaitpointRow): void {
+    this.#insert.run({
+      ...row,
+      members: row.members === null ? null : JSON.stringify(row.members),
+      failFast: row.failFast ? 1 : 0,
+    });
+  }
+
+  byId(id: string): WaitpointRow | undefined {
+    const raw = this.#byId.get(id);
+    return raw && toWaitpoint(raw);
+  }
+
+  byUid(uid: number): WaitpointRow | undefined {
+    const raw = this.#byUid.get(uid);
+    return raw && toWaitpoint(raw);
+  }
+
+  hasKey(key: string): boolean {
+    return this.#keyExists.get(key) !== undefined;
+  }
+
+  insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): void {
+    this.#insertSignal.run(signal);
+  }
+
+  signals(uid: number): SignalRow[] {
+    return this.#signals.all(uid).map(toSignal);
+  }
+
+  /** Signals not yet carried by a wake. */
+  signalsAfter(uid: number, eventSeq: number): SignalRow[] {
+    return this.#signalsAfter.all(uid, eventSeq).map(toSignal);
+  }
+
+  wakeTimesSince(uid: number, since: number): number[] {
+    return this.#wakesSince.all(uid, since).map((row) => row.created_at);
+  }
+
+  wakeCount(uid: number): number {
+    return this.#wakeCount.get(uid)?.n ?? 0;
+  }
+
+  /** Ended before `before`, with nothing left to deliver. */
+  purgeable(before: number): number[] {
+    return this.#purgeable.all(before).map((row) => row.uid);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The ready-to-paste lines of a wait_create reply (SPEC §5). With members, every line carries a
+ * bare MEMBER placeholder; attach_to_pid a bare PID placeholder. The agent never composes these.
+ */
+export interface HowToSignal {
+  env: string;
+  cli: string;
+  curl: string;
+  shell: string;
+  attach_to_pid: string;
+  recommended: "cli" | "shell";
+  member_note?: string;
+}
+
+export interface SignalTarget {
+  id: string;
+  secret: string;
+  members: string[] | null;
+  /** How to run the CLI here: `vigil`, or the checkout's bin/vigil.js, with --home when not the default. */
+  command: string;
+  /** The daemon's signal route. */
+  url: string;
+  /** $VIGIL_HOME/tmp/signals */
+  spoolDir: string;
+}
+
+const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`);
+
+export function howToSignal(target: SignalTarget): HowToSignal {
+  const member = target.members ? " --member MEMBER" : "";
+  const memberJson = target.members ? ',"member":"MEMBER"' : "";
+  const cli = `${target.command} signal --id ${target.id} --secret ${target.secret}${member}`;
+  const lines: HowToSignal = {
+    env: `export VIGIL_SIGNAL_ID=${target.id} VIGIL_SIGNAL_SECRET=${target.secret}${target.members ? " VIGIL_SIGNAL_MEMBER=MEMBER" : ""}`,
+    cli: `${cli} --exit-code $?`,
+    curl:
+      `curl -sS -XPOST ${target.url} -H 'content-type: application/json' ` +
+      `-d '{"id":"${target.id}","secret":"${target.secret}","status":"ok","message":"done"${memberJson}}'`,
+    shell:
+      `s=$?; d=${quote(target.spoolDir)}; f="$d/$(date +%s%N)-$$-$RANDOM"; mkdir -p "$d"; ` +
+      `printf '{"id":"${target.id}","secret":"${target.secret}","status":"%s","message":"exit=%s"${memberJson}}' ` +
+      `"$([ $s -eq 0 ] && echo ok || echo fail)" "$s" > "$f.tmp" && mv "$f.tmp" "$f.json"`,
+    attach_to_pid: `(while kill -0 PID 2>/dev/null; do sleep 5; done; ${cli} --status ok --message "pid PID exited") &`,
+    recommended: "cli",
+  };
+  if (target.members) {
+    lines.member_note = `Replace MEMBER with the reporting job's name, one of: ${target.members.join(", ")}. A signal without a listed member is refused.`;
+  }
+  return lines;
+}

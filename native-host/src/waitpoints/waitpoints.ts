@@ -1,0 +1,355 @@
+/**
+ * Waitpoints (SPEC §5): an id + one-time secret that an outside job signals when it is done.
+ * A waitpoint is a monitor of kind `signal`: same work record, states, wakes and views. Its
+ * trigger's next_due_at is when a pending wake goes out (3 s barrier settle, or the hourly cap).
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { SignalBody, SignalSource, WaitCreate } from "../../../shared/schemas.js";
+import type { Changes } from "../engine/changes.js";
+import { type EndingDeps, endInTx, insertWake } from "../engine/endings.js";
+import { isActive } from "../engine/states.js";
+import { NotFoundError, ValidationError } from "../errors.js";
+import type { ResolvedSettings } from "../settings.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
+import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
+import { type HowToSignal, howToSignal } from "./how-to-signal.js";
+
+export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
+export const MISS_BUDGET = { misses: 60, windowMs: 60_000 };
+const MESSAGE_CAP = 2000;
+const DATA_CAP = 16_000;
+
+export interface WaitpointDeps extends EndingDeps {
+  changes: Changes;
+  now: () => number;
+  /** The scheduler: a trigger's due time changed. */
+  poke: () => void;
+  settings: ResolvedSettings;
+  /** How a job reaches this daemon: the CLI command, the signal URL, the spool folder. */
+  target: () => { command: string; url: string; spoolDir: string };
+}
+
+export interface SignalOutcome {
+  status: 202 | 401 | 404 | 410 | 422;
+  body: Record<string, unknown>;
+  /** An unknown id or a wrong secret: counts toward the miss budget. */
+  miss?: boolean;
+}
+
+export interface WaitpointView {
+  id: string;
+  sessionId: string;
+  label: string;
+  intent: string;
+  state: "armed" | "resolved" | "failed" | "cancelled" | "expired";
+  monitorState: MonitorRecord["state"];
+  members: string[] | null;
+  quorum: number;
+  failFast: boolean;
+  maxSignals: number;
+  received: number;
+  heartbeats: number;
+  /** `train-arm2 · 0/1 received · expires in 3h` — the side panel's capsule text, minus the time. */
+  progress: string;
+  createdAt: string;
+  expiresAt: string | null;
+  endedAt: string | null;
+  wakesSent: number;
+  wakesThisHour: number;
+  maxWakesPerHour: number;
+  /** The hourly cap holds a wake back until this time. */
+  heldUntil: string | null;
+  signals: Array<{
+    status: string;
+    member: string | null;
+    message: string | null;
+    data: string | null;
+    via: string;
+    at: string;
+  }>;
+}
+
+const hash = (secret: string) => createHash("sha256").update(secret).digest();
+const cap = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max)} …[cut at ${max} characters]` : text;
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+export class Waitpoints {
+  readonly #misses: number[] = [];
+
+  constructor(private readonly deps: WaitpointDeps) {}
+
+  // ------------------------------------------------------------------ wait_create / check / cancel
+
+  create(
+    sessionId: string,
+    input: WaitCreate,
+  ): { id: string; secret: string; state: "armed"; how_to_signal: HowToSignal } {
+    const { store, now: clock, settings } = this.deps;
+    if (!store.sessions.get(sessionId)) throw new NotFoundError(`Unknown session ${sessionId}`);
+    const members = input.members ?? null;
+    const quorum = input.quorum === "all" || input.quorum === undefined ? (members ? members.length : 1) : input.quorum;
+    if (input.quorum === "all" && !members)
+      throw new ValidationError('quorum: Expected a number, or "all" together with members');
+    const source: SignalSource = {
+      kind: "signal",
+      members,
+      quorum,
+      failFast: input.fail_fast ?? true,
+      maxSignals: input.max_signals ?? 1,
+    };
+    const timeoutMs =
+      input.expires_in_hours === undefined ? settings.waitpointTtlMs : Math.round(input.expires_in_hours * HOUR_MS);
+    const id = `wp_${randomBytes(6).toString("hex")}`;
+    const secret = randomBytes(24).toString("hex");
+    const now = clock();
+    store.tx(() => {
+      const uid = store.monitors.insert({
+        sessionId,
+        id,
+        name: input.label,
+        kind: "signal",
+        source,
+        continuation: input.intent,
+        intervalMs: null,
+        timeoutMs,
+        createdAt: now,
+        mode: "signal",
+        nextDueAt: null,
+        deadlineAt: now + timeoutMs,
+      });
+      store.waitpoints.insert({
+        monitorUid: uid,
+        id,
+        secretHash: hash(secret).toString("hex"),
+        members,
+        quorum,
+        failFast: source.failFast,
+        maxSignals: source.maxSignals,
+      });
+    });
+    this.deps.changes.emit(sessionId);
+    this.deps.poke();
+    return { id, secret, state: "armed", how_to_signal: howToSignal({ id, secret, members, ...this.deps.target() }) };
+  }
+
+  list(sessionId: string): WaitpointView[] {
+    const { store } = this.deps;
+    if (!store.sessions.get(sessionId)) throw new NotFoundError(`Unknown session ${sessionId}`);
+    return store.monitors
+      .list(sessionId)
+      .filter((record) => record.kind === "signal")
+      .map((record) => this.view(record));
+  }
+
+  /** Only the owning session sees its waitpoints: another session's id is unknown here. */
+  record(sessionId: string, id: string): MonitorRecord {
+    const { store } = this.deps;
+    if (!store.sessions.get(sessionId)) throw new NotFoundError(`Unknown session ${sessionId}`);
+    const record = store.monitors.get(sessionId, id);
+    if (record?.kind !== "signal") throw new NotFoundError(`Unknown waitpoint ${id} in session ${sessionId}`);
+    return record;
+  }
+
+  view(record: MonitorRecord): WaitpointView {
+    const { store, now, settings } = this.deps;
+    const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
+    const signals = store.waitpoints.signals(record.uid);
+    const received = countTerminal(wp.members, signals);
+    const total = wp.members ? wp.members.length : wp.quorum;
+    const recent = store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS);
+    const held =
+      recent.length >= settings.waitpointMaxWakesPerHour && record.trigger?.nextDueAt ? record.trigger.nextDueAt : null;
+    const state = isActive(record.state)
+      ? "armed"
+      : record.endingReason === "stopped"
+        ? "cancelled"
+        : record.endingReason === "timeout"
+          ? "expired"
+          : record.endingReason === "failed"
+            ? "failed"
+            : "resolved";
+    return this.deps.shield.json({
+      id: wp.id,
+      sessionId: record.sessionId,
+      label: record.name,
+      intent: record.continuation ?? "",
+      state,
+      monitorState: record.state,
+      members: wp.members,
+      quorum: wp.quorum,
+      failFast: wp.failFast,
+      maxSignals: wp.maxSignals,
+      received,
+      heartbeats: signals.length - signals.filter((s) => s.status !== "progress").length,
+      progress: `${record.name} · ${received}/${total} received`,
+      createdAt: iso(record.createdAt) as string,
+      expiresAt: iso(record.trigger?.deadlineAt),
+      endedAt: iso(record.endingAt),
+      wakesSent: store.waitpoints.wakeCount(record.uid),
+      wakesThisHour: recent.length,
+      maxWakesPerHour: settings.waitpointMaxWakesPerHour,
+      heldUntil: iso(held),
+      signals: signals.map((s) => ({
+        status: s.status,
+        member: s.member,
+        message: s.message,
+        data: s.data,
+        via: s.via,
+        at: iso(s.receivedAt) as string,
+      })),
+    });
+  }
+
+  // ------------------------------------------------------------------ signals
+
+  /** True while the miss budget (unknown ids + wrong secrets, 60 a minute) is spent. */
+  overMissBudget(): boolean {
+    const since = this.deps.now() - MISS_BUDGET.windowMs;
+    while (this.#misses.length > 0 && (this.#misses[0] as number) <= since) this.#misses.shift();
+    return this.#misses.length >= MISS_BUDGET.misses;
+  }
+
+  /** Accepts one signal (from the route or the spool). The secret is the capability. */
+  signal(body: SignalBody, via: "http" | "spool"): SignalOutcome {
+    const outcome = this.deps.store.tx(() => this.#signalInTx(body, via));
+    if (outcome.miss) {
+      if (via === "http") this.#misses.push(this.deps.now());
+      this.deps.log.warn(
+        `signal refused (${outcome.status}) for ${JSON.stringify(body.id.slice(0, 64))} via ${via}: ${outcome.body.error}`,
+      );
+    }
+    return outcome;
+  }
+
+  #signalInTx(body: SignalBody, via: "http" | "spool"): SignalOutcome {
+    const { store, shield } = this.deps;
+    const wp = store.waitpoints.byId(body.id);
+    if (!wp)
+      return {
+        status: 404,
+        body: { error: `Unknown waitpoint ${body.id} (never armed, or purged 3 days after it resolved)` },
+        miss: true,
+      };
+    const given = hash(body.secret);
+    if (!timingSafeEqual(given, Buffer.from(wp.secretHash, "hex"))) {
+      return { status: 401, body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
+    }
+    if (body.key && store.waitpoints.hasKey(body.key))
+      return { status: 202, body: { accepted: true, duplicate: true, id: wp.id } };
+    const record = store.monitors.byUid(wp.monitorUid) as MonitorRecord;
+    if (!isActive(record.state)) {
+      const why =
+        record.endingReason === "stopped"
+          ? "cancelled"
+          : record.endingReason === "timeout"
+            ? "expired"
+            : "already resolved";
+      return { status: 410, body: { error: `Waitpoint ${wp.id} is ${why}`, state: why } };
+    }
+    if (wp.members && (!body.member || !wp.members.includes(body.member))) {
+      const got = body.member ? `"${body.member}", which is not one of them` : "no member";
+      return {
+        status: 422,
+        body: {
+          error: `Waitpoint ${wp.id} names its members (${wp.members.join(", ")}); got ${got}`,
+          members: wp.members,
+        },
+      };
+    }
+    const now = this.deps.now();
+    const message = body.message === undefined ? null : shield.text(cap(body.message, MESSAGE_CAP));
+    const rawData =
+      body.data === undefined ? null : typeof body.data === "string" ? body.data : JSON.stringify(body.data);
+    const data = rawData === null ? null : shield.text(cap(rawData, DATA_CAP));
+    const member = body.member ?? null;
+    const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
+    const eventSeq = store.events.append(record.uid, text, now);
+    store.waitpoints.insertSignal({
+      monitorUid: record.uid,
+      key: body.key ?? null,
+      status: body.status,
+      member,
+      message,
+      data,
+      via,
+      receivedAt: now,
+      eventSeq,
+    });
+    this.#settle(store.monitors.byUid(record.uid) as MonitorRecord, now);
+    this.deps.changes.emit(record.sessionId);
+    this.deps.poke();
+    return { status: 202, body: { accepted: true, id: wp.id, status: body.status } };
+  }
+
+  // ------------------------------------------------------------------ firing
+
+  /** The scheduler found this waitpoint's trigger due: a settled or held-back wake goes out now. */
+  fireDue(record: MonitorRecord, now: number): void {
+    this.deps.store.tx(() => {
+      const fresh = this.deps.store.monitors.byUid(record.uid);
+      if (fresh && isActive(fresh.state)) this.#settle(fresh, now);
+    });
+    this.deps.changes.emit(record.sessionId);
+  }
+
+  /** Decides from what is pending: wake now, schedule the wake, or wait for more signals. */
+  #settle(record: MonitorRecord, now: number): void {
+    const { store } = this.deps;
+    const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
+    const pending = store.waitpoints.signalsAfter(record.uid, record.wakedSeq);
+    const decision = decide({
+      members: wp.members,
+      quorum: wp.quorum,
+      failFast: wp.failFast,
+      maxSignals: wp.maxSignals,
+      pending: pending.map(toBarrier),
+      wakesSent: store.waitpoints.wakeCount(record.uid),
+      wakeTimesLastHour: store.waitpoints.wakeTimesSince(record.uid, now - HOUR_MS),
+      maxWakesPerHour: this.deps.settings.waitpointMaxWakesPerHour,
+    });
+    if (!decision.fire || decision.at > now) {
+      store.monitors.setNextDue(record.uid, decision.fire ? decision.at : null);
+      return;
+    }
+    store.monitors.setNextDue(record.uid, null);
+    const detail = summary(wp, pending);
+    if (decision.final) endInTx(this.deps, record, decision.reason, detail, now);
+    else insertWake(this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
+  }
+
+  /** What the deadline notice says: nobody reported, only some did, or only heartbeats came. */
+  deadlineDetail(record: MonitorRecord): string {
+    const { store } = this.deps;
+    const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
+    return deadlineNotice({
+      members: wp.members,
+      quorum: wp.quorum,
+      all: store.waitpoints.signals(record.uid).map(toBarrier),
+      pending: store.waitpoints.signalsAfter(record.uid, record.wakedSeq).map(toBarrier),
+      wakesSent: store.waitpoints.wakeCount(record.uid),
+      maxSignals: wp.maxSignals,
+    });
+  }
+
+  /** Ended waitpoints are kept 3 days (a late signal hears "already resolved"), then forgotten. */
+  purge(now: number): number {
+    const { store } = this.deps;
+    const uids = store.waitpoints.purgeable(now - RESOLVED_KEPT_MS);
+    if (uids.length > 0) store.tx(() => uids.forEach((uid) => store.monitors.delete(uid)));
+    return uids.length;
+  }
+}
+
+const toBarrier = (s: SignalRow): BarrierSignal => ({ status: s.status, member: s.member, receivedAt: s.receivedAt });
+
+function summary(wp: WaitpointRow, pending: SignalRow[]): string {
+  const terminal = pending.filter((s) => s.status !== "progress");
+  const parts = terminal.map((s) => `${s.member ? `${s.member} ` : ""}${s.status}`);
+  const counted = countTerminal(wp.members, terminal);
+  const of = wp.members
+    ? `${counted} of ${wp.members.length} members reported`
+    : `${counted} signal${counted === 1 ? "" : "s"} arrived`;
+  return `${of} (quorum ${wp.quorum}${wp.failFast ? ", fail fast" : ""}): ${parts.join(", ")}`;
+}
