@@ -337,7 +337,11 @@ export class Waitpoints {
   purge(now: number): number {
     const { store } = this.deps;
     const uids = store.waitpoints.purgeable(now - RESOLVED_KEPT_MS);
-    if (uids.length > 0) store.tx(() => uids.forEach((uid) => store.monitors.delete(uid)));
+    if (uids.length > 0) {
+      store.tx(() => {
+        for (const uid of uids) store.monitors.delete(uid);
+      });
+    }
     return uids.length;
   }
 }
