@@ -1,67 +1,49 @@
 /** Waitpoints in-process on a real SQLite database, with fake time for the hourly cap. */
-import { afterEach, beforeEach, expect, test, vi } from "vitest";
-import { Engine } from "../engine/engine.js";
-import { silentLogger } from "../log.js";
-import { Store } from "../store/store.js";
+import { expect, test, vi } from "vitest";
+import { useFakeTimeEngine } from "../../../test/helpers/engine.js";
 
-let store: Store;
-let engine: Engine;
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
-  vi.setSystemTime(Date.parse("2026-12-01T12:00:00Z"));
-  store = Store.open(":memory:");
-  engine = new Engine({ store, log: silentLogger });
-  engine.start();
-  engine.createSession({ id: "s" });
-});
-
-afterEach(() => {
-  engine.stop();
-  store.close();
-  vi.useRealTimers();
-});
+const t = useFakeTimeEngine();
 
 test("past 12 wakes in an hour, reports are recorded and folded into one late wake when the hour has room", () => {
-  const w = engine.waitpoints.create("s", { label: "nightly", intent: "watch the loss", max_signals: 50 });
+  const w = t.engine.waitpoints.create("s", { label: "nightly", intent: "watch the loss", max_signals: 50 });
   const send = (message: string) =>
-    engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok", message }, "http");
+    t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok", message }, "http");
   for (let i = 1; i <= 12; i++) {
     expect(send(`report ${i}`).status).toBe(202);
     vi.advanceTimersByTime(60_000);
   }
-  expect(engine.wakes("s")).toHaveLength(12);
+  expect(t.engine.wakes("s")).toHaveLength(12);
   send("report 13");
   vi.advanceTimersByTime(60_000);
   send("report 14");
-  const held = engine.waitpoints.view(engine.monitor("s", w.id));
+  const held = t.engine.waitpoints.view(t.engine.monitor("s", w.id));
   expect(held).toMatchObject({ wakesThisHour: 12, maxWakesPerHour: 12, heldUntil: "2026-12-01T13:00:00.000Z" });
-  expect(engine.wakes("s")).toHaveLength(12);
+  expect(t.engine.wakes("s")).toHaveLength(12);
 
   vi.advanceTimersByTime(Date.parse("2026-12-01T13:00:00Z") - Date.now() - 1);
-  expect(engine.wakes("s")).toHaveLength(12);
+  expect(t.engine.wakes("s")).toHaveLength(12);
   vi.advanceTimersByTime(1);
-  const all = engine.wakes("s");
+  const all = t.engine.wakes("s");
   expect(all).toHaveLength(13);
   expect(all[12]?.payload.events.map((e) => e.text)).toEqual(["ok: report 13", "ok: report 14"]);
-  expect(engine.waitpoints.view(engine.monitor("s", w.id)).heldUntil).toBeNull();
+  expect(t.engine.waitpoints.view(t.engine.monitor("s", w.id)).heldUntil).toBeNull();
 });
 
 test("a resolved waitpoint answers 'already resolved' for 3 days, then its id is unknown", () => {
-  const w = engine.waitpoints.create("s", { label: "build", intent: "ship it" });
-  expect(engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(202);
+  const w = t.engine.waitpoints.create("s", { label: "build", intent: "ship it" });
+  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(202);
   // The wake must be delivered before the waitpoint may be forgotten.
-  store.db.prepare("UPDATE wakes SET state = 'delivered'").run();
+  t.store.db.prepare("UPDATE wakes SET state = 'delivered'").run();
   vi.advanceTimersByTime(3 * 24 * 3_600_000 - 1);
-  expect(engine.waitpoints.purge(Date.now())).toBe(0);
-  expect(engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(410);
+  expect(t.engine.waitpoints.purge(Date.now())).toBe(0);
+  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(410);
   vi.advanceTimersByTime(1);
-  expect(engine.waitpoints.purge(Date.now())).toBe(1);
-  expect(engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(404);
+  expect(t.engine.waitpoints.purge(Date.now())).toBe(1);
+  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(404);
 });
 
 test("deleting the session cancels its waitpoints: a late signal cannot bring it back", () => {
-  const w = engine.waitpoints.create("s", { label: "build", intent: "ship it" });
-  engine.deleteSession("s");
-  expect(engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(404);
+  const w = t.engine.waitpoints.create("s", { label: "build", intent: "ship it" });
+  t.engine.deleteSession("s");
+  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(404);
 });
