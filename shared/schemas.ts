@@ -91,6 +91,45 @@ export const WatchSourceSchema = z.strictObject({
 });
 export type WatchSource = z.infer<typeof WatchSourceSchema>;
 
+const ToolName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*__[a-z][a-z0-9_]*$/, "Expected a tool name container__action, like http__get");
+
+/** A read-only tool call polled until its condition holds (SPEC §4.1). */
+export const ToolSourceSchema = z.strictObject({
+  kind: z.literal("tool"),
+  name: ToolName,
+  args: z.record(z.string(), z.unknown()).default({}),
+  condition: ConditionSchema,
+});
+export type ToolSource = z.infer<typeof ToolSourceSchema>;
+
+/** An exact event type posted to the session, for one particular run (`match`). */
+export const EventSourceSchema = z.strictObject({
+  kind: z.literal("event"),
+  type: z.string().min(1).max(200),
+  /** Payload fields (dotted paths) that must equal these values: the particular run. */
+  match: z.record(z.string(), z.unknown()).default({}),
+  condition: ConditionSchema.optional(),
+  /** A read-only tool polled at the interval to reconcile an event missed while the daemon was down. */
+  fallback: z
+    .strictObject({ name: ToolName, args: z.record(z.string(), z.unknown()).default({}), condition: ConditionSchema })
+    .optional(),
+});
+export type EventSource = z.infer<typeof EventSourceSchema>;
+
+export const TimeSourceSchema = z.strictObject({
+  kind: z.literal("time"),
+  at: z.iso.datetime({ message: "Expected a UTC ISO time like 2026-12-01T18:00:00Z" }),
+});
+export type TimeSource = z.infer<typeof TimeSourceSchema>;
+
+export const EventPostSchema = z.strictObject({
+  type: z.string().min(1).max(200),
+  payload: z.unknown().default({}),
+});
+export type EventPost = z.infer<typeof EventPostSchema>;
+
 /** A waitpoint's source: it is armed through wait_create (POST …/waitpoints), not monitor__create. */
 export const SignalSourceSchema = z.strictObject({
   kind: z.literal("signal"),
@@ -101,7 +140,14 @@ export const SignalSourceSchema = z.strictObject({
 });
 export type SignalSource = z.infer<typeof SignalSourceSchema>;
 
-export const SourceSchema = z.discriminatedUnion("kind", [CommandSourceSchema, WatchSourceSchema, SignalSourceSchema]);
+export const SourceSchema = z.discriminatedUnion("kind", [
+  CommandSourceSchema,
+  WatchSourceSchema,
+  ToolSourceSchema,
+  EventSourceSchema,
+  TimeSourceSchema,
+  SignalSourceSchema,
+]);
 export type Source = z.infer<typeof SourceSchema>;
 export type SourceKind = Source["kind"];
 

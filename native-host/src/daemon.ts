@@ -63,7 +63,10 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     log,
     intake: (body) => engine.waitpoints.signal(body, "spool"),
   });
-  const purge = setInterval(() => engine.waitpoints.purge(Date.now()), 3_600_000);
+  const purge = setInterval(() => {
+    engine.waitpoints.purge(Date.now());
+    store.inboundEvents.prune(Date.now());
+  }, 3_600_000);
   purge.unref();
   engine.waitpoints.purge(Date.now());
 

@@ -24,7 +24,14 @@ export interface WakeFacts {
   pendingEventCount: number;
 }
 
-const KIND_NAMES: Record<SourceKind, string> = { command: "command wait", watch: "watch", signal: "waitpoint" };
+const KIND_NAMES: Record<SourceKind, string> = {
+  command: "command wait",
+  watch: "watch",
+  tool: "tool monitor",
+  event: "event monitor",
+  time: "time monitor",
+  signal: "waitpoint",
+};
 
 const HEADLINES: Record<EndingReason | "events", string> = {
   met: "its condition was met",

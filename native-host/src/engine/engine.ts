@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import {
   type ControlAction,
   type EndingReason,
+  type EventPost,
   formatZodError,
   type MonitorCreate,
   type MonitorEvent,
@@ -18,7 +19,7 @@ import {
 import { ConflictError, LimitError, NotFoundError, ValidationError } from "../errors.js";
 import { type Logger, toError } from "../log.js";
 import type { CheckResult, PollProbe, StreamProbe } from "../probes/probe.js";
-import { LIMITS, probeFor } from "../probes/registry.js";
+import { kindsInGroup, LIMITS, probeFor } from "../probes/registry.js";
 import { secretKeysIn } from "../secrets/references.js";
 import { Shield } from "../secrets/shield.js";
 import { Vault } from "../secrets/vault.js";
@@ -31,6 +32,7 @@ import { Waitpoints } from "../waitpoints/waitpoints.js";
 import { Changes } from "./changes.js";
 import { recordCheckInTx } from "./checks.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
+import { offerEvent } from "./event-match.js";
 import { Scheduler } from "./scheduler.js";
 import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "./states.js";
 import { toMonitorView } from "./views.js";
@@ -198,10 +200,12 @@ export class Engine {
     if (missing) throw new ValidationError(`Vault key ${missing} is not set (set it with: vigil vault set ${missing})`);
 
     const now = this.#now();
+    probe.validate?.(source, { now, deadlineAt: now + timing.timeoutMs });
     const record = this.#store.tx(() => {
-      const limit = LIMITS[probe.limitGroup];
-      if (limit) {
-        const active = this.#store.monitors.countActive(sessionId, this.#kindsInGroup(probe.limitGroup));
+      for (const group of probe.limitGroups) {
+        const limit = LIMITS[group];
+        if (!limit) continue;
+        const active = this.#store.monitors.countActive(sessionId, kindsInGroup(group));
         if (active >= limit.max) {
           throw new LimitError(
             `Limit reached: at most ${limit.max} ${limit.label} armed per session (this session has ${active}); cancel one first`,
@@ -220,7 +224,7 @@ export class Engine {
         timeoutMs: timing.timeoutMs,
         createdAt: now,
         mode: probe.mode,
-        nextDueAt: probe.mode === "poll" ? now : null,
+        nextDueAt: probe.mode === "poll" ? (probe.firstDueAt ? probe.firstDueAt(source as never, now) : now) : null,
         deadlineAt: now + timing.timeoutMs,
       });
       return this.#record(uid);
@@ -232,8 +236,31 @@ export class Engine {
     return this.view(record);
   }
 
-  #kindsInGroup(group: string) {
-    return (["command", "watch"] as const).filter((kind) => probeFor(kind).limitGroup === group);
+  /**
+   * An event posted to the session: persisted, then offered to the session's armed event monitors,
+   * in one transaction, before the route answers 202. Another session's monitors never see it.
+   */
+  postEvent(sessionId: string, event: EventPost): { accepted: true; event: number; ended: string[] } {
+    this.session(sessionId);
+    const now = this.#now();
+    const result = this.#store.tx(() => {
+      const id = this.#store.inboundEvents.insert(sessionId, event.type, event.payload, now);
+      const ended: MonitorRecord[] = [];
+      for (const record of this.#store.monitors.list(sessionId)) {
+        if (record.kind !== "event") continue;
+        const offered = { type: event.type, payload: event.payload, sessionId };
+        if (offerEvent(this.#endingDeps, record, offered, now)) ended.push(record);
+      }
+      this.#store.inboundEvents.setMatched(
+        id,
+        ended.map((r) => r.id),
+      );
+      return { id, ended };
+    });
+    for (const record of result.ended) this.#abortWork(record.uid);
+    this.#changed(sessionId);
+    this.#scheduler.poke();
+    return { accepted: true, event: result.id, ended: result.ended.map((r) => r.id) };
   }
 
   monitor(sessionId: string, id: string): MonitorRecord {

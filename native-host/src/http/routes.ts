@@ -1,6 +1,7 @@
 /** The REST routes of SPEC §11, each a thin call into the engine. */
 import {
   ControlSchema,
+  EventPostSchema,
   formatZodError,
   MonitorCreateSchema,
   SessionCreateSchema,
@@ -98,6 +99,11 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     const sid = param(c.params.sid, "session id");
     engine.session(sid);
     return { status: 201, body: engine.createMonitor(sid, await c.body(MonitorCreateSchema)) };
+  });
+  routes.on("POST", "/api/sessions/:sid/monitors/events", async (c) => {
+    const sid = param(c.params.sid, "session id");
+    engine.session(sid);
+    return { status: 202, body: engine.postEvent(sid, await c.body(EventPostSchema)) };
   });
   routes.on("GET", "/api/sessions/:sid/monitors", (c) => ({
     status: 200,

@@ -19,7 +19,7 @@ export const commandProbe: PollProbe<CommandSource> = {
   kind: "command",
   mode: "poll",
   schema: CommandSourceSchema,
-  limitGroup: "command",
+  limitGroups: ["command", "monitor"],
   defaultName: (source) => source.command.slice(0, 200),
   describe: (source) => `\`${source.command}\``,
   timing: (input) => commandWaitTiming(input),

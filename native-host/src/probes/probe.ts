@@ -38,12 +38,16 @@ interface ProbeBase<S extends Source> {
   timing(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing;
   /** Text that may hold `${secret:KEY}` references (resolved through the vault). */
   secretText(source: S): string;
-  /** How many of these may be armed at once in one session, counted with `limitGroup`. */
-  limitGroup: string;
+  /** The per-session caps this kind counts toward (see LIMITS in registry.ts). */
+  limitGroups: readonly string[];
+  /** Checks beyond the schema, at creation (a read-only tool; a time before the deadline). */
+  validate?(source: S, context: { now: number; deadlineAt: number }): void;
 }
 
 export interface PollProbe<S extends Source = Source> extends ProbeBase<S> {
   mode: "poll";
+  /** When the first check is due (default: at once); null never polls (an event without fallback). */
+  firstDueAt?(source: S, now: number): number | null;
   condition(source: S): Condition;
   check(source: S, context: CheckContext): Promise<CheckResult>;
 }

@@ -7,7 +7,7 @@ export const signalProbe: SignalProbe<SignalSource> = {
   kind: "signal",
   mode: "signal",
   schema: SignalSourceSchema,
-  limitGroup: "signal",
+  limitGroups: [],
   defaultName: () => "waitpoint",
   describe: (source) =>
     source.members

@@ -93,3 +93,35 @@ export function watchTiming(input: { intervalSeconds?: number; timeoutSeconds?: 
   }
   return { intervalMs: null, timeoutMs: Math.round(timeout * 1000), checkTimeoutMs: 0 };
 }
+
+export const OBSERVATION_RULES = {
+  minIntervalSeconds: 10,
+  maxIntervalSeconds: 3600,
+  defaultIntervalSeconds: 30,
+  minTimeoutSeconds: 30,
+  maxTimeoutSeconds: 7 * 24 * 3600,
+  defaultTimeoutSeconds: 30 * 60,
+  checkTimeoutCeilingSeconds: 30,
+} as const;
+
+/** Observation monitors (tool, event, time, browser): interval 10–3600 s, deadline 30 s – 7 days. */
+export function observationTiming(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing {
+  const r = OBSERVATION_RULES;
+  const interval = input.intervalSeconds ?? r.defaultIntervalSeconds;
+  if (!Number.isFinite(interval) || interval < r.minIntervalSeconds || interval > r.maxIntervalSeconds) {
+    throw new ValidationError(
+      `intervalSeconds: Expected ${r.minIntervalSeconds}–${r.maxIntervalSeconds}, got ${interval}`,
+    );
+  }
+  const timeout = input.timeoutSeconds ?? r.defaultTimeoutSeconds;
+  if (!Number.isFinite(timeout) || timeout < r.minTimeoutSeconds || timeout > r.maxTimeoutSeconds) {
+    throw new ValidationError(
+      `timeoutSeconds: Expected ${r.minTimeoutSeconds}–${r.maxTimeoutSeconds} seconds (30 s – 7 days), got ${timeout}`,
+    );
+  }
+  return {
+    intervalMs: Math.round(interval * 1000),
+    timeoutMs: Math.round(timeout * 1000),
+    checkTimeoutMs: Math.min(interval, r.checkTimeoutCeilingSeconds) * 1000,
+  };
+}

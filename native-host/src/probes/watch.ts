@@ -13,7 +13,7 @@ export const watchProbe: StreamProbe<WatchSource> = {
   kind: "watch",
   mode: "stream",
   schema: WatchSourceSchema,
-  limitGroup: "command",
+  limitGroups: ["command", "monitor"],
   defaultName: (source) => source.command.slice(0, 200),
   describe: (source) => `output of \`${source.command}\``,
   timing: watchTiming,

@@ -1,6 +1,7 @@
 /** The store: the database and one module per table, opened together. */
 import { type Db, openDb } from "./db.js";
 import { EventsTable } from "./events.js";
+import { InboundEventsTable } from "./inbound-events.js";
 import { MonitorsTable } from "./monitors.js";
 import { SessionsTable } from "./sessions.js";
 import { VaultTable } from "./vault.js";
@@ -14,6 +15,7 @@ export class Store {
   readonly wakes: WakesTable;
   readonly vault: VaultTable;
   readonly waitpoints: WaitpointsTable;
+  readonly inboundEvents: InboundEventsTable;
 
   constructor(readonly db: Db) {
     this.sessions = new SessionsTable(db);
@@ -22,6 +24,7 @@ export class Store {
     this.wakes = new WakesTable(db);
     this.vault = new VaultTable(db);
     this.waitpoints = new WaitpointsTable(db);
+    this.inboundEvents = new InboundEventsTable(db);
   }
 
   static open(file: string): Store {

@@ -1,0 +1,58 @@
+/**
+ * Matching a posted event against a session's armed event monitors (SPEC §4.1), inside the
+ * transaction that persisted it: exact type, every `match` field equal (the particular run), then
+ * the condition on the observation `{type, payload, sessionId, source}`.
+ */
+import { canonicalJson, evaluateCondition, readPath } from "../../../shared/conditions.js";
+import type { EventSource } from "../../../shared/schemas.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import { type EndingDeps, endInTx } from "./endings.js";
+
+export function matchesRun(source: EventSource, type: string, payload: unknown): boolean {
+  if (source.type !== type) return false;
+  return Object.entries(source.match).every(
+    ([path, value]) => canonicalJson(readPath(payload, path)) === canonicalJson(value),
+  );
+}
+
+/** Offers one event to one armed monitor; returns true when it ended the monitor. */
+export function offerEvent(
+  deps: EndingDeps,
+  record: MonitorRecord,
+  event: { type: string; payload: unknown; sessionId: string },
+  now: number,
+): boolean {
+  const source = record.source as EventSource;
+  if (record.state !== "waiting" || !record.trigger || !matchesRun(source, event.type, event.payload)) return false;
+  const observation = deps.shield.json({
+    type: event.type,
+    payload: event.payload,
+    sessionId: event.sessionId,
+    source: "api",
+  });
+  const evaluation = source.condition
+    ? evaluateCondition(source.condition, observation, record.trigger.conditionState)
+    : { verdict: "met" as const, state: record.trigger.conditionState };
+  deps.store.monitors.recordCheck(record.uid, {
+    at: now,
+    nextDueAt: record.trigger.nextDueAt ?? now,
+    observation,
+    error: null,
+    unrunnableStreak: 0,
+    conditionState: evaluation.state,
+  });
+  if (evaluation.verdict !== "met") return false;
+  deps.store.events.append(
+    record.uid,
+    deps.shield.text(`${event.type} ${JSON.stringify(event.payload)}`.slice(0, 2000)),
+    now,
+  );
+  const fresh = deps.store.monitors.byUid(record.uid) as MonitorRecord;
+  return endInTx(
+    deps,
+    fresh,
+    "met",
+    `event ${event.type} arrived${source.condition ? " and its condition held" : ""}`,
+    now,
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * `event`: an exact event type posted to the owning session, for one particular run (`match`).
+ * Events arrive through the engine's postEvent; the optional read-only `fallback` is polled at the
+ * interval to reconcile an event missed while the daemon was down.
+ */
+import { type EventSource, EventSourceSchema } from "../../../shared/schemas.js";
+import { readOnlyTool } from "../tools/registry.js";
+import type { PollProbe } from "./probe.js";
+import { observationTiming } from "./timing.js";
+import { callTool } from "./tool-call.js";
+
+const MET_ALWAYS = { path: "", operator: "exists" } as const;
+
+export const eventProbe: PollProbe<EventSource> = {
+  kind: "event",
+  mode: "poll",
+  schema: EventSourceSchema,
+  limitGroups: ["monitor"],
+  defaultName: (source) => `event ${source.type}`,
+  describe: (source) =>
+    `event ${source.type}${Object.keys(source.match).length ? ` matching ${JSON.stringify(source.match)}` : ""}${source.fallback ? ` (fallback ${source.fallback.name})` : ""}`,
+  timing: observationTiming,
+  secretText: (source) => JSON.stringify(source.fallback?.args ?? {}),
+  validate: (source) => {
+    if (source.fallback) readOnlyTool(source.fallback.name, source.fallback.args, "source.fallback");
+  },
+  firstDueAt: (source, now) => (source.fallback ? now : null),
+  /** Polled only through the fallback; an arriving event uses `source.condition` (see postEvent). */
+  condition: (source) => source.fallback?.condition ?? MET_ALWAYS,
+  check: async (source, context) =>
+    source.fallback
+      ? callTool(source.fallback.name, source.fallback.args, context)
+      : { outcome: "error", error: "an event monitor without a fallback is never polled" },
+};

@@ -1,0 +1,29 @@
+/** Runs a read-only tool as one check (shared by the `tool` source and event fallbacks). */
+import { toError } from "../log.js";
+import { envNameFor } from "../secrets/references.js";
+import { readOnlyTool } from "../tools/registry.js";
+import type { CheckContext, CheckResult } from "./probe.js";
+
+/** The monitor's resolved secrets come as VIGIL_SECRET_KEY variables; tools want KEY → value. */
+export function secretsFromEnv(env: Record<string, string>): Map<string, string> {
+  const prefix = envNameFor("");
+  return new Map(
+    Object.entries(env).flatMap(([name, value]) =>
+      name.startsWith(prefix) ? [[name.slice(prefix.length), value]] : [],
+    ),
+  );
+}
+
+export async function callTool(name: string, args: unknown, context: CheckContext): Promise<CheckResult> {
+  try {
+    const { tool, args: parsed } = readOnlyTool(name, args);
+    const observation = await tool.run(parsed, {
+      signal: context.signal,
+      timeoutMs: context.timeoutMs,
+      secrets: secretsFromEnv(context.env),
+    });
+    return { outcome: "observed", observation, eventText: JSON.stringify(observation).slice(0, 2000) };
+  } catch (error) {
+    return { outcome: "error", error: toError(error).message };
+  }
+}

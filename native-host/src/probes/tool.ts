@@ -1,0 +1,22 @@
+/** `tool`: a read-only tool call polled until its condition holds (SPEC §4.1). */
+import { type ToolSource, ToolSourceSchema } from "../../../shared/schemas.js";
+import { readOnlyTool } from "../tools/registry.js";
+import type { PollProbe } from "./probe.js";
+import { observationTiming } from "./timing.js";
+import { callTool } from "./tool-call.js";
+
+export const toolProbe: PollProbe<ToolSource> = {
+  kind: "tool",
+  mode: "poll",
+  schema: ToolSourceSchema,
+  limitGroups: ["monitor"],
+  defaultName: (source) => `${source.name} ${JSON.stringify(source.args)}`.slice(0, 200),
+  describe: (source) => `${source.name}(${JSON.stringify(source.args)})`,
+  timing: observationTiming,
+  secretText: (source) => JSON.stringify(source.args),
+  validate: (source) => {
+    readOnlyTool(source.name, source.args);
+  },
+  condition: (source) => source.condition,
+  check: (source, context) => callTool(source.name, source.args, context),
+};

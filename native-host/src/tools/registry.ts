@@ -1,0 +1,32 @@
+/** Every built-in tool, in one place. A monitor may call only the read-only ones. */
+
+import { formatZodError } from "../../../shared/schemas.js";
+import { ValidationError } from "../errors.js";
+import { fileRead, fileStat } from "./file-tools.js";
+import { httpGet } from "./http-get.js";
+import { processStatus } from "./process-status.js";
+import type { Tool } from "./tool.js";
+
+const BUILT_IN: Tool[] = [httpGet, fileStat, fileRead, processStatus] as Tool[];
+
+export const TOOLS = new Map(BUILT_IN.map((tool) => [tool.name, tool]));
+
+/** Registers a tool served elsewhere (the browser's `browser__tabs`). */
+export function registerTool(tool: Tool): void {
+  TOOLS.set(tool.name, tool);
+}
+
+export const readOnlyToolNames = () => [...TOOLS.values()].filter((t) => t.readOnly).map((t) => t.name);
+
+/** The tool and its parsed arguments; refuses unknown and non-read-only tools by name. */
+export function readOnlyTool(name: string, args: unknown, where = "source"): { tool: Tool; args: unknown } {
+  const tool = TOOLS.get(name);
+  if (!tool || !tool.readOnly) {
+    throw new ValidationError(
+      `${where}.name: ${tool ? `${name} is not read-only` : `${name} is not a known tool`}; a monitor may only call read-only tools: ${readOnlyToolNames().join(", ")}`,
+    );
+  }
+  const parsed = tool.args.safeParse(args);
+  if (!parsed.success) throw new ValidationError(`${where}.args: ${formatZodError(parsed.error)}`);
+  return { tool, args: parsed.data };
+}
