@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { Delivery } from "./delivery/delivery.js";
 import { Engine } from "./engine/engine.js";
-import { type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
+import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
 import { createApiServer } from "./http/server.js";
 import { createLogger } from "./log.js";
 import { packageRoot } from "./paths.js";
@@ -21,15 +21,6 @@ import { Spool } from "./waitpoints/spool.js";
 function signalCommand(home: string): string {
   const bin = join(packageRoot, "bin", "vigil.js");
   return home === join(homedir(), ".vigil") ? bin : `${bin} --home ${home}`;
-}
-
-/** A stale daemon.json (after kill -9, or a reused pid) must not block a start. */
-async function answers(url: string): Promise<boolean> {
-  try {
-    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
-  } catch {
-    return false;
-  }
 }
 
 export async function runDaemon(options: { home: string; port: number }): Promise<void> {

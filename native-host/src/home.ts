@@ -42,3 +42,12 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A stale daemon.json (after kill -9, or a reused pid) must not count as a running daemon. */
+export async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
+  } catch {
+    return false;
+  }
+}

@@ -40,6 +40,16 @@ export function buildProgram(): Command {
       await runDaemon({ home: homeOf(command), port });
     });
 
+  program
+    .command("mcp")
+    .description("the MCP server an agent client launches (stdio); starts the daemon when needed")
+    .option("--session <id>", "bind to this session (default: create one, delivering by MCP push)")
+    .action(async (options: { session?: string }, command: Command) => {
+      const { runMcpServer } = await import("../mcp/server.js");
+      await runMcpServer({ home: homeOf(command), session: options.session });
+      process.exit(0);
+    });
+
   registerSessionCommands(program);
   registerMonitorCommands(program);
   registerVaultCommands(program);

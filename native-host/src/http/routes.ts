@@ -181,6 +181,14 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     { public: true },
   );
 
+  // ---- browser (the extension connects in a later release)
+  routes.on("GET", "/api/browser/tabs", () => {
+    throw new HttpError(
+      503,
+      "No browser is connected: install the Vigil extension and its native host (vigil install)",
+    );
+  });
+
   // ---- vault (names and usage only; values go in, never out)
   routes.on("GET", "/api/vault", () => ({ status: 200, body: engine.vault.list() }));
   routes.on("PUT", "/api/vault/:key", async (c) => {

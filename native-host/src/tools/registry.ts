@@ -21,7 +21,7 @@ export const readOnlyToolNames = () => [...TOOLS.values()].filter((t) => t.readO
 /** The tool and its parsed arguments; refuses unknown and non-read-only tools by name. */
 export function readOnlyTool(name: string, args: unknown, where = "source"): { tool: Tool; args: unknown } {
   const tool = TOOLS.get(name);
-  if (!tool || !tool.readOnly) {
+  if (!tool?.readOnly) {
     throw new ValidationError(
       `${where}.name: ${tool ? `${name} is not read-only` : `${name} is not a known tool`}; a monitor may only call read-only tools: ${readOnlyToolNames().join(", ")}`,
     );

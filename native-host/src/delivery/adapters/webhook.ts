@@ -3,6 +3,7 @@
  * timeouts, network errors, 408, 429 and 5xx are retried; other 4xx mean the receiver refused.
  */
 import { createHash } from "node:crypto";
+import { describeFetchError } from "../../fetch-error.js";
 import { substituteValues } from "../../secrets/references.js";
 import { signWebhook } from "../signature.js";
 import { type PushAdapter, tail, turnJson } from "./adapter.js";
@@ -45,17 +46,8 @@ export const webhookAdapter: PushAdapter<WebhookAdapter> = {
         body,
       });
     } catch (error) {
-      const reason =
-        (error as Error).name === "TimeoutError"
-          ? `no answer within ${this.timeoutMs(adapter) / 1000}s`
-          : (error as Error).message;
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      return {
-        ok: false,
-        retry: true,
-        error: `POST ${adapter.url} failed: ${reason}${cause ? ` (${cause})` : ""}`,
-        output: null,
-      };
+      const reason = describeFetchError(error, this.timeoutMs(adapter));
+      return { ok: false, retry: true, error: `POST ${adapter.url} failed: ${reason}`, output: null };
     }
     const text = await response.text().catch(() => "");
     const output = text ? tail(text, 500) : null;

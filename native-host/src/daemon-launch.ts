@@ -1,0 +1,36 @@
+/**
+ * Starting the daemon for a client that needs one (`vigil mcp`, the native-messaging bridge):
+ * detached, its output in $VIGIL_HOME/vigil.log, and wait until its daemon.json answers.
+ */
+import { spawn } from "node:child_process";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { answers, DEFAULT_PORT, ensureHome, readDaemonInfo } from "./home.js";
+import { packageRoot } from "./paths.js";
+
+export async function ensureDaemon(home: string, { timeoutMs = 15_000 } = {}): Promise<string> {
+  const paths = ensureHome(home);
+  const running = readDaemonInfo(paths);
+  if (running && (await answers(running.url))) return running.url;
+  // The default home gets the default port; any other home takes a free one.
+  const port = home === join(homedir(), ".vigil") ? (process.env.VIGIL_PORT ?? String(DEFAULT_PORT)) : "0";
+  const child = spawn(
+    process.execPath,
+    [join(packageRoot, "bin", "vigil.js"), "serve", "--home", home, "--port", port],
+    {
+      detached: true,
+      stdio: "ignore",
+      env: { ...process.env, VIGIL_HOME: home },
+    },
+  );
+  child.unref();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const info = readDaemonInfo(paths);
+    if (info && info.pid === child.pid && (await answers(info.url))) return info.url;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(
+    `Started the Vigil daemon for ${home}, but it did not answer within ${timeoutMs / 1000}s (see ${paths.log})`,
+  );
+}
