@@ -1,6 +1,5 @@
 /** `http__get`: GET a URL; returns status, headers and the body (parsed when it is JSON, capped). */
 import { z } from "zod";
-import { describeFetchError } from "../fetch-error.js";
 import { substituteValues } from "../secrets/references.js";
 import { BODY_CAP, type Tool, ToolError } from "./tool.js";
 
