@@ -74,7 +74,7 @@ export class Delivery {
     this.#now = options.now ?? Date.now;
     this.#policy = options.policy ?? retryPolicyFromEnv();
     this.#scheduler = new Scheduler({ now: this.#now, nextAt: () => this.#nextAt(), tick: (now) => this.#tick(now) });
-    this.#changes.on(() => this.#scheduler.poke());
+    this.#changes.on(() => this.#pokeSoon());
   }
 
   start(): void {
@@ -89,6 +89,18 @@ export class Delivery {
 
   poke(): void {
     this.#scheduler.poke();
+  }
+
+  #pokeQueued = false;
+
+  /** Many changes in one tick (a burst of signals) cost one look at the turn queue. */
+  #pokeSoon(): void {
+    if (this.#pokeQueued) return;
+    this.#pokeQueued = true;
+    setImmediate(() => {
+      this.#pokeQueued = false;
+      this.#scheduler.poke();
+    });
   }
 
   /** The session is being deleted: its turn in flight is abandoned (nothing old may resume it). */

@@ -175,7 +175,7 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
           body: { error: "Too many unknown ids or wrong secrets in the last minute; try again later" },
         };
       }
-      const outcome = engine.waitpoints.signal(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes), "http");
+      const outcome = await engine.waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
       return { status: outcome.status, body: outcome.body };
     },
     { public: true },

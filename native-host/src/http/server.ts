@@ -76,11 +76,18 @@ export function createApiServer(options: { engine: Engine; delivery: Delivery; t
     if (!stored.options.public && !authorised(req)) {
       throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
     }
-    const gone = new AbortController();
-    res.once("close", () => gone.abort());
+    let gone: AbortController | undefined;
     const context: RouteContext = {
       req,
-      signal: gone.signal,
+      // Made on first use: only long-polls need to know that the client went away.
+      get signal() {
+        if (!gone) {
+          const controller = new AbortController();
+          res.once("close", () => controller.abort());
+          gone = controller;
+        }
+        return gone.signal;
+      },
       params: found.params,
       query: Object.fromEntries(url.searchParams),
       async body(schema, limitBytes = DEFAULT_BODY_LIMIT) {

@@ -72,6 +72,7 @@ export class WaitpointsTable {
   readonly #keyExists;
   readonly #signals;
   readonly #signalsAfter;
+  readonly #terminalAfter;
   readonly #wakesSince;
   readonly #wakeCount;
   readonly #purgeable;
@@ -91,6 +92,9 @@ export class WaitpointsTable {
     this.#signals = db.prepare<[number], RawSignal>("SELECT * FROM signals WHERE monitor_uid = ? ORDER BY id");
     this.#signalsAfter = db.prepare<[number, number], RawSignal>(
       "SELECT * FROM signals WHERE monitor_uid = ? AND event_seq > ? ORDER BY id",
+    );
+    this.#terminalAfter = db.prepare<[number, number], RawSignal>(
+      "SELECT * FROM signals WHERE monitor_uid = ? AND event_seq > ? AND status != 'progress' ORDER BY id",
     );
     this.#wakesSince = db.prepare<[number, number], { created_at: number }>(
       "SELECT created_at FROM wakes WHERE monitor_uid = ? AND created_at > ? ORDER BY created_at",
@@ -136,6 +140,11 @@ export class WaitpointsTable {
   /** Signals not yet carried by a wake. */
   signalsAfter(uid: number, eventSeq: number): SignalRow[] {
     return this.#signalsAfter.all(uid, eventSeq).map(toSignal);
+  }
+
+  /** ok/fail signals not yet carried by a wake (what quorum counts). */
+  terminalSignalsAfter(uid: number, eventSeq: number): SignalRow[] {
+    return this.#terminalAfter.all(uid, eventSeq).map(toSignal);
   }
 
   wakeTimesSince(uid: number, since: number): number[] {

@@ -33,6 +33,8 @@ export interface WaitpointDeps extends EndingDeps {
 export interface SignalOutcome {
   status: 202 | 401 | 404 | 410 | 422;
   body: Record<string, unknown>;
+  /** The owning session, for an accepted signal (not sent to the signaller). */
+  session?: string;
   /** An unknown id or a wrong secret: counts toward the miss budget. */
   miss?: boolean;
 }
@@ -214,13 +216,50 @@ export class Waitpoints {
   /** Accepts one signal (from the route or the spool). The secret is the capability. */
   signal(body: SignalBody, via: "http" | "spool"): SignalOutcome {
     const outcome = this.deps.store.tx(() => this.#signalInTx(body, via));
+    this.#afterSignal(body, via, outcome);
+    return outcome;
+  }
+
+  #queue: Array<{ body: SignalBody; resolve: (o: SignalOutcome) => void; reject: (e: unknown) => void }> = [];
+
+  /**
+   * The route's path: signals arriving in the same tick share one transaction (group commit), and
+   * each answer is sent only after the commit that holds it, so a 202 still survives kill -9.
+   */
+  signalBatched(body: SignalBody): Promise<SignalOutcome> {
+    return new Promise((resolve, reject) => {
+      if (this.#queue.push({ body, resolve, reject }) === 1) setImmediate(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#queue;
+    this.#queue = [];
+    let outcomes: SignalOutcome[];
+    try {
+      outcomes = this.deps.store.tx(() => batch.map((item) => this.#signalInTx(item.body, "http")));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const outcome = outcomes[i] as SignalOutcome;
+      this.#afterSignal(item.body, "http", outcome);
+      item.resolve(outcome);
+    });
+  }
+
+  #afterSignal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
     if (outcome.miss) {
       if (via === "http") this.#misses.push(this.deps.now());
-      this.deps.log.warn(
-        `signal refused (${outcome.status}) for ${JSON.stringify(body.id.slice(0, 64))} via ${via}: ${outcome.body.error}`,
-      );
+      const id = JSON.stringify(body.id.slice(0, 64));
+      this.deps.log.warn(`signal refused (${outcome.status}) for ${id} via ${via}: ${outcome.body.error}`);
+      return;
     }
-    return outcome;
+    if (outcome.status === 202 && outcome.session) {
+      this.deps.changes.emit(outcome.session);
+      this.deps.poke();
+    }
   }
 
   #signalInTx(body: SignalBody, via: "http" | "spool"): SignalOutcome {
@@ -277,10 +316,9 @@ export class Waitpoints {
       receivedAt: now,
       eventSeq,
     });
-    this.#settle(store.monitors.byUid(record.uid) as MonitorRecord, now);
-    this.deps.changes.emit(record.sessionId);
-    this.deps.poke();
-    return { status: 202, body: { accepted: true, id: wp.id, status: body.status } };
+    // A heartbeat never changes whether or when the waitpoint fires.
+    if (body.status !== "progress") this.#settle(store.monitors.byUid(record.uid) as MonitorRecord, now);
+    return { status: 202, body: { accepted: true, id: wp.id, status: body.status }, session: record.sessionId };
   }
 
   // ------------------------------------------------------------------ firing
@@ -298,7 +336,7 @@ export class Waitpoints {
   #settle(record: MonitorRecord, now: number): void {
     const { store } = this.deps;
     const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
-    const pending = store.waitpoints.signalsAfter(record.uid, record.wakedSeq);
+    const pending = store.waitpoints.terminalSignalsAfter(record.uid, record.wakedSeq);
     const decision = decide({
       members: wp.members,
       quorum: wp.quorum,

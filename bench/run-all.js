@@ -1,0 +1,13 @@
+// `npm run bench`: every figure in one run, each printed beside what it is compared with.
+// Figures come from this machine as it is (shared, noisy): read medians and ratios, not absolutes.
+import { cpus, totalmem } from "node:os";
+import { run as restartIdle } from "./restart-idle.js";
+import { run as signals } from "./signals.js";
+
+console.log(
+  `vigil bench · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
+);
+console.log("\n# signals (ingest, signal → delivery, spool)");
+await signals();
+console.log("\n# idle cost and restart");
+await restartIdle();
