@@ -13,6 +13,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: "faults",
+          include: ["test/faults/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 300_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
           environment: "node",

@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -40,6 +42,34 @@ test("a vault secret reaches the command and never appears in any stored or retu
   });
   await daemon.waitForState("v", "mon-2", ["ready"]);
 
+  // A header that an endpoint reflects back, and a webhook adapter that sends it.
+  const reflector = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ youSent: req.headers.authorization, status: "done" }));
+  });
+  await new Promise<void>((resolve) => reflector.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(reflector.address() as AddressInfo).port}/echo`;
+  await daemon.api("POST", "/api/sessions/v/monitors", {
+    source: {
+      kind: "tool",
+      name: "http__get",
+      args: { url, headers: { authorization: "Bearer ${secret:API_TOKEN}" } },
+      condition: { path: "body.status", operator: "equals", value: "done" },
+    },
+    intervalSeconds: 10,
+  });
+  const tool = await daemon.waitForState("v", "mon-3", ["ready", "finished"]);
+  expect(tool.lastObservation.body.youSent).toBe("Bearer [secret:API_TOKEN]");
+  await daemon.api("PATCH", "/api/sessions/v", {
+    adapter: { kind: "webhook", url, headers: { authorization: "Bearer ${secret:API_TOKEN}" } },
+  });
+  await daemon.api("POST", "/api/sessions/v/monitors", {
+    source: { kind: "command", command: "echo after" },
+    intervalSeconds: 5,
+  });
+  await daemon.waitForState("v", "mon-4", ["finished"]);
+  reflector.close();
+
   const returned = JSON.stringify([
     (await daemon.api("GET", "/api/sessions/v/monitors")).body,
     (await daemon.api("GET", "/api/sessions/v/monitors/mon-1/events")).body,
@@ -67,5 +97,11 @@ test("a vault secret reaches the command and never appears in any stored or retu
   }
   db.close();
   expect(readFileSync(join(daemon.home, "vigil.log"), "utf8")).not.toContain(SECRET);
+  // The database file itself (and its WAL): values live in vault.json (0600), never in SQLite.
+  for (const file of ["vigil.db", "vigil.db-wal"]) {
+    if (existsSync(join(daemon.home, file)))
+      expect(readFileSync(join(daemon.home, file)).includes(SECRET), file).toBe(false);
+  }
+  expect(statSync(join(daemon.home, "vault.json")).mode & 0o777).toBe(0o600);
   expect(daemon.stderr).not.toContain(SECRET);
 });

@@ -175,6 +175,27 @@ describe("POST /webhook/signal", () => {
     expect((await wp(w)).state).toBe("armed");
   });
 
+  test("an accepted signal survives kill -9 the instant after its 202", async () => {
+    const own = await TestDaemon.start();
+    try {
+      const w = await arm({ max_signals: 100 }, own);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          signal({ id: w.id, secret: w.secret, status: "progress", message: `m${i}` }, own),
+        ),
+      );
+      expect(answers.every((a) => a.status === 202)).toBe(true);
+      await own.kill9();
+      await own.spawn();
+      const view = (await own.api("GET", `/api/sessions/${w.sid}/waitpoints/${w.id}`)).body;
+      expect(view.signals.map((s: any) => s.message).sort()).toEqual(
+        Array.from({ length: 20 }, (_, i) => `m${i}`).sort(),
+      );
+    } finally {
+      await own.dispose();
+    }
+  });
+
   test("60 misses within a minute close the route with 429", async () => {
     const own = await TestDaemon.start();
     try {

@@ -1,4 +1,5 @@
 /** The store: the database and one module per table, opened together. */
+import { dirname, join } from "node:path";
 import { type Db, openDb } from "./db.js";
 import { EventsTable } from "./events.js";
 import { InboundEventsTable } from "./inbound-events.js";
@@ -17,18 +18,22 @@ export class Store {
   readonly waitpoints: WaitpointsTable;
   readonly inboundEvents: InboundEventsTable;
 
-  constructor(readonly db: Db) {
+  constructor(
+    readonly db: Db,
+    vaultFile: string | null = null,
+  ) {
     this.sessions = new SessionsTable(db);
     this.monitors = new MonitorsTable(db);
     this.events = new EventsTable(db);
     this.wakes = new WakesTable(db);
-    this.vault = new VaultTable(db);
+    this.vault = new VaultTable(db, vaultFile);
     this.waitpoints = new WaitpointsTable(db);
     this.inboundEvents = new InboundEventsTable(db);
   }
 
+  /** The database, and beside it (for a file database) the vault's `vault.json`. */
   static open(file: string): Store {
-    return new Store(openDb(file));
+    return new Store(openDb(file), file === ":memory:" ? null : join(dirname(file), "vault.json"));
   }
 
   /** Runs `fn` in one immediate transaction (a write lock taken up front). */

@@ -1,4 +1,9 @@
-/** The vault (secret values by key) and its audit log: which monitor resolved which key, when. */
+/**
+ * The vault: secret values by key, and who resolved them. Values live in `$VIGIL_HOME/vault.json`
+ * (0600, replaced atomically), never in the database, so no copy of a value sits in the database
+ * file, its WAL or its free pages; the audit of uses lives in the database.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { Db } from "./db.js";
 
 export interface VaultEntry {
@@ -7,21 +12,21 @@ export interface VaultEntry {
   usedBy: Array<{ sessionId: string; monitorId: string; purpose: "start" | "resume"; at: string }>;
 }
 
+interface VaultFileData {
+  version: 1;
+  secrets: Record<string, { value: string; updatedAt: number }>;
+}
+
 export class VaultTable {
-  readonly #all;
-  readonly #upsert;
-  readonly #delete;
   readonly #audit;
   readonly #auditOf;
+  #data: VaultFileData;
 
-  constructor(db: Db) {
-    this.#all = db.prepare<[], { key: string; value: string; updated_at: number }>(
-      "SELECT key, value, updated_at FROM vault ORDER BY key",
-    );
-    this.#upsert = db.prepare(
-      "INSERT INTO vault (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-    );
-    this.#delete = db.prepare("DELETE FROM vault WHERE key = ?");
+  /** `file` null keeps the values in memory (tests on `:memory:` databases). */
+  constructor(
+    db: Db,
+    private readonly file: string | null,
+  ) {
     this.#audit = db.prepare(
       "INSERT INTO vault_audit (key, session_id, monitor_id, purpose, at) VALUES (?, ?, ?, ?, ?)",
     );
@@ -29,19 +34,47 @@ export class VaultTable {
       [string],
       { session_id: string; monitor_id: string; purpose: "start" | "resume"; at: number }
     >("SELECT session_id, monitor_id, purpose, at FROM vault_audit WHERE key = ? ORDER BY id DESC LIMIT 50");
+    this.#data = this.#read();
+  }
+
+  #read(): VaultFileData {
+    if (!this.file) return { version: 1, secrets: {} };
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch {
+      return { version: 1, secrets: {} };
+    }
+    const parsed = JSON.parse(text) as VaultFileData;
+    if (parsed.version !== 1 || typeof parsed.secrets !== "object") {
+      throw new Error(`${this.file}: Expected a Vigil vault file (version 1), got something else`);
+    }
+    return parsed;
+  }
+
+  #write(): void {
+    if (!this.file) return;
+    writeFileSync(`${this.file}.tmp`, JSON.stringify(this.#data), { mode: 0o600 });
+    renameSync(`${this.file}.tmp`, this.file);
   }
 
   /** Every key and value: the daemon keeps them in memory for the shield. */
   entries(): Array<[string, string]> {
-    return this.#all.all().map((row) => [row.key, row.value]);
+    return Object.entries(this.#data.secrets)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, entry]) => [key, entry.value]);
   }
 
   set(key: string, value: string, at: number): void {
-    this.#upsert.run(key, value, at);
+    this.#data.secrets[key] = { value, updatedAt: at };
+    this.#write();
   }
 
   delete(key: string): boolean {
-    return this.#delete.run(key).changes > 0;
+    if (!(key in this.#data.secrets)) return false;
+    delete this.#data.secrets[key];
+    this.#write();
+    return true;
   }
 
   recordUse(key: string, sessionId: string, monitorId: string, purpose: "start" | "resume", at: number): void {
@@ -50,15 +83,17 @@ export class VaultTable {
 
   /** Names and usage, never values. */
   list(): VaultEntry[] {
-    return this.#all.all().map((row) => ({
-      key: row.key,
-      updatedAt: new Date(row.updated_at).toISOString(),
-      usedBy: this.#auditOf.all(row.key).map((use) => ({
-        sessionId: use.session_id,
-        monitorId: use.monitor_id,
-        purpose: use.purpose,
-        at: new Date(use.at).toISOString(),
-      })),
-    }));
+    return Object.entries(this.#data.secrets)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, entry]) => ({
+        key,
+        updatedAt: new Date(entry.updatedAt).toISOString(),
+        usedBy: this.#auditOf.all(key).map((use) => ({
+          sessionId: use.session_id,
+          monitorId: use.monitor_id,
+          purpose: use.purpose,
+          at: new Date(use.at).toISOString(),
+        })),
+      }));
   }
 }
