@@ -2,6 +2,7 @@
 // Figures come from this machine as it is (shared, noisy): read medians and ratios, not absolutes.
 import { cpus, totalmem } from "node:os";
 import { run as restartIdle } from "./restart-idle.js";
+import { run as schedulerLag } from "./scheduler-lag.js";
 import { run as signals } from "./signals.js";
 
 console.log(
@@ -11,3 +12,6 @@ console.log("\n# signals (ingest, signal → delivery, spool)");
 await signals();
 console.log("\n# idle cost and restart");
 await restartIdle();
+console.log("\n# scheduler lag (the issue's 1,000 waits, and 200 to show the unsaturated case)");
+await schedulerLag(1000);
+await schedulerLag(200);

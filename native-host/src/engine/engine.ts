@@ -33,6 +33,7 @@ import { Changes } from "./changes.js";
 import { recordCheckInTx } from "./checks.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { offerEvent } from "./event-match.js";
+import { LagStats } from "./lag-stats.js";
 import { Scheduler } from "./scheduler.js";
 import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "./states.js";
 import { toMonitorView } from "./views.js";
@@ -68,6 +69,8 @@ export class Engine {
   /** Checks in flight, by monitor uid: aborted when the monitor ends or is deleted. */
   readonly #checks = new Map<number, AbortController>();
   readonly #watches = new Map<number, RunningWatch>();
+  /** How late each check started against its due time. */
+  readonly checkLag = new LagStats();
   /** Secret values resolved for each monitor at start or resume (never per poll). */
   readonly #secretEnv = new Map<number, Record<string, string>>();
   readonly changes: Changes;
@@ -384,6 +387,9 @@ export class Engine {
         timeoutSeconds: record.timeoutMs / 1000,
       });
       if (!this.#store.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) continue;
+      if (record.trigger?.nextDueAt !== null && record.trigger?.nextDueAt !== undefined) {
+        this.checkLag.record(this.#now() - record.trigger.nextDueAt);
+      }
       void this.#runCheck(record, probe, timing.checkTimeoutMs);
     }
   }

@@ -53,6 +53,7 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
       pid: process.pid,
       sessions: engine.sessions().length,
       runningChecks: engine.runningChecks,
+      checkLag: engine.checkLag.summary(),
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
     },
   }));
