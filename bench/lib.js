@@ -99,7 +99,7 @@ export class Daemon {
 }
 
 /** Arms many monitors straight through the engine (the same code the API runs), fast. */
-export async function seed(home, { waitpoints = 5000, timeMonitors = 5000 } = {}) {
+export async function seed(home, { waitpoints = 5000, timeMonitors = 5000, commandWaits = 0 } = {}) {
   const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
   const { Engine } = await import(join(ROOT, "dist/native-host/src/engine/engine.js"));
   const { silentLogger } = await import(join(ROOT, "dist/native-host/src/log.js"));
@@ -114,6 +114,14 @@ export async function seed(home, { waitpoints = 5000, timeMonitors = 5000 } = {}
       for (let i = 0; i < 20 && s * 20 + i < timeMonitors; i++) {
         engine.createMonitor(`bench-${s}`, { source: { kind: "time", at: far }, timeoutSeconds: 7 * 24 * 3600 });
       }
+    }
+    for (let i = 0; i < commandWaits; i++) {
+      if (i % 4 === 0) engine.createSession({ id: `lag-${i / 4}` }); // 4 command waits per session at most
+      engine.createMonitor(`lag-${Math.floor(i / 4)}`, {
+        source: { kind: "command", command: "false" },
+        intervalSeconds: 5,
+        timeoutSeconds: 600,
+      });
     }
     engine.createSession({ id: "bench-wp" });
     for (let i = 0; i < waitpoints; i++) engine.waitpoints.create("bench-wp", { label: `wp ${i}`, intent: "bench" });

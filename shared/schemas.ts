@@ -76,11 +76,15 @@ export const EXIT_ZERO: Condition = { path: "exitCode", operator: "equals", valu
 
 const CommandText = z.string().trim().min(1, "Expected a non-empty command").max(8000);
 
+/** Met only when this many checks in a row meet the condition (a flicker never wakes). */
+const Consecutive = z.number().int().min(1).max(100).optional();
+
 export const CommandSourceSchema = z.strictObject({
   kind: z.literal("command"),
   command: CommandText,
   cwd: z.string().min(1).max(4096).optional(),
   condition: ConditionSchema.optional(),
+  consecutive: Consecutive,
 });
 export type CommandSource = z.infer<typeof CommandSourceSchema>;
 
@@ -101,6 +105,7 @@ export const ToolSourceSchema = z.strictObject({
   name: ToolName,
   args: z.record(z.string(), z.unknown()).default({}),
   condition: ConditionSchema,
+  consecutive: Consecutive,
 });
 export type ToolSource = z.infer<typeof ToolSourceSchema>;
 
@@ -111,6 +116,8 @@ export const EventSourceSchema = z.strictObject({
   /** Payload fields (dotted paths) that must equal these values: the particular run. */
   match: z.record(z.string(), z.unknown()).default({}),
   condition: ConditionSchema.optional(),
+  /** Events accepted up to this long before arming count too, so one that races the arming is not missed. */
+  lookbackSeconds: z.number().min(0).max(3600, "Expected at most 3600 seconds of lookback").default(0),
   /** A read-only tool polled at the interval to reconcile an event missed while the daemon was down. */
   fallback: z
     .strictObject({ name: ToolName, args: z.record(z.string(), z.unknown()).default({}), condition: ConditionSchema })
@@ -291,6 +298,8 @@ export interface MonitorView {
   lastObservation: unknown;
   lastError: string | null;
   errorCount: number;
+  /** With `consecutive`: how many checks in a row have met the condition, as "2/3 consecutive". */
+  consecutive: string | null;
   /** Checks made so far (null once the monitor has ended). */
   polls: number | null;
   createdAt: string;
@@ -346,7 +355,7 @@ export interface WakePayload {
   wakeId: string;
   sessionId: string;
   monitor: { id: string; name: string; kind: SourceKind; description: string };
-  reason: EndingReason | "events";
+  reason: EndingReason | "events" | "stalled";
   endedAt: string | null;
   armedAt: string;
   waitedSeconds: number;
@@ -387,6 +396,12 @@ export const WaitCreateSchema = z
       .number()
       .positive()
       .max(WAIT_LIMITS.maxExpiresInHours, "Expected at most 720 hours (30 days)")
+      .optional(),
+    /** No signal of any kind (progress included) for this long wakes the owner with "stalled". */
+    heartbeat_timeout_seconds: z
+      .number()
+      .positive()
+      .max(WAIT_LIMITS.maxExpiresInHours * 3600)
       .optional(),
   })
   .superRefine((input, ctx) => {

@@ -62,6 +62,7 @@ describe("vigil mcp, with no daemon running", () => {
         "browser__tabs",
         "inbox",
         "monitor__cancel",
+        "monitor__checks",
         "monitor__create",
         "monitor__events",
         "monitor__list",

@@ -44,7 +44,8 @@ export function statusLine(view: MonitorView, now = Date.now()): string {
   const deadline = view.deadlineAt ? ` · deadline ${relative(view.deadlineAt, now)}` : "";
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
   const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";
-  return `${view.id} ${STATE_LABEL[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${next}${deadline}${error}${delivery}`;
+  const streak = view.consecutive && !view.ending ? ` · ${view.consecutive}` : "";
+  return `${view.id} ${STATE_LABEL[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${streak}${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {

@@ -142,6 +142,25 @@ export function registerMonitorCommands(program: Command): void {
       for (const event of events) print(`#${event.seq} ${event.at} ${event.text}`);
     });
 
+  program
+    .command("checks <monitor>")
+    .description("why did it not fire? each check's outcome (last 100)")
+    .option("--session <id>", SESSION_HELP)
+    .option("--json", "print JSON")
+    .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
+      const checks = await new ApiClient(homeOf(command)).request<
+        Array<{ seq: number; at: string; outcome: string; durationMs: number | null; excerpt: string | null }>
+      >("GET", `${monitorPath(sessionOf(options), mid)}/checks`);
+      if (options.json) return print(JSON.stringify(checks, null, 2));
+      if (checks.length === 0) return print("no checks yet");
+      for (const c of checks) {
+        const excerpt = c.excerpt ? ` · ${c.excerpt.split("\n")[0]}` : "";
+        print(
+          `#${c.seq} ${c.at} ${c.outcome.replace("_", " ")}${c.durationMs === null ? "" : ` (${c.durationMs} ms)`}${excerpt}`,
+        );
+      }
+    });
+
   controlCommand(program, "pause", "pause checks (the deadline keeps running)");
   controlCommand(program, "resume", "resume checks (checks at once)");
   controlCommand(program, "cancel", "stop a monitor; wakes nobody");

@@ -11,7 +11,7 @@ export const WAKE_EVENT_LIMIT = 20;
 export interface WakeFacts {
   sessionId: string;
   monitor: { id: string; name: string; kind: SourceKind; description: string };
-  reason: EndingReason | "events";
+  reason: EndingReason | "events" | "stalled";
   armedAt: number;
   at: number;
   detail: string | null;
@@ -33,7 +33,8 @@ const KIND_NAMES: Record<SourceKind, string> = {
   signal: "waitpoint",
 };
 
-const HEADLINES: Record<EndingReason | "events", string> = {
+const HEADLINES: Record<EndingReason | "events" | "stalled", string> = {
+  stalled: "it stalled: no signal of any kind arrived within its heartbeat timeout; it is still armed",
   met: "its condition was met",
   failed: "it failed",
   exited: "the watched process exited",
@@ -46,7 +47,7 @@ const HEADLINES: Record<EndingReason | "events", string> = {
 };
 
 /** Waitpoints resolve rather than "meet a condition". */
-const SIGNAL_HEADLINES: Partial<Record<EndingReason | "events", string>> = {
+const SIGNAL_HEADLINES: Partial<Record<EndingReason | "events" | "stalled", string>> = {
   met: "it resolved: the signals it waited for arrived",
   failed: "a job reported failure",
   timeout: "it expired before it resolved",
@@ -87,7 +88,7 @@ export function wakePayload(facts: WakeFacts): Omit<WakePayload, "wakeId"> {
     sessionId: facts.sessionId,
     monitor: facts.monitor,
     reason: facts.reason,
-    endedAt: facts.reason === "events" ? null : new Date(facts.at).toISOString(),
+    endedAt: facts.reason === "events" || facts.reason === "stalled" ? null : new Date(facts.at).toISOString(),
     armedAt: new Date(facts.armedAt).toISOString(),
     waitedSeconds: Math.round((facts.at - facts.armedAt) / 1000),
     detail: facts.detail,
@@ -106,7 +107,7 @@ export function wakeText(facts: WakeFacts): string {
   lines.push(
     `Vigil wake for session ${facts.sessionId}: ${monitor.id} "${monitor.name}" (${KIND_NAMES[monitor.kind]}).`,
   );
-  const verb = facts.reason === "events" ? "Still running" : `Ended (${facts.reason})`;
+  const verb = facts.reason === "events" || facts.reason === "stalled" ? "Still running" : `Ended (${facts.reason})`;
   lines.push(
     `${verb}: ${(monitor.kind === "signal" && SIGNAL_HEADLINES[facts.reason]) || HEADLINES[facts.reason]}, after ${formatDuration(facts.at - facts.armedAt)} (armed ${payload.armedAt}, now ${new Date(facts.at).toISOString()}).`,
   );

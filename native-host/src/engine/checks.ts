@@ -21,12 +21,20 @@ function capStrings(value: unknown): unknown {
   return value;
 }
 
+const EXCERPT_CAP = 300;
+
+function excerptOf(result: CheckResult): string {
+  const text = result.outcome === "error" ? result.error : result.eventText || JSON.stringify(result.observation);
+  return text.length > EXCERPT_CAP ? `${text.slice(0, EXCERPT_CAP)}…` : text;
+}
+
 export function recordCheckInTx(
   deps: EndingDeps,
   uid: number,
   probe: PollProbe,
   result: CheckResult,
   now: number,
+  durationMs: number | null = null,
 ): void {
   const { store, shield } = deps;
   const record = store.monitors.byUid(uid);
@@ -35,11 +43,16 @@ export function recordCheckInTx(
     return;
   }
   const trigger = record.trigger;
-  const step = pollStep(result, probe.condition(record.source), {
-    polls: trigger.polls,
-    unrunnableStreak: trigger.unrunnableStreak,
-    conditionState: trigger.conditionState,
-  });
+  const step = pollStep(
+    result,
+    probe.condition(record.source),
+    {
+      polls: trigger.polls,
+      unrunnableStreak: trigger.unrunnableStreak,
+      conditionState: trigger.conditionState,
+    },
+    (record.source as { consecutive?: number }).consecutive ?? 1,
+  );
   const observation = step.observation === undefined ? undefined : shield.json(capStrings(step.observation));
   const error = step.error === undefined ? null : shield.text(step.error);
   const dueAt = trigger.nextDueAt ?? now;
@@ -52,6 +65,8 @@ export function recordCheckInTx(
     unrunnableStreak: step.state.unrunnableStreak,
     conditionState: step.state.conditionState,
   });
+  const outcome = step.action === "end" ? (step.reason === "met" ? "met" : "error") : step.verdict;
+  store.checks.record(uid, step.state.polls, now, outcome, durationMs, shield.text(excerptOf(result)));
   if (step.action === "end") {
     if (step.eventText !== undefined) store.events.append(uid, shield.text(step.eventText), now);
     const ended = store.monitors.byUid(uid);

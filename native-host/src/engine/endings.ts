@@ -47,7 +47,7 @@ export function endInTx(
 export function insertWake(
   deps: EndingDeps,
   record: MonitorRecord,
-  reason: EndingReason | "events",
+  reason: EndingReason | "events" | "stalled",
   dedupeKey: string,
   detail: string | null,
   now: number,
@@ -75,7 +75,7 @@ export function insertWake(
     sessionId: record.sessionId,
     monitorUid: record.uid,
     dedupeKey,
-    kind: reason === "events" ? "events" : "ending",
+    kind: reason === "events" || reason === "stalled" ? "events" : "ending",
     text: shield.text(wakeText(facts)),
     payload: shield.json(wakePayload(facts)),
     createdAt: now,

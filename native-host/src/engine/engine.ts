@@ -24,6 +24,7 @@ import { secretKeysIn } from "../secrets/references.js";
 import { Shield } from "../secrets/shield.js";
 import { Vault } from "../secrets/vault.js";
 import { DEFAULT_SETTINGS, type ResolvedSettings } from "../settings.js";
+import type { CheckEntry } from "../store/checks.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
@@ -234,9 +235,11 @@ export class Engine {
     });
     this.#resolveSecrets(record, "start");
     if (probe.mode === "stream") this.#startWatch(record, probe, session);
+    if (source.kind === "event" && source.lookbackSeconds > 0)
+      this.#offerPastEvents(record, source.lookbackSeconds, now);
     this.#changed(sessionId);
     this.#scheduler.poke();
-    return this.view(record);
+    return this.view(this.#record(record.uid));
   }
 
   /**
@@ -266,6 +269,26 @@ export class Engine {
     return { accepted: true, event: result.id, ended: result.ended.map((r) => r.id) };
   }
 
+  /** lookbackSeconds: events accepted shortly before arming are matched now, oldest first. */
+  #offerPastEvents(record: MonitorRecord, lookbackSeconds: number, now: number): void {
+    const ended = this.#store.tx(() => {
+      for (const event of this.#store.inboundEvents.since(
+        record.sessionId,
+        (record.source as { type: string }).type,
+        now - lookbackSeconds * 1000,
+      )) {
+        const fresh = this.#store.monitors.byUid(record.uid);
+        const offered = { type: event.type, payload: event.payload, sessionId: record.sessionId };
+        if (fresh && offerEvent(this.#endingDeps, fresh, offered, now)) {
+          this.#store.inboundEvents.setMatched(event.id, [record.id]);
+          return true;
+        }
+      }
+      return false;
+    });
+    if (ended) this.#abortWork(record.uid);
+  }
+
   monitor(sessionId: string, id: string): MonitorRecord {
     this.session(sessionId);
     const record = this.#store.monitors.get(sessionId, id);
@@ -286,6 +309,10 @@ export class Engine {
   events(sessionId: string, id: string): MonitorEvent[] {
     const record = this.monitor(sessionId, id);
     return this.#store.events.recent(record.uid);
+  }
+
+  checks(sessionId: string, id: string): CheckEntry[] {
+    return this.#store.checks.list(this.monitor(sessionId, id).uid);
   }
 
   wakes(sessionId: string): WakeView[] {
@@ -397,6 +424,7 @@ export class Engine {
   async #runCheck(record: MonitorRecord, probe: PollProbe, timeoutMs: number): Promise<void> {
     const controller = new AbortController();
     this.#checks.set(record.uid, controller);
+    const started = performance.now();
     let result: CheckResult;
     try {
       const session = this.#store.sessions.get(record.sessionId);
@@ -416,7 +444,7 @@ export class Engine {
       return;
     }
     try {
-      this.#recordCheck(record.uid, probe, result);
+      this.#recordCheck(record.uid, probe, result, performance.now() - started);
     } catch (error) {
       this.#log.error(`recording a check of monitor ${record.uid} failed: ${toError(error).message}`);
     }
@@ -428,9 +456,9 @@ export class Engine {
     return ("cwd" in source && source.cwd) || session?.root || homedir();
   }
 
-  #recordCheck(uid: number, probe: PollProbe, result: CheckResult): void {
+  #recordCheck(uid: number, probe: PollProbe, result: CheckResult, durationMs: number): void {
     const now = this.#now();
-    this.#store.tx(() => recordCheckInTx(this.#endingDeps, uid, probe, result, now));
+    this.#store.tx(() => recordCheckInTx(this.#endingDeps, uid, probe, result, now, durationMs));
     const record = this.#record(uid);
     if (!isActive(record.state)) this.#secretEnv.delete(uid);
     this.#changed(record.sessionId);

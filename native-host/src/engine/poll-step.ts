@@ -34,14 +34,29 @@ export type PollStep =
       eventText?: string;
     };
 
-export function pollStep(result: CheckResult, condition: Condition, before: PollState): PollStep {
+/** Where the run of consecutive met checks is kept (beside the `changed` digests). */
+export const STREAK_KEY = "#met";
+
+export const streakOf = (state: ConditionState): number => Number(state[STREAK_KEY] ?? 0);
+
+/**
+ * `consecutive`: the condition must be met on that many checks in a row (a flicker — not met,
+ * unavailable or an error — resets the count). A condition met from the very first check ends
+ * with a note that it was already true when armed.
+ */
+export function pollStep(result: CheckResult, condition: Condition, before: PollState, consecutive = 1): PollStep {
   const polls = before.polls + 1;
+  const resetStreak = (state: ConditionState): ConditionState => {
+    const { [STREAK_KEY]: _, ...rest } = state;
+    return rest;
+  };
   if (result.outcome === "error") {
     if (!result.unrunnable) {
-      return { action: "continue", verdict: "error", error: result.error, state: { ...before, polls } };
+      const state = { ...before, polls, conditionState: resetStreak(before.conditionState) };
+      return { action: "continue", verdict: "error", error: result.error, state };
     }
     const streak = before.unrunnableStreak + 1;
-    const state = { ...before, polls, unrunnableStreak: streak };
+    const state = { ...before, polls, unrunnableStreak: streak, conditionState: resetStreak(before.conditionState) };
     if (before.polls === 0) {
       return {
         action: "end",
@@ -63,16 +78,23 @@ export function pollStep(result: CheckResult, condition: Condition, before: Poll
     return { action: "continue", verdict: "error", error: result.error, state };
   }
   const evaluation = evaluateCondition(condition, result.observation, before.conditionState);
-  const state = { polls, unrunnableStreak: 0, conditionState: evaluation.state };
-  if (evaluation.verdict === "met") {
-    return {
-      action: "end",
-      reason: "met",
-      detail: `condition ${describeCondition(condition)} held on check ${polls}`,
-      state,
-      observation: result.observation,
-      eventText: result.eventText,
-    };
+  if (evaluation.verdict !== "met") {
+    const state = { polls, unrunnableStreak: 0, conditionState: resetStreak(evaluation.state) };
+    return { action: "continue", verdict: evaluation.verdict, state, observation: result.observation };
   }
-  return { action: "continue", verdict: evaluation.verdict, state, observation: result.observation };
+  const met = streakOf(before.conditionState) + 1;
+  if (met < consecutive) {
+    const state = { polls, unrunnableStreak: 0, conditionState: { ...evaluation.state, [STREAK_KEY]: String(met) } };
+    return { action: "continue", verdict: "met", state, observation: result.observation };
+  }
+  const runs = consecutive > 1 ? ` (${consecutive} consecutive checks)` : "";
+  const already = met === polls ? " — already true when armed" : "";
+  return {
+    action: "end",
+    reason: "met",
+    detail: `condition ${describeCondition(condition)} held on check ${polls}${runs}${already}`,
+    state: { polls, unrunnableStreak: 0, conditionState: resetStreak(evaluation.state) },
+    observation: result.observation,
+    eventText: result.eventText,
+  };
 }

@@ -2,9 +2,16 @@
 import type { DeliveryView, MonitorView } from "../../../shared/schemas.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
+import { streakOf } from "./poll-step.js";
 
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
+
+function consecutiveText(record: MonitorRecord): string | null {
+  const wanted = (record.source as { consecutive?: number }).consecutive;
+  if (!wanted || wanted <= 1 || !record.trigger) return null;
+  return `${streakOf(record.trigger.conditionState)}/${wanted} consecutive`;
+}
 
 export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: DeliveryView | null): MonitorView {
   const trigger = record.trigger;
@@ -23,6 +30,7 @@ export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: D
     lastObservation: record.lastObservation ?? null,
     lastError: record.lastError,
     errorCount: record.errorCount,
+    consecutive: consecutiveText(record),
     polls: trigger?.polls ?? null,
     createdAt: iso(record.createdAt) as string,
     lastCheckAt: iso(record.lastCheckAt),

@@ -118,6 +118,10 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     status: 200,
     body: engine.events(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
   }));
+  routes.on("GET", "/api/sessions/:sid/monitors/:mid/checks", (c) => ({
+    status: 200,
+    body: engine.checks(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
+  }));
   routes.on("POST", "/api/sessions/:sid/monitors/:mid/control", async (c) => {
     const sid = param(c.params.sid, "session id");
     const mid = param(c.params.mid, "monitor id");

@@ -162,6 +162,18 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   );
 
   server.registerTool(
+    "monitor__checks",
+    {
+      description:
+        "Why has a monitor not fired? Each check's outcome (met, not met, unavailable, error) with its duration and an excerpt, last 100.",
+      inputSchema: Id,
+    },
+    guarded(async ({ id }) =>
+      reply({ checks: await api.request("GET", await path(`/monitors/${encodeURIComponent(id)}/checks`)) }),
+    ),
+  );
+
+  server.registerTool(
     "wait_create",
     {
       description: `Arm a waitpoint: an id + one-time secret that a job outside (a training run, a build, a deploy) signals when it is done. Arm it BEFORE starting the job and paste one of the returned how_to_signal lines into the job's command (e.g. "python train.py; <cli line>"). members + quorum make a barrier; max_signals > 1 keeps it open as a mailbox. Write the intent for a stranger: you will read it hours later. ${END_TURN}`,

@@ -15,6 +15,7 @@ export class InboundEventsTable {
   readonly #insert;
   readonly #setMatched;
   readonly #prune;
+  readonly #since;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
@@ -22,6 +23,9 @@ export class InboundEventsTable {
     );
     this.#setMatched = db.prepare("UPDATE inbound_events SET matched = ? WHERE id = ?");
     this.#prune = db.prepare("DELETE FROM inbound_events WHERE received_at < ?");
+    this.#since = db.prepare<[string, string, number], { id: number; payload: string; received_at: number }>(
+      "SELECT id, payload, received_at FROM inbound_events WHERE session_id = ? AND type = ? AND received_at >= ? ORDER BY id",
+    );
   }
 
   insert(sessionId: string, type: string, payload: unknown, at: number): number {
@@ -30,6 +34,17 @@ export class InboundEventsTable {
 
   setMatched(id: number, monitorIds: string[]): void {
     this.#setMatched.run(JSON.stringify(monitorIds), id);
+  }
+
+  /** Events of this type the session accepted since `from`, oldest first. */
+  since(sessionId: string, type: string, from: number): InboundEvent[] {
+    return this.#since.all(sessionId, type, from).map((row) => ({
+      id: row.id,
+      sessionId,
+      type,
+      payload: JSON.parse(row.payload) as unknown,
+      receivedAt: row.received_at,
+    }));
   }
 
   prune(now: number): number {

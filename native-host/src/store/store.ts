@@ -1,5 +1,6 @@
 /** The store: the database and one module per table, opened together. */
 import { dirname, join } from "node:path";
+import { ChecksTable } from "./checks.js";
 import { type Db, openDb } from "./db.js";
 import { EventsTable } from "./events.js";
 import { InboundEventsTable } from "./inbound-events.js";
@@ -17,6 +18,7 @@ export class Store {
   readonly vault: VaultTable;
   readonly waitpoints: WaitpointsTable;
   readonly inboundEvents: InboundEventsTable;
+  readonly checks: ChecksTable;
 
   constructor(
     readonly db: Db,
@@ -29,6 +31,7 @@ export class Store {
     this.vault = new VaultTable(db, vaultFile);
     this.waitpoints = new WaitpointsTable(db);
     this.inboundEvents = new InboundEventsTable(db);
+    this.checks = new ChecksTable(db);
   }
 
   /** The database, and beside it (for a file database) the vault's `vault.json`. */

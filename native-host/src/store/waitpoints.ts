@@ -9,6 +9,10 @@ export interface WaitpointRow {
   quorum: number;
   failFast: boolean;
   maxSignals: number;
+  /** No signal of any kind for this long wakes the owner with "stalled". */
+  heartbeatTimeoutMs: number | null;
+  /** The last-signal time a stall wake was already sent for. */
+  stallNotifiedFor: number | null;
 }
 
 export interface SignalRow {
@@ -30,6 +34,8 @@ interface RawWaitpoint {
   quorum: number;
   fail_fast: number;
   max_signals: number;
+  heartbeat_timeout_ms: number | null;
+  stall_notified_for: number | null;
 }
 
 interface RawSignal {
@@ -51,6 +57,8 @@ const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
   quorum: raw.quorum,
   failFast: raw.fail_fast === 1,
   maxSignals: raw.max_signals,
+  heartbeatTimeoutMs: raw.heartbeat_timeout_ms,
+  stallNotifiedFor: raw.stall_notified_for,
 });
 
 const toSignal = (raw: RawSignal): SignalRow => ({
@@ -76,11 +84,13 @@ export class WaitpointsTable {
   readonly #wakesSince;
   readonly #wakeCount;
   readonly #purgeable;
+  readonly #lastSignalAt;
+  readonly #setStall;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
-      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals)
-       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals)`,
+      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms)
+       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals, @heartbeatTimeoutMs)`,
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
@@ -100,6 +110,10 @@ export class WaitpointsTable {
       "SELECT created_at FROM wakes WHERE monitor_uid = ? AND created_at > ? ORDER BY created_at",
     );
     this.#wakeCount = db.prepare<[number], { n: number }>("SELECT count(*) AS n FROM wakes WHERE monitor_uid = ?");
+    this.#lastSignalAt = db.prepare<[number], { at: number | null }>(
+      "SELECT max(received_at) AS at FROM signals WHERE monitor_uid = ?",
+    );
+    this.#setStall = db.prepare("UPDATE waitpoints SET stall_notified_for = ? WHERE monitor_uid = ?");
     this.#purgeable = db.prepare<[number], { uid: number }>(
       `SELECT m.uid FROM monitors m JOIN waitpoints w ON w.monitor_uid = m.uid
        WHERE m.ending_at IS NOT NULL AND m.ending_at <= ?
@@ -107,9 +121,10 @@ export class WaitpointsTable {
     );
   }
 
-  insert(row: WaitpointRow): void {
+  insert(row: Omit<WaitpointRow, "stallNotifiedFor">): void {
+    const { stallNotifiedFor: _, ...rest } = { ...row, stallNotifiedFor: null };
     this.#insert.run({
-      ...row,
+      ...rest,
       members: row.members === null ? null : JSON.stringify(row.members),
       failFast: row.failFast ? 1 : 0,
     });
@@ -153,6 +168,14 @@ export class WaitpointsTable {
 
   wakeCount(uid: number): number {
     return this.#wakeCount.get(uid)?.n ?? 0;
+  }
+
+  lastSignalAt(uid: number): number | null {
+    return this.#lastSignalAt.get(uid)?.at ?? null;
+  }
+
+  setStallNotified(uid: number, lastSignalAt: number): void {
+    this.#setStall.run(lastSignalAt, uid);
   }
 
   /** Ended before `before`, with nothing left to deliver. */

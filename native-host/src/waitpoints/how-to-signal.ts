@@ -10,6 +10,8 @@ export interface HowToSignal {
   attach_to_pid: string;
   recommended: "cli" | "shell";
   member_note?: string;
+  /** With heartbeat_timeout_seconds: a loop that reports progress while the job (PID) lives. */
+  heartbeat?: string;
 }
 
 export interface SignalTarget {
@@ -22,6 +24,7 @@ export interface SignalTarget {
   url: string;
   /** $VIGIL_HOME/tmp/signals */
   spoolDir: string;
+  heartbeatSeconds?: number;
 }
 
 const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`);
@@ -43,6 +46,10 @@ export function howToSignal(target: SignalTarget): HowToSignal {
     attach_to_pid: `(while kill -0 PID 2>/dev/null; do sleep 5; done; ${cli} --status ok --message "pid PID exited") &`,
     recommended: "cli",
   };
+  if (target.heartbeatSeconds !== undefined) {
+    const every = Math.max(1, Math.floor(target.heartbeatSeconds / 2));
+    lines.heartbeat = `(while kill -0 PID 2>/dev/null; do ${cli} --status progress --message alive; sleep ${every}; done) &`;
+  }
   if (target.members) {
     lines.member_note = `Replace MEMBER with the reporting job's name, one of: ${target.members.join(", ")}. A signal without a listed member is refused.`;
   }

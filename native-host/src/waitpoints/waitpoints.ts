@@ -105,6 +105,8 @@ export class Waitpoints {
       input.expires_in_hours === undefined ? settings.waitpointTtlMs : Math.round(input.expires_in_hours * HOUR_MS);
     const id = `wp_${randomBytes(6).toString("hex")}`;
     const secret = randomBytes(24).toString("hex");
+    const heartbeatTimeoutMs =
+      input.heartbeat_timeout_seconds === undefined ? null : Math.round(input.heartbeat_timeout_seconds * 1000);
     const now = clock();
     store.tx(() => {
       const uid = store.monitors.insert({
@@ -129,11 +131,21 @@ export class Waitpoints {
         quorum,
         failFast: source.failFast,
         maxSignals: source.maxSignals,
+        heartbeatTimeoutMs,
       });
+      // The trigger's due time doubles as the stall check.
+      if (heartbeatTimeoutMs !== null) store.monitors.setNextDue(uid, now + heartbeatTimeoutMs);
     });
     this.deps.changes.emit(sessionId);
     this.deps.poke();
-    return { id, secret, state: "armed", how_to_signal: howToSignal({ id, secret, members, ...this.deps.target() }) };
+    const lines = howToSignal({
+      id,
+      secret,
+      members,
+      heartbeatSeconds: input.heartbeat_timeout_seconds,
+      ...this.deps.target(),
+    });
+    return { id, secret, state: "armed", how_to_signal: lines };
   }
 
   list(sessionId: string): WaitpointView[] {
@@ -316,8 +328,10 @@ export class Waitpoints {
       receivedAt: now,
       eventSeq,
     });
-    // A heartbeat never changes whether or when the waitpoint fires.
-    if (body.status !== "progress") this.#settle(store.monitors.byUid(record.uid) as MonitorRecord, now);
+    // A heartbeat never changes whether the waitpoint fires, only when it would stall.
+    if (body.status !== "progress" || wp.heartbeatTimeoutMs !== null) {
+      this.#settle(store.monitors.byUid(record.uid) as MonitorRecord, now);
+    }
     return { status: 202, body: { accepted: true, id: wp.id, status: body.status }, session: record.sessionId };
   }
 
@@ -347,14 +361,43 @@ export class Waitpoints {
       wakeTimesLastHour: store.waitpoints.wakeTimesSince(record.uid, now - HOUR_MS),
       maxWakesPerHour: this.deps.settings.waitpointMaxWakesPerHour,
     });
-    if (!decision.fire || decision.at > now) {
-      store.monitors.setNextDue(record.uid, decision.fire ? decision.at : null);
+    const stallAt = this.#stallAt(record, wp);
+    if (decision.fire && decision.at <= now) {
+      const detail = summary(wp, pending);
+      if (decision.final) {
+        endInTx(this.deps, record, decision.reason, detail, now);
+        return;
+      }
+      insertWake(this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
+    }
+    if (stallAt !== null && stallAt <= now) {
+      this.#stall(record, wp, now);
       return;
     }
+    const times = [decision.fire && decision.at > now ? decision.at : null, stallAt].filter(
+      (t): t is number => t !== null,
+    );
+    store.monitors.setNextDue(record.uid, times.length > 0 ? Math.min(...times) : null);
+  }
+
+  /** When silence becomes a stall: the last signal of any kind (or arming) plus the heartbeat timeout. */
+  #stallAt(record: MonitorRecord, wp: WaitpointRow): number | null {
+    if (wp.heartbeatTimeoutMs === null) return null;
+    const last = this.deps.store.waitpoints.lastSignalAt(record.uid) ?? record.createdAt;
+    return wp.stallNotifiedFor === last ? null : last + wp.heartbeatTimeoutMs;
+  }
+
+  /** "Stalled": the owner hears once per silence; fail_fast ends the waitpoint, else it stays armed. */
+  #stall(record: MonitorRecord, wp: WaitpointRow, now: number): void {
+    const { store } = this.deps;
+    const last = store.waitpoints.lastSignalAt(record.uid);
+    const since =
+      last === null ? `since it was armed at ${iso(record.createdAt)}` : `since the last signal at ${iso(last)}`;
+    const detail = `stalled: no signal of any kind ${since} (heartbeat timeout ${Math.round((wp.heartbeatTimeoutMs ?? 0) / 1000)}s)`;
+    store.waitpoints.setStallNotified(record.uid, last ?? record.createdAt);
     store.monitors.setNextDue(record.uid, null);
-    const detail = summary(wp, pending);
-    if (decision.final) endInTx(this.deps, record, decision.reason, detail, now);
-    else insertWake(this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
+    if (wp.failFast) endInTx(this.deps, record, "failed", detail, now);
+    else insertWake(this.deps, record, "stalled", `stall:${record.uid}:${last ?? record.createdAt}`, detail, now);
   }
 
   /** What the deadline notice says: nobody reported, only some did, or only heartbeats came. */
