@@ -417,7 +417,11 @@ export class Engine {
       if (record.trigger?.nextDueAt !== null && record.trigger?.nextDueAt !== undefined) {
         this.checkLag.record(this.#now() - record.trigger.nextDueAt);
       }
-      void this.#runCheck(record, probe, timing.checkTimeoutMs);
+      // One spawn per turn of the event loop: starting a process blocks it for milliseconds, and
+      // the API must keep answering when many checks fall due together.
+      setImmediate(() => {
+        if (!this.#stopped) void this.#runCheck(record, probe, timing.checkTimeoutMs);
+      });
     }
   }
 
