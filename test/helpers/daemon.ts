@@ -109,6 +109,16 @@ export class TestDaemon {
     }) as unknown as Promise<Result>;
   }
 
+  #sessions = 0;
+
+  /** A fresh session (so per-session limits never couple tests), named `prefix-N`. */
+  async newSession(prefix = "s"): Promise<string> {
+    const id = `${prefix}-${++this.#sessions}`;
+    const reply = await this.api("POST", "/api/sessions", { id });
+    if (reply.status !== 201) throw new Error(`Expected to create session ${id}, got ${reply.status}`);
+    return id;
+  }
+
   async monitor(session: string, id: string) {
     return (await this.api("GET", `/api/sessions/${session}/monitors/${id}`)).body;
   }

@@ -6,18 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { FIXTURES, TestDaemon, waitFor } from "../helpers/daemon.js";
 
 let daemon: TestDaemon;
-let n = 0;
 
 beforeAll(async () => {
   daemon = await TestDaemon.start();
 });
 afterAll(() => daemon.dispose());
 
-async function session() {
-  const id = `b-${++n}`;
-  await daemon.api("POST", "/api/sessions", { id });
-  return id;
-}
+const session = () => daemon.newSession("b");
 const wakes = async (sid: string) => (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as any[];
 
 describe("consecutive", () => {

@@ -8,18 +8,13 @@ import { TestDaemon, waitFor } from "../helpers/daemon.js";
 import { jsonServer } from "../helpers/json-server.js";
 
 let daemon: TestDaemon;
-let n = 0;
 
 beforeAll(async () => {
   daemon = await TestDaemon.start();
 });
 afterAll(() => daemon.dispose());
 
-async function session() {
-  const id = `obs-${++n}`;
-  await daemon.api("POST", "/api/sessions", { id });
-  return id;
-}
+const session = () => daemon.newSession("obs");
 
 const create = (sid: string, body: unknown) => daemon.api("POST", `/api/sessions/${sid}/monitors`, body);
 const wakes = async (sid: string) => (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as any[];
