@@ -276,11 +276,10 @@ describe("command adapter", () => {
 describe("inbox claims and the turn queue", () => {
   test("a long-poll claim answers as soon as a monitor ends, and the wake is taken once", async () => {
     const { id: sid } = await session();
-    const started = Date.now();
     const claim = daemon.api("POST", `/api/sessions/${sid}/wakes/claim?wait=60`);
     await endsAtOnce(sid);
     const reply = await claim;
-    expect(Date.now() - started).toBeLessThan(60_000); // answered by the ending, not by the wait running out
+    // Answered by the ending (a claim that ran out its wait answers with no wakes).
     expect(reply.body.wakes).toHaveLength(1);
     expect(reply.body.wakes[0]).toMatchObject({ state: "delivered", deliveredVia: "inbox claim", monitors: ["mon-1"] });
     expect((await daemon.monitor(sid, "mon-1")).state).toBe("finished");
