@@ -1,6 +1,7 @@
 // `npm run bench`: every figure in one run, each printed beside what it is compared with.
 // Figures come from this machine as it is (shared, noisy): read medians and ratios, not absolutes.
 import { cpus, totalmem } from "node:os";
+import { run as peer } from "./peer-wait-on.js";
 import { run as restartIdle } from "./restart-idle.js";
 import { run as schedulerLag } from "./scheduler-lag.js";
 import { run as signals } from "./signals.js";
@@ -15,3 +16,5 @@ await restartIdle();
 console.log("\n# scheduler lag (the issue's 1,000 waits, and 200 to show the unsaturated case)");
 await schedulerLag(1000);
 await schedulerLag(200);
+console.log("\n# peer, same run: a file appears (vigil vs wait-on)");
+await peer();
