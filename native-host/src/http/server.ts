@@ -47,6 +47,18 @@ interface Stored {
   options: RouteOptions;
 }
 
+/** The disk is full, or the database cannot be written: a 503 that says so (the transaction rolled back). */
+const STORAGE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
+
+export function storageError(thrown: unknown): HttpError | null {
+  const code = (thrown as { code?: unknown })?.code;
+  if (typeof code !== "string" || !STORAGE_CODES.test(code)) return null;
+  return new HttpError(
+    503,
+    `Storage unavailable (${code}: ${(thrown as Error).message}); nothing was stored — try again when space returns`,
+  );
+}
+
 export function createApiServer(options: { engine: Engine; delivery: Delivery; token: string; log: Logger }): Server {
   const router = FindMyWay({ ignoreTrailingSlash: true });
   const routes: Routes = {
@@ -103,10 +115,10 @@ export function createApiServer(options: { engine: Engine; delivery: Delivery; t
 
   return createServer((req, res) => {
     handle(req, res).catch((thrown: unknown) => {
-      const error = toError(thrown);
+      const error = storageError(thrown) ?? toError(thrown);
       const status = error instanceof VigilError ? error.status : 500;
       if (status >= 500) options.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
-      const message = options.engine.shield.text(status >= 500 ? `Internal error: ${error.message}` : error.message);
+      const message = options.engine.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
       if (!res.headersSent) sendJson(res, status, { error: message });
       else res.end();
     });
