@@ -50,6 +50,17 @@ export function buildProgram(): Command {
       process.exit(0);
     });
 
+  program
+    .command("native-host")
+    .description("the native-messaging bridge the browser launches (stdio framing); not for people")
+    .argument("[origin...]", "what the browser passes (the calling extension's origin)")
+    .allowUnknownOption()
+    .action(async (_origin: string[], _options: unknown, command: Command) => {
+      const { runNativeHost } = await import("../native/bridge.js");
+      await runNativeHost({ home: homeOf(command) });
+      process.exit(0);
+    });
+
   registerSessionCommands(program);
   registerMonitorCommands(program);
   registerVaultCommands(program);
