@@ -174,7 +174,7 @@ describe("command waits against a real daemon", () => {
 
   test("a slow check never delays another monitor's checks", async () => {
     const sid = await session();
-    await wait(sid, "sleep 4", { intervalSeconds: 5 }); // its first check runs 4 s
+    await wait(sid, "sleep 60", { intervalSeconds: 30 }); // its first check runs until its 30 s limit
     await wait(sid, "false");
     const fast = await waitFor(async () => {
       const view = await daemon.monitor(sid, "mon-2");
