@@ -147,3 +147,11 @@ export function describeCondition(condition: Condition): string {
   if (condition.operator === "exists" || condition.operator === "changed") return `${path} ${condition.operator}`;
   return `${path} ${condition.operator} ${JSON.stringify(condition.value)}`;
 }
+
+/** Every path a condition reads (so a probe can tell "absent" from "not yet"). */
+export function conditionPaths(condition: Condition): string[] {
+  if ("all" in condition) return condition.all.flatMap(conditionPaths);
+  if ("any" in condition) return condition.any.flatMap(conditionPaths);
+  if ("not" in condition) return conditionPaths(condition.not);
+  return [condition.path ?? ""];
+}

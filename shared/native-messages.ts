@@ -3,6 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
+import type { MonitorView, WaitpointView } from "./schemas.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
 /** Chrome refuses host → browser messages over 1 MB. */
@@ -38,6 +39,85 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
 export type NativeRequest = z.infer<typeof NativeRequestSchema>;
 export type NativeRequestType = NativeRequest["type"];
 
+/** One row of the side panel's `list`: a monitor, its session, and for a waitpoint its details. */
+export interface PanelItem {
+  session: { id: string; label: string | null };
+  monitor: MonitorView;
+  waitpoint?: WaitpointView;
+}
+
+export interface PanelList {
+  total: number;
+  offset: number;
+  items: PanelItem[];
+}
+
 export type NativeReply =
   | { id: string | number | null; ok: true; result: unknown }
   | { id: string | number | null; ok: false; error: string };
+
+// ------------------------------------------------------------ host → browser (the daemon asks)
+
+/** What the extension reads from one tab: the element's text, whether it exists, where the tab is. */
+export const ObservationSchema = z.strictObject({
+  text: z.string(),
+  exists: z.boolean(),
+  url: z.string(),
+  title: z.string(),
+});
+export type Observation = z.infer<typeof ObservationSchema>;
+
+export const TabSchema = z.strictObject({
+  tabId: z.number().int(),
+  url: z.string(),
+  title: z.string(),
+  active: z.boolean(),
+  windowId: z.number().int(),
+});
+export type Tab = z.infer<typeof TabSchema>;
+
+/**
+ * Why an observation failed, each distinct so the monitor's last error says what to do. The
+ * extension answers `{ok:false, error, code}`; the daemon records `error` as the check's error.
+ */
+export const OBSERVE_ERROR_CODES = [
+  "tab_closed",
+  "url_differs",
+  "element_missing",
+  "no_permission",
+  "not_loaded",
+  "failed",
+] as const;
+export type ObserveErrorCode = (typeof OBSERVE_ERROR_CODES)[number];
+
+/** Host → browser requests carry ids starting with "h" so they never collide with the panel's. */
+export const HostRequestSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    id: z.string().regex(/^h/),
+    type: z.literal("observe"),
+    tabId: z.number().int().min(0),
+    url: z.string().min(1).max(4096),
+    selector: z.string().min(1).max(1000),
+    /** Shown on the marked tab: which monitor reads it. */
+    label: z.string().max(200).optional(),
+  }),
+  z.strictObject({ id: z.string().regex(/^h/), type: z.literal("tabs") }),
+]);
+export type HostRequest = z.infer<typeof HostRequestSchema>;
+
+/** The browser's answer to a host request (told apart from a panel request by `ok`). */
+export const HostReplySchema = z.union([
+  z.strictObject({ id: z.string(), ok: z.literal(true), result: z.unknown() }),
+  z.strictObject({
+    id: z.string(),
+    ok: z.literal(false),
+    error: z.string().max(2000),
+    code: z.enum(OBSERVE_ERROR_CODES).optional(),
+  }),
+]);
+export type HostReply = z.infer<typeof HostReplySchema>;
+
+/** Pushed host → browser without being asked: the daemon link's state, and "something changed". */
+export type HostPush =
+  | { type: "daemon"; connected: boolean; url?: string; error?: string }
+  | { type: "changed"; sessionId: string };

@@ -137,6 +137,32 @@ export const EventPostSchema = z.strictObject({
 });
 export type EventPost = z.infer<typeof EventPostSchema>;
 
+const HttpUrl = z
+  .string()
+  .max(4096)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === "http:" || url.protocol === "https:";
+    } catch {
+      return false;
+    }
+  }, "Expected an absolute http(s) URL");
+
+/**
+ * One element of one exact tab, read by the extension (SPEC §4.1). The check fails with a distinct
+ * error when the tab is closed or its URL is no longer exactly `url`.
+ */
+export const BrowserSourceSchema = z.strictObject({
+  kind: z.literal("browser"),
+  tabId: z.number().int().min(0),
+  url: HttpUrl,
+  selector: z.string().trim().min(1, "Expected a CSS selector").max(1000),
+  condition: ConditionSchema,
+  consecutive: Consecutive,
+});
+export type BrowserSource = z.infer<typeof BrowserSourceSchema>;
+
 /** A waitpoint's source: it is armed through wait_create (POST …/waitpoints), not monitor__create. */
 export const SignalSourceSchema = z.strictObject({
   kind: z.literal("signal"),
@@ -153,6 +179,7 @@ export const SourceSchema = z.discriminatedUnion("kind", [
   ToolSourceSchema,
   EventSourceSchema,
   TimeSourceSchema,
+  BrowserSourceSchema,
   SignalSourceSchema,
 ]);
 export type Source = z.infer<typeof SourceSchema>;
@@ -198,17 +225,7 @@ const CommandAdapterSchema = z
 
 const WebhookAdapterSchema = z.strictObject({
   kind: z.literal("webhook"),
-  url: z
-    .string()
-    .max(4096)
-    .refine((value) => {
-      try {
-        const url = new URL(value);
-        return url.protocol === "http:" || url.protocol === "https:";
-      } catch {
-        return false;
-      }
-    }, "Expected an http(s) URL"),
+  url: HttpUrl,
   /** Extra headers; values may hold ${secret:KEY}. */
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4096)).optional(),
   timeoutSeconds: z.number().int().min(1).max(120).optional(),
@@ -312,6 +329,39 @@ export interface MonitorView {
   continuation: string | null;
   /** Its latest wake's delivery, once it has one. */
   delivery: DeliveryView | null;
+}
+
+export interface WaitpointView {
+  id: string;
+  sessionId: string;
+  label: string;
+  intent: string;
+  state: "armed" | "resolved" | "failed" | "cancelled" | "expired";
+  monitorState: MonitorState;
+  members: string[] | null;
+  quorum: number;
+  failFast: boolean;
+  maxSignals: number;
+  received: number;
+  heartbeats: number;
+  /** `train-arm2 · 0/1 received · expires in 3h` — the side panel's capsule text, minus the time. */
+  progress: string;
+  createdAt: string;
+  expiresAt: string | null;
+  endedAt: string | null;
+  wakesSent: number;
+  wakesThisHour: number;
+  maxWakesPerHour: number;
+  /** The hourly cap holds a wake back until this time. */
+  heldUntil: string | null;
+  signals: Array<{
+    status: string;
+    member: string | null;
+    message: string | null;
+    data: string | null;
+    via: string;
+    at: string;
+  }>;
 }
 
 export interface MonitorEvent {

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:f
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { BrowserLink } from "./browser/link.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Engine } from "./engine/engine.js";
 import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
@@ -38,7 +39,9 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   const log = createLogger({ file: paths.log, shield });
   const settings = loadSettings(options.home);
   let url = "";
+  const browser = new BrowserLink({ log });
   const engine = new Engine({
+    browser,
     store,
     log,
     shield,
@@ -48,6 +51,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   const delivery = new Delivery({ store, log, shield, changes: engine.changes });
   engine.start();
   delivery.start();
+  engine.changes.on((sessionId) => browser.changed(sessionId));
+  await browser.listen(paths.browserSocket);
   const spool = new Spool({
     dir: paths.spool,
     sweepMs: settings.waitpointSweepMs,
@@ -85,11 +90,15 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     clearInterval(purge);
     engine.stop();
     delivery.stop();
+    browser.close();
     server.closeAllConnections();
     server.close(() => {
       store.close();
       const current = readDaemonInfo(paths);
-      if (current?.pid === process.pid) rmSync(paths.daemonJson, { force: true });
+      if (current?.pid === process.pid) {
+        rmSync(paths.daemonJson, { force: true });
+        rmSync(paths.browserSocket, { force: true });
+      }
       process.exit(0);
     });
   };

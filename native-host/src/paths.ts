@@ -29,6 +29,8 @@ export interface HomePaths {
   daemonJson: string;
   log: string;
   spool: string;
+  /** The user-only socket `vigil native-host` connects to (SPEC §1). */
+  browserSocket: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -39,5 +41,6 @@ export function homePaths(home: string): HomePaths {
     daemonJson: join(home, "daemon.json"),
     log: join(home, "vigil.log"),
     spool: join(home, "tmp", "signals"),
+    browserSocket: join(home, "browser.sock"),
   };
 }

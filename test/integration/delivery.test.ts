@@ -345,7 +345,7 @@ describe("adapter configuration", () => {
       "Expected placeholders {session}, {wake_id}, {wake_ids}, {turn}, got {nonsense}",
     ],
     [{ kind: "command", argv: ["{session}"] }, "Expected a program path without placeholders"],
-    [{ kind: "webhook", url: "ftp://example.com/x" }, "adapter.url: Expected an http(s) URL"],
+    [{ kind: "webhook", url: "ftp://example.com/x" }, "adapter.url: Expected an absolute http(s) URL"],
     [
       { kind: "webhook", url: "http://127.0.0.1:9/x", headers: { Authorization: "Bearer ${secret:NOT_THERE}" } },
       "Vault key NOT_THERE is not set",

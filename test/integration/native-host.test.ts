@@ -1,9 +1,8 @@
 /** The real `vigil native-host`, spoken to the way the browser does: framed JSON on stdin/stdout. */
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { encodeFrame, FrameDecoder } from "../../native-host/src/native/framing.js";
 import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/native-messages.js";
-import { BIN, TestDaemon, waitFor } from "../helpers/daemon.js";
+import { TestDaemon } from "../helpers/daemon.js";
+import { NativePort } from "../helpers/native-port.js";
 
 let daemon: TestDaemon;
 
@@ -19,22 +18,11 @@ beforeAll(async () => {
 afterAll(() => daemon.dispose());
 
 test("answers typed requests, refuses bad frames with error replies, and exits when the port closes", async () => {
-  const child = spawn(
-    process.execPath,
-    [BIN, "--home", daemon.home, "native-host", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"],
-    {
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  const replies: any[] = [];
-  const decoder = new FrameDecoder(2 * 1024 * 1024);
-  let raw = 0;
-  child.stdout.on("data", (chunk: Buffer) => {
-    raw += chunk.length;
-    for (const frame of decoder.push(chunk)) replies.push(frame.ok ? frame.message : { undecodable: frame.error });
-  });
-  const send = (message: unknown) => child.stdin.write(encodeFrame(message, MAX_BROWSER_TO_HOST_BYTES));
-  const reply = (id: unknown) => waitFor(() => replies.find((r) => r.id === id), { what: `reply ${id}` });
+  const port = NativePort.open(daemon.home);
+  const replies = port.frames;
+  const send = (message: unknown) => port.send(message);
+  const reply = (id: unknown) => port.reply(id);
+  const child = port.child;
 
   send({ id: 1, type: "ping" });
   expect(await reply(1)).toEqual({ id: 1, ok: true, result: { pong: true } });
@@ -74,9 +62,7 @@ test("answers typed requests, refuses bad frames with error replies, and exits w
     `Expected a message of at most ${MAX_BROWSER_TO_HOST_BYTES} bytes, got ${MAX_BROWSER_TO_HOST_BYTES + 1}`,
   ]);
 
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  child.stdin.end();
-  expect(await exited).toBe(0);
-  expect(decoder.pending).toBe(0); // stdout held frames and nothing else
-  expect(raw).toBeGreaterThan(0);
+  expect(await port.close()).toBe(0);
+  expect(port.decoder.pending).toBe(0); // stdout held frames and nothing else
+  expect(port.rawBytes).toBeGreaterThan(0);
 });

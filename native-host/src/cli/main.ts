@@ -55,9 +55,9 @@ export function buildProgram(): Command {
     .description("the native-messaging bridge the browser launches (stdio framing); not for people")
     .argument("[origin...]", "what the browser passes (the calling extension's origin)")
     .allowUnknownOption()
-    .action(async (_origin: string[], _options: unknown, command: Command) => {
+    .action(async (origin: string[], _options: unknown, command: Command) => {
       const { runNativeHost } = await import("../native/bridge.js");
-      await runNativeHost({ home: homeOf(command) });
+      await runNativeHost({ home: homeOf(command), origin: origin[0] });
       process.exit(0);
     });
 

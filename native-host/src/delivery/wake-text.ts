@@ -30,6 +30,7 @@ const KIND_NAMES: Record<SourceKind, string> = {
   tool: "tool monitor",
   event: "event monitor",
   time: "time monitor",
+  browser: "browser monitor",
   signal: "waitpoint",
 };
 

@@ -2,6 +2,7 @@
  * The engine: sessions, monitors, checks, endings and wakes. Every interface (HTTP, and through it
  * the CLI and MCP) calls these methods; nothing else writes monitor state.
  */
+
 import { homedir } from "node:os";
 import {
   type ControlAction,
@@ -16,6 +17,7 @@ import {
   SourceSchema,
   type WakeView,
 } from "../../../shared/schemas.js";
+import { BrowserLink } from "../browser/link.js";
 import { ConflictError, LimitError, NotFoundError, ValidationError } from "../errors.js";
 import { type Logger, toError } from "../log.js";
 import type { CheckResult, PollProbe, StreamProbe } from "../probes/probe.js";
@@ -51,6 +53,8 @@ export interface EngineOptions {
   settings?: ResolvedSettings;
   /** How an outside job reaches this daemon (for waitpoints' how_to_signal lines). */
   signalTarget?: () => { command: string; url: string; spoolDir: string };
+  /** The connected browser, for `browser` sources and the tabs route (none: checks say so). */
+  browser?: BrowserLink;
 }
 
 interface RunningWatch {
@@ -60,6 +64,7 @@ interface RunningWatch {
 
 export class Engine {
   readonly shield: Shield;
+  readonly browser: BrowserLink;
   readonly vault: Vault;
   readonly waitpoints: Waitpoints;
   readonly #store: Store;
@@ -84,6 +89,7 @@ export class Engine {
     this.#concurrency = options.concurrency ?? 32;
     this.shield = options.shield ?? new Shield(this.#store.vault.entries());
     this.changes = options.changes ?? new Changes();
+    this.browser = options.browser ?? new BrowserLink();
     this.vault = new Vault(this.#store, this.shield, this.#now);
     this.waitpoints = new Waitpoints({
       ...this.#endingDeps,
@@ -437,6 +443,8 @@ export class Engine {
         cwd: this.#cwdFor(record, session),
         env: this.#secretEnv.get(record.uid) ?? {},
         timeoutMs,
+        browser: this.browser,
+        label: record.name,
       });
     } catch (error) {
       result = { outcome: "error", error: toError(error).message };

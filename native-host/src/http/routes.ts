@@ -1,4 +1,5 @@
 /** The REST routes of SPEC §11, each a thin call into the engine. */
+
 import {
   ControlSchema,
   EventPostSchema,
@@ -13,8 +14,10 @@ import {
   VaultSetSchema,
   WaitCreateSchema,
 } from "../../../shared/schemas.js";
+import { NOT_CONNECTED } from "../browser/link.js";
 import { type Delivery, MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
+import { toError } from "../log.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import type { Routes } from "./server.js";
@@ -53,6 +56,7 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
       pid: process.pid,
       sessions: engine.sessions().length,
       runningChecks: engine.runningChecks,
+      browserConnected: engine.browser.connected,
       checkLag: engine.checkLag.summary(),
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
     },
@@ -186,12 +190,14 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     { public: true },
   );
 
-  // ---- browser (the extension connects in a later release)
-  routes.on("GET", "/api/browser/tabs", () => {
-    throw new HttpError(
-      503,
-      "No browser is connected: install the Vigil extension and its native host (vigil install)",
-    );
+  // ---- browser: the connected extension's tabs, read-only (503 when none is connected)
+  routes.on("GET", "/api/browser/tabs", async () => {
+    if (!engine.browser.connected) throw new HttpError(503, NOT_CONNECTED);
+    try {
+      return { status: 200, body: await engine.browser.request({ type: "tabs" }, { timeoutMs: 5000 }) };
+    } catch (error) {
+      throw new HttpError(503, toError(error).message);
+    }
   });
 
   // ---- vault (names and usage only; values go in, never out)

@@ -1,70 +1,184 @@
 /**
  * `vigil native-host`: what the browser launches through the installed manifest (SPEC §1). It
  * speaks the browser's framing on stdin/stdout — nothing else is ever written to stdout — and
- * relays each typed request to the daemon (started, detached, when none runs). Malformed,
- * oversized or unknown frames get an error reply; the bridge exits when the browser closes the port.
+ *  - relays each typed side-panel request to the daemon's API (started, detached, when none runs);
+ *  - holds a link to the daemon's user-only socket, forwarding the daemon's requests (`observe`,
+ *    `tabs`) and "changed" pushes to the browser and the browser's replies back;
+ *  - tells the browser when the daemon goes away or comes back, reconnecting on its own.
+ * Malformed, oversized or unknown frames get an error reply; the bridge exits when the browser
+ * closes the port.
  */
+import { connect, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import {
+  type HostPush,
+  HostReplySchema,
   MAX_BROWSER_TO_HOST_BYTES,
   MAX_HOST_TO_BROWSER_BYTES,
   type NativeReply,
   type NativeRequest,
   NativeRequestSchema,
+  type PanelItem,
 } from "../../../shared/native-messages.js";
-import { formatZodError, type MonitorView } from "../../../shared/schemas.js";
+import { formatZodError, type MonitorView, type WaitpointView } from "../../../shared/schemas.js";
 import { ApiClient } from "../cli/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
+import { homePaths } from "../paths.js";
+import { LineSplitter } from "../probes/line-splitter.js";
 import { encodeFrame, FrameDecoder, FrameTooLargeError } from "./framing.js";
 
 type Handlers = { [T in NativeRequest["type"]]: (request: Extract<NativeRequest, { type: T }>) => Promise<unknown> };
 
-function handlers(api: ApiClient): Handlers {
+function handlers(home: string): Handlers {
+  // A fresh client per request: a restarted daemon may listen on another port.
+  const api = () => new ApiClient(home);
   const session = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
   return {
     ping: async () => ({ pong: true }),
-    status: () => api.request("GET", "/api/status"),
+    status: () => api().request("GET", "/api/status"),
     /** Every monitor and waitpoint, grouped by session, a page at a time (replies stay under 1 MB). */
     list: async ({ offset, limit }) => {
-      const sessions = await api.request<Array<{ id: string; label: string | null }>>("GET", "/api/sessions");
-      const items: Array<{ session: { id: string; label: string | null }; monitor: MonitorView }> = [];
+      const client = api();
+      const sessions = await client.request<Array<{ id: string; label: string | null }>>("GET", "/api/sessions");
+      const items: PanelItem[] = [];
       for (const s of sessions) {
-        for (const monitor of await api.request<MonitorView[]>("GET", `${session(s.id)}/monitors`))
-          items.push({ session: s, monitor });
+        const monitors = await client.request<MonitorView[]>("GET", `${session(s.id)}/monitors`);
+        // A waitpoint is a monitor of kind signal with the same id; the panel shows its details too.
+        const waitpoints = monitors.some((m) => m.kind === "signal")
+          ? new Map((await client.request<WaitpointView[]>("GET", `${session(s.id)}/waitpoints`)).map((w) => [w.id, w]))
+          : new Map<string, WaitpointView>();
+        for (const monitor of monitors) {
+          const waitpoint = waitpoints.get(monitor.id);
+          items.push(waitpoint ? { session: s, monitor, waitpoint } : { session: s, monitor });
+        }
       }
       return { total: items.length, offset, items: items.slice(offset, offset + limit) };
     },
     control: ({ sessionId, monitorId, action }) =>
-      api.request("POST", `${session(sessionId)}/monitors/${encodeURIComponent(monitorId)}/control`, { action }),
+      api().request("POST", `${session(sessionId)}/monitors/${encodeURIComponent(monitorId)}/control`, { action }),
     waitpoint: ({ sessionId, waitpointId }) =>
-      api.request("GET", `${session(sessionId)}/waitpoints/${encodeURIComponent(waitpointId)}`),
+      api().request("GET", `${session(sessionId)}/waitpoints/${encodeURIComponent(waitpointId)}`),
   };
 }
 
-export async function runNativeHost(options: { home: string; stdin?: Readable; stdout?: Writable }): Promise<void> {
+/** Keeps one connection to the daemon's browser socket, reconnecting with backoff while the bridge lives. */
+class DaemonLink {
+  #socket: Socket | null = null;
+  #stopped = false;
+  #delayMs = 250;
+  #timer: NodeJS.Timeout | null = null;
+  #connected = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly origin: string,
+    private readonly toBrowser: (message: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.#connect();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#socket?.destroy();
+  }
+
+  /** A reply from the browser to one of the daemon's requests. */
+  send(message: unknown): void {
+    this.#socket?.write(`${JSON.stringify(message)}\n`);
+  }
+
+  #connect(): void {
+    const socket = connect(this.path);
+    this.#socket = socket;
+    socket.setEncoding("utf8");
+    const lines = new LineSplitter((line) => this.#fromDaemon(line), 2 * 1024 * 1024);
+    socket.on("connect", () => {
+      this.#delayMs = 250;
+      this.#connected = true;
+      socket.write(`${JSON.stringify({ type: "hello", origin: this.origin })}\n`);
+      this.#push({ type: "daemon", connected: true });
+    });
+    socket.on("data", (chunk: string) => lines.push(chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      if (this.#socket === socket) this.#socket = null;
+      if (this.#connected) {
+        this.#connected = false;
+        this.#push({
+          type: "daemon",
+          connected: false,
+          error: "The Vigil daemon stopped. Start it again with: vigil serve",
+        });
+      }
+      if (this.#stopped) return;
+      this.#timer = setTimeout(() => this.#connect(), this.#delayMs);
+      this.#delayMs = Math.min(this.#delayMs * 2, 2000);
+    });
+  }
+
+  #fromDaemon(line: string): void {
+    if (line === "") return;
+    try {
+      this.toBrowser(JSON.parse(line));
+    } catch {
+      // Cut or garbled: the daemon never sends such lines; nothing to forward.
+    }
+  }
+
+  #push(push: HostPush): void {
+    this.toBrowser(push);
+  }
+}
+
+export async function runNativeHost(options: {
+  home: string;
+  origin?: string;
+  stdin?: Readable;
+  stdout?: Writable;
+}): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const log = (message: string) => process.stderr.write(`vigil native-host: ${message}\n`);
-  await ensureDaemon(options.home);
-  const table = handlers(new ApiClient(options.home));
+  const table = handlers(options.home);
 
-  const send = (reply: NativeReply) => {
+  const write = (message: unknown, id: string | number | null) => {
     try {
-      stdout.write(encodeFrame(reply, MAX_HOST_TO_BROWSER_BYTES));
+      stdout.write(encodeFrame(message, MAX_HOST_TO_BROWSER_BYTES));
     } catch (error) {
       if (!(error instanceof FrameTooLargeError)) throw error;
       stdout.write(
         encodeFrame(
-          { id: reply.id, ok: false, error: `Reply too large (${error.message}): ask for a smaller page` },
+          { id, ok: false, error: `Reply too large (${error.message}): ask for a smaller page` },
           MAX_HOST_TO_BROWSER_BYTES,
         ),
       );
     }
   };
+  const send = (reply: NativeReply) => write(reply, reply.id);
+
+  const link = new DaemonLink(homePaths(options.home).browserSocket, options.origin ?? "", (message) =>
+    write(message, null),
+  );
+  try {
+    await ensureDaemon(options.home);
+  } catch (error) {
+    log((error as Error).message);
+  }
+  link.start();
 
   const handle = async (message: unknown) => {
     const id = (message as { id?: unknown })?.id;
     const replyId = typeof id === "string" || typeof id === "number" ? id : null;
+    // The browser answering one of the daemon's requests.
+    if (message !== null && typeof message === "object" && "ok" in message) {
+      const reply = HostReplySchema.safeParse(message);
+      if (reply.success) link.send(reply.data);
+      else log(`a reply to the daemon was dropped: ${formatZodError(reply.error)}`);
+      return;
+    }
     const parsed = NativeRequestSchema.safeParse(message);
     if (!parsed.success) return send({ id: replyId, ok: false, error: formatZodError(parsed.error) });
     const request = parsed.data;
@@ -90,6 +204,7 @@ export async function runNativeHost(options: { home: string; stdin?: Readable; s
     });
     stdin.on("end", () => resolve());
   });
+  link.stop();
   await Promise.all(inFlight);
   if (decoder.pending > 0) log(`the port closed in the middle of a message (${decoder.pending} bytes dropped)`);
 }

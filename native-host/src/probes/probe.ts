@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { Condition, Source } from "../../../shared/schemas.js";
+import type { BrowserRequester } from "../browser/link.js";
 import type { Timing } from "./timing.js";
 
 export interface CheckContext {
@@ -13,6 +14,10 @@ export interface CheckContext {
   /** Secret values for `${secret:KEY}` references, as environment variables. */
   env: Record<string, string>;
   timeoutMs: number;
+  /** The connected browser (a `browser` source asks it to read the tab). */
+  browser: BrowserRequester;
+  /** The monitor's name, shown on the tab it reads. */
+  label: string;
 }
 
 export type CheckResult =

@@ -1,5 +1,6 @@
 /** Every source kind, registered in one place. Adding a kind is adding a file and a line here. */
 import type { Source, SourceKind } from "../../../shared/schemas.js";
+import { browserProbe } from "./browser.js";
 import { commandProbe } from "./command.js";
 import { eventProbe } from "./event.js";
 import type { Probe } from "./probe.js";
@@ -14,6 +15,7 @@ export const PROBES = {
   tool: toolProbe,
   event: eventProbe,
   time: timeProbe,
+  browser: browserProbe,
   signal: signalProbe,
 } satisfies { [K in SourceKind]: Probe<Extract<Source, { kind: K }>> };
 

@@ -108,10 +108,11 @@ export const OBSERVATION_RULES = {
 export function observationTiming(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing {
   const r = OBSERVATION_RULES;
   const interval = input.intervalSeconds ?? r.defaultIntervalSeconds;
-  if (!Number.isFinite(interval) || interval < r.minIntervalSeconds || interval > r.maxIntervalSeconds) {
-    throw new ValidationError(
-      `intervalSeconds: Expected ${r.minIntervalSeconds}–${r.maxIntervalSeconds}, got ${interval}`,
-    );
+  // Lowered only with the command floor (integration and browser tests), never raised.
+  const floor =
+    intervalFloorSeconds() < COMMAND_RULES.intervalFloorSeconds ? intervalFloorSeconds() : r.minIntervalSeconds;
+  if (!Number.isFinite(interval) || interval < floor || interval > r.maxIntervalSeconds) {
+    throw new ValidationError(`intervalSeconds: Expected ${floor}–${r.maxIntervalSeconds}, got ${interval}`);
   }
   const timeout = input.timeoutSeconds ?? r.defaultTimeoutSeconds;
   if (!Number.isFinite(timeout) || timeout < r.minTimeoutSeconds || timeout > r.maxTimeoutSeconds) {

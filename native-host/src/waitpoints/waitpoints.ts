@@ -4,7 +4,10 @@
  * trigger's next_due_at is when a pending wake goes out (3 s barrier settle, or the hourly cap).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SignalBody, SignalSource, WaitCreate } from "../../../shared/schemas.js";
+import type { SignalBody, SignalSource, WaitCreate, WaitpointView } from "../../../shared/schemas.js";
+
+export type { WaitpointView };
+
 import type { Changes } from "../engine/changes.js";
 import { type EndingDeps, endInTx, insertWake } from "../engine/endings.js";
 import { isActive } from "../engine/states.js";
@@ -37,39 +40,6 @@ export interface SignalOutcome {
   session?: string;
   /** An unknown id or a wrong secret: counts toward the miss budget. */
   miss?: boolean;
-}
-
-export interface WaitpointView {
-  id: string;
-  sessionId: string;
-  label: string;
-  intent: string;
-  state: "armed" | "resolved" | "failed" | "cancelled" | "expired";
-  monitorState: MonitorRecord["state"];
-  members: string[] | null;
-  quorum: number;
-  failFast: boolean;
-  maxSignals: number;
-  received: number;
-  heartbeats: number;
-  /** `train-arm2 · 0/1 received · expires in 3h` — the side panel's capsule text, minus the time. */
-  progress: string;
-  createdAt: string;
-  expiresAt: string | null;
-  endedAt: string | null;
-  wakesSent: number;
-  wakesThisHour: number;
-  maxWakesPerHour: number;
-  /** The hourly cap holds a wake back until this time. */
-  heldUntil: string | null;
-  signals: Array<{
-    status: string;
-    member: string | null;
-    message: string | null;
-    data: string | null;
-    via: string;
-    at: string;
-  }>;
 }
 
 const hash = (secret: string) => createHash("sha256").update(secret).digest();

@@ -1,0 +1,327 @@
+/**
+ * The side panel (SPEC §7): every monitor and waitpoint grouped by session, live. It talks only to
+ * the background worker (a runtime port named "panel"), which relays to `vigil native-host`.
+ */
+import { browser } from "wxt/browser";
+import type { PanelItem, PanelList } from "../../../shared/native-messages";
+import type { WaitpointView } from "../../../shared/schemas";
+import { h } from "../../lib/dom";
+import type { BackgroundToPanel, LinkState, PanelRequest } from "../../lib/panel-protocol";
+import {
+  canCancel,
+  canPause,
+  canResume,
+  capsuleText,
+  deliveryBadges,
+  groupBySession,
+  monitorDetails,
+  quorumText,
+  relativeTime,
+  type SessionGroup,
+  STATE_LABELS,
+  waitpointBadges,
+} from "../../lib/panel-view";
+
+const app = document.getElementById("app") as HTMLElement;
+const linkLabel = document.getElementById("link") as HTMLElement;
+
+const state = {
+  link: { status: "connecting" } as LinkState,
+  list: null as PanelList | null,
+  error: null as string | null,
+  /** Sessions whose waitpoint popover is open. */
+  open: new Set<string>(),
+  /** The monitor whose Cancel is asking for confirmation. */
+  confirming: null as string | null,
+};
+
+// ---------------------------------------------------------------- the port to the background
+
+let port = browser.runtime.connect({ name: "panel" });
+let seq = 0;
+const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+
+function request(body: PanelRequest): Promise<unknown> {
+  const id = ++seq;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    port.postMessage({ id, request: body });
+  });
+}
+
+function onMessage(message: BackgroundToPanel) {
+  if ("type" in message) {
+    if (message.type === "state") {
+      state.link = message.state;
+      if (message.state.status === "connected") void refresh();
+      else render();
+    } else void refresh();
+    return;
+  }
+  const waiting = pending.get(message.id);
+  pending.delete(message.id);
+  if (message.ok) waiting?.resolve(message.result);
+  else waiting?.reject(new Error(message.error));
+}
+
+function attach() {
+  port.onMessage.addListener(onMessage);
+  // The worker was stopped (browser idle rules): connect again; it restarts on connect.
+  port.onDisconnect.addListener(() => {
+    setTimeout(() => {
+      port = browser.runtime.connect({ name: "panel" });
+      attach();
+    }, 500);
+  });
+}
+attach();
+
+let refreshing = false;
+let again = false;
+async function refresh() {
+  if (refreshing) {
+    again = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    state.list = (await request({ type: "list", offset: 0, limit: 500 })) as PanelList;
+    state.error = null;
+  } catch (error) {
+    state.error = (error as Error).message;
+  } finally {
+    refreshing = false;
+  }
+  render();
+  if (again) {
+    again = false;
+    void refresh();
+  }
+}
+
+async function control(item: PanelItem, action: "pause" | "resume" | "cancel") {
+  state.confirming = null;
+  try {
+    await request({ type: "control", sessionId: item.session.id, monitorId: item.monitor.id, action });
+    state.error = null;
+  } catch (error) {
+    state.error = (error as Error).message;
+  }
+  await refresh();
+}
+
+// ---------------------------------------------------------------- rendering
+
+const time = (iso: string | null, prefix = "") =>
+  iso ? h("span", { "data-time": iso, "data-prefix": prefix }, `${prefix}${relativeTime(iso, Date.now())}`) : null;
+
+function disconnected(link: Exclude<LinkState, { status: "connected" }>): HTMLElement {
+  const retry = h("button", { onclick: () => port.postMessage({ type: "retry" }) }, "Retry now");
+  if (link.status === "connecting") return h("p", { class: "notice" }, "Connecting to the Vigil host…");
+  if (link.status === "no_host") {
+    return h(
+      "section",
+      { class: "notice", "data-testid": "disconnected", "data-status": link.status },
+      h("h2", {}, "The Vigil host is not installed"),
+      h("p", {}, "This browser could not start ", h("code", {}, "vigil native-host"), ". To install it:"),
+      h(
+        "ol",
+        {},
+        h("li", {}, "In the Vigil checkout run ", h("code", {}, "npx vigil install"), "."),
+        h("li", {}, "Check it with ", h("code", {}, "npx vigil doctor"), "."),
+        h("li", {}, "Then retry (the panel also retries by itself)."),
+      ),
+      h("p", { class: "muted" }, link.error),
+      retry,
+    );
+  }
+  return h(
+    "section",
+    { class: "notice", "data-testid": "disconnected", "data-status": link.status },
+    h("h2", {}, "The Vigil daemon is not running"),
+    h(
+      "p",
+      {},
+      "Start it with ",
+      h("code", {}, "vigil serve"),
+      " (or ",
+      h("code", {}, "npm start"),
+      " in the checkout).",
+    ),
+    h("p", { class: "muted" }, link.error),
+    retry,
+  );
+}
+
+function monitorRow(item: PanelItem): HTMLElement {
+  const { monitor } = item;
+  const key = `${item.session.id}/${monitor.id}`;
+  const buttons: HTMLElement[] = [];
+  if (canPause(monitor.state))
+    buttons.push(h("button", { "data-key": `${key}:pause`, onclick: () => control(item, "pause") }, "Pause"));
+  if (canResume(monitor.state))
+    buttons.push(h("button", { "data-key": `${key}:resume`, onclick: () => control(item, "resume") }, "Resume"));
+  if (canCancel(monitor.state)) {
+    if (state.confirming === key) {
+      buttons.push(
+        h("span", {}, "Stop waiting? The job itself keeps running."),
+        h(
+          "button",
+          { class: "danger", "data-key": `${key}:confirm`, onclick: () => control(item, "cancel") },
+          "Stop waiting",
+        ),
+        h(
+          "button",
+          {
+            "data-key": `${key}:keep`,
+            onclick: () => {
+              state.confirming = null;
+              render();
+            },
+          },
+          "Keep",
+        ),
+      );
+    } else {
+      buttons.push(
+        h(
+          "button",
+          {
+            "data-key": `${key}:cancel`,
+            onclick: () => {
+              state.confirming = key;
+              render(`${key}:confirm`);
+            },
+          },
+          "Cancel",
+        ),
+      );
+    }
+  }
+  const details = monitorDetails(monitor, Date.now());
+  return h(
+    "li",
+    { class: "monitor", "data-monitor": monitor.id, "data-state": monitor.state },
+    h(
+      "div",
+      { class: "row" },
+      h("span", { class: "name" }, monitor.name),
+      h("span", { class: "chip", "data-state": monitor.state }, STATE_LABELS[monitor.state]),
+      h("span", { class: "kind" }, monitor.kind === "signal" ? "waitpoint" : monitor.kind),
+    ),
+    h("div", { class: "details", "data-details": "" }, details.join(" · ")),
+    monitor.lastEvent ? h("div", { class: "muted" }, monitor.lastEvent) : null,
+    monitor.lastError ? h("div", { class: "error" }, monitor.lastError) : null,
+    h(
+      "div",
+      { class: "row" },
+      deliveryBadges(monitor).map((b) => h("span", { class: "badge", "data-tone": b.tone, title: b.title }, b.text)),
+    ),
+    buttons.length ? h("div", { class: "row actions" }, buttons) : null,
+  );
+}
+
+function waitpointCard(group: SessionGroup, waitpoint: WaitpointView): HTMLElement {
+  const item = group.items.find((i) => i.monitor.id === waitpoint.id) as PanelItem;
+  return h(
+    "div",
+    { "data-waitpoint": waitpoint.id },
+    h("h2", {}, waitpoint.label, " ", h("span", { class: "chip", "data-state": item.monitor.state }, waitpoint.state)),
+    waitpoint.intent ? h("p", {}, h("strong", {}, "Intent: "), waitpoint.intent) : null,
+    h("p", {}, quorumText(waitpoint), waitpoint.expiresAt ? " · expires " : "", time(waitpoint.expiresAt)),
+    h(
+      "div",
+      { class: "row" },
+      waitpointBadges(waitpoint, item.monitor).map((b) =>
+        h("span", { class: "badge", "data-tone": b.tone, title: b.title }, b.text),
+      ),
+    ),
+    waitpoint.signals.length
+      ? h(
+          "ul",
+          {},
+          waitpoint.signals.map((s) =>
+            h(
+              "li",
+              {},
+              `${s.status}${s.member ? ` · ${s.member}` : ""}${s.message ? ` · ${s.message}` : ""} · via ${s.via} · `,
+              time(s.at),
+            ),
+          ),
+        )
+      : h("p", { class: "muted" }, "No signals yet."),
+  );
+}
+
+function sessionSection(group: SessionGroup): HTMLElement {
+  const capsule = capsuleText(group.waitpoints, Date.now());
+  const open = state.open.has(group.id);
+  return h(
+    "section",
+    { class: "session", "data-session": group.id },
+    h("h2", {}, group.label),
+    capsule
+      ? h(
+          "button",
+          {
+            class: "capsule",
+            "data-key": `${group.id}:capsule`,
+            "data-attention": String(group.attention),
+            "aria-expanded": String(open),
+            onclick: () => {
+              if (open) state.open.delete(group.id);
+              else state.open.add(group.id);
+              render(`${group.id}:capsule`);
+            },
+          },
+          capsule,
+        )
+      : null,
+    open
+      ? h(
+          "div",
+          { class: "popover", role: "region", "aria-label": `Waitpoints of ${group.label}` },
+          group.waitpoints.filter((w) => w.state === "armed").map((w) => waitpointCard(group, w)),
+        )
+      : null,
+    h("ul", { class: "monitors" }, group.items.map(monitorRow)),
+  );
+}
+
+function render(focusKey?: string) {
+  const focused = focusKey ?? (document.activeElement as HTMLElement | null)?.dataset?.key;
+  linkLabel.dataset.status = state.link.status;
+  linkLabel.textContent =
+    state.link.status === "connected"
+      ? "connected"
+      : state.link.status === "connecting"
+        ? "connecting…"
+        : "disconnected";
+  const children: HTMLElement[] = [];
+  if (state.link.status !== "connected") children.push(disconnected(state.link));
+  if (state.error && state.link.status === "connected") children.push(h("p", { class: "error" }, state.error));
+  if (state.link.status === "connected" && state.list) {
+    const groups = groupBySession(state.list.items);
+    if (groups.length === 0) children.push(h("p", { class: "muted" }, "Nothing is being watched."));
+    children.push(...groups.map(sessionSection));
+  }
+  app.replaceChildren(...children);
+  if (focused) (app.querySelector(`[data-key="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
+}
+
+// Relative times tick without a round trip; the list itself refreshes on the host's "changed".
+setInterval(() => {
+  for (const element of app.querySelectorAll<HTMLElement>("[data-time]")) {
+    element.textContent = `${element.dataset.prefix ?? ""}${relativeTime(element.dataset.time ?? null, Date.now())}`;
+  }
+  if (state.list) {
+    for (const item of state.list.items) {
+      const details = app.querySelector<HTMLElement>(
+        `[data-session="${CSS.escape(item.session.id)}"] [data-monitor="${CSS.escape(item.monitor.id)}"] [data-details]`,
+      );
+      if (details) details.textContent = monitorDetails(item.monitor, Date.now()).join(" · ");
+    }
+  }
+}, 1000);
+
+render();

@@ -1,0 +1,24 @@
+/**
+ * Between the side panel and the background worker (runtime port named "panel"). The panel sends
+ * native requests without ids; the background relays them over the native port and answers.
+ */
+import type { NativeRequest } from "../../shared/native-messages";
+
+/** Distributes over the union so each request keeps its own fields. */
+export type PanelRequest = NativeRequest extends infer R ? (R extends NativeRequest ? Omit<R, "id"> : never) : never;
+
+export type LinkState =
+  | { status: "connecting" }
+  /** The browser could not start `vigil native-host`: not installed, or not for this extension. */
+  | { status: "no_host"; error: string }
+  /** The bridge runs but the daemon does not answer. */
+  | { status: "daemon_down"; error: string }
+  | { status: "connected" };
+
+export type PanelToBackground = { id: number; request: PanelRequest };
+
+export type BackgroundToPanel =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: string }
+  | { type: "state"; state: LinkState }
+  | { type: "changed" };

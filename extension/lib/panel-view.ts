@@ -1,0 +1,173 @@
+/**
+ * What the side panel shows, as pure functions of the host's `list` answer and the clock (SPEC §7),
+ * so it is unit-tested without a browser. The DOM code in entrypoints/sidepanel only renders these.
+ */
+import type { PanelItem } from "../../shared/native-messages";
+import type { MonitorState, MonitorView, WaitpointView } from "../../shared/schemas";
+
+/** "in 3h", "12s ago", "now": coarse enough to read at a glance, ticking each second. */
+export function relativeTime(iso: string | null, now: number): string | null {
+  if (iso === null) return null;
+  const ms = Date.parse(iso) - now;
+  const seconds = Math.round(Math.abs(ms) / 1000);
+  if (seconds < 1) return "now";
+  const units: Array<[number, string]> = [
+    [86_400, "d"],
+    [3600, "h"],
+    [60, "m"],
+    [1, "s"],
+  ];
+  const [size, unit] = units.find(([s]) => seconds >= s) as [number, string];
+  const amount = `${Math.floor(seconds / size)}${unit}`;
+  return ms > 0 ? `in ${amount}` : `${amount} ago`;
+}
+
+export const STATE_LABELS: Record<MonitorState, string> = {
+  waiting: "waiting",
+  paused: "paused",
+  ready: "ready",
+  continuing: "continuing",
+  finished: "finished",
+  cancelled: "cancelled",
+  needs_review: "needs review",
+};
+
+export const canPause = (state: MonitorState) => state === "waiting";
+export const canResume = (state: MonitorState) => state === "paused";
+export const canCancel = (state: MonitorState) => state === "waiting" || state === "paused";
+
+export interface Badge {
+  tone: "warn" | "danger" | "info";
+  text: string;
+  /** Shown on hover: the error behind it. */
+  title?: string;
+}
+
+/** The badges of one waitpoint (SPEC §7), each a way a wake can fail silently. */
+export function waitpointBadges(waitpoint: WaitpointView, monitor: MonitorView): Badge[] {
+  const badges: Badge[] = [];
+  const cap = waitpoint.maxWakesPerHour;
+  if (waitpoint.heldUntil !== null) {
+    badges.push({ tone: "warn", text: `wake limit reached (${cap}/h) — the next wake waits until the hour clears` });
+  } else if (waitpoint.wakesThisHour >= cap - 2) {
+    badges.push({ tone: "info", text: `${waitpoint.wakesThisHour}/${cap} wakes this hour` });
+  }
+  badges.push(...deliveryBadges(monitor));
+  const failure = waitpoint.signals.find((signal) => signal.status === "fail");
+  if (failure) {
+    badges.push({
+      tone: "danger",
+      text: `failure${failure.member ? ` from ${failure.member}` : ""}${failure.message ? `: ${failure.message}` : ""}`,
+    });
+  }
+  return badges;
+}
+
+/** `delivery retrying · N attempts` for any monitor whose wake has not landed yet. */
+export function deliveryBadges(monitor: MonitorView): Badge[] {
+  const delivery = monitor.delivery;
+  if (!delivery) return [];
+  if (delivery.state === "needs_review") {
+    return [{ tone: "danger", text: "delivery needs review", title: delivery.lastError ?? undefined }];
+  }
+  if (delivery.attempts > 0 && delivery.state === "ready" && delivery.lastError) {
+    return [{ tone: "warn", text: `delivery retrying · ${delivery.attempts} attempts`, title: delivery.lastError }];
+  }
+  return [];
+}
+
+/**
+ * The capsule above a session's list: nothing when no waitpoint is armed, one waitpoint's progress
+ * and expiry, or "N waiting items · first label".
+ */
+export function capsuleText(waitpoints: WaitpointView[], now: number): string | null {
+  const armed = waitpoints.filter((w) => w.state === "armed");
+  const first = armed[0];
+  if (!first) return null;
+  if (armed.length > 1) return `${armed.length} waiting items · ${first.label}`;
+  const expires = relativeTime(first.expiresAt, now);
+  return expires ? `${first.progress} · expires ${expires}` : first.progress;
+}
+
+export interface SessionGroup {
+  id: string;
+  label: string;
+  items: PanelItem[];
+  waitpoints: WaitpointView[];
+  /** Something on the capsule needs a look (a badge or a failure signal). */
+  attention: boolean;
+}
+
+/** Sessions in first-seen order; in each, active monitors first, then newest first. */
+export function groupBySession(items: PanelItem[]): SessionGroup[] {
+  const groups = new Map<string, SessionGroup>();
+  for (const item of items) {
+    let group = groups.get(item.session.id);
+    if (!group) {
+      group = {
+        id: item.session.id,
+        label: item.session.label || item.session.id,
+        items: [],
+        waitpoints: [],
+        attention: false,
+      };
+      groups.set(item.session.id, group);
+    }
+    group.items.push(item);
+    if (item.waitpoint) {
+      group.waitpoints.push(item.waitpoint);
+      if (
+        item.waitpoint.state === "armed" &&
+        waitpointBadges(item.waitpoint, item.monitor).some((b) => b.tone !== "info")
+      )
+        group.attention = true;
+    }
+  }
+  const active = (state: MonitorState) => (canCancel(state) ? 0 : 1);
+  for (const group of groups.values()) {
+    group.items.sort(
+      (a, b) =>
+        active(a.monitor.state) - active(b.monitor.state) ||
+        Date.parse(b.monitor.createdAt) - Date.parse(a.monitor.createdAt),
+    );
+  }
+  return [...groups.values()];
+}
+
+/** The small print under a monitor's name: last and next check, deadline, events. */
+export function monitorDetails(monitor: MonitorView, now: number): string[] {
+  const parts: string[] = [];
+  const last = relativeTime(monitor.lastCheckAt, now);
+  if (last) parts.push(`checked ${last}`);
+  if (canCancel(monitor.state)) {
+    const next = relativeTime(monitor.nextCheckAt, now);
+    if (next && monitor.state === "waiting") parts.push(`next ${next}`);
+    const deadline = relativeTime(monitor.deadlineAt, now);
+    if (deadline) parts.push(`deadline ${deadline}`);
+  } else if (monitor.ending) {
+    parts.push(`${monitor.ending.reason} ${relativeTime(monitor.ending.at, now)}`);
+  }
+  if (monitor.consecutive) parts.push(monitor.consecutive);
+  parts.push(`${monitor.eventCount} event${monitor.eventCount === 1 ? "" : "s"}`);
+  return parts;
+}
+
+/** Tabs an active browser monitor reads, with the monitor names (to mark them in the tab strip). */
+export function watchedTabs(items: PanelItem[]): Map<number, string[]> {
+  const tabs = new Map<number, string[]>();
+  for (const { monitor } of items) {
+    if (monitor.source.kind !== "browser" || !canCancel(monitor.state)) continue;
+    const names = tabs.get(monitor.source.tabId) ?? [];
+    names.push(monitor.name);
+    tabs.set(monitor.source.tabId, names);
+  }
+  return tabs;
+}
+
+/** The waitpoint popover's quorum line: "1/2 members reported (train, eval pending)". */
+export function quorumText(waitpoint: WaitpointView): string {
+  const reported = new Set(waitpoint.signals.filter((s) => s.status !== "progress").map((s) => s.member));
+  if (!waitpoint.members) return `${waitpoint.received}/${waitpoint.quorum} received`;
+  const pending = waitpoint.members.filter((m) => !reported.has(m));
+  return `${waitpoint.received}/${waitpoint.quorum} needed${pending.length ? ` · waiting on ${pending.join(", ")}` : ""}`;
+}
