@@ -7,7 +7,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["shared/**/*.test.ts", "native-host/**/*.test.ts"],
+          include: ["shared/**/*.test.ts", "native-host/**/*.test.ts", "extension/**/*.test.ts"],
           environment: "node",
         },
       },
@@ -27,6 +27,16 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/e2e/chromium.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
     ],

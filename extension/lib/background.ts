@@ -6,26 +6,11 @@ import type { Browser } from "wxt/browser";
 import type { PanelList } from "../../shared/native-messages";
 import { HostConnection, type NativePortLike } from "./host-connection";
 import { TabMarks } from "./marks";
-import { listTabs, type ObserveApi, observe, readElement } from "./observe";
+import { listTabs, observe, observeApi } from "./observe";
 import type { BackgroundToPanel, PanelToBackground } from "./panel-protocol";
 import { watchedTabs } from "./panel-view";
 
 type BrowserApi = typeof import("wxt/browser").browser;
-
-export function observeApi(browser: BrowserApi): ObserveApi {
-  return {
-    getTab: (tabId) => browser.tabs.get(tabId),
-    queryTabs: () => browser.tabs.query({}),
-    runInTab: async (tabId, selector) => {
-      const [result] = await browser.scripting.executeScript({
-        target: { tabId },
-        func: readElement,
-        args: [selector],
-      });
-      return result?.result as ReturnType<typeof readElement> | undefined;
-    },
-  };
-}
 
 export function startBackground(browser: BrowserApi) {
   const panels = new Set<Browser.runtime.Port>();

@@ -5,6 +5,7 @@
  */
 import type { HostReply, HostRequest, Observation, ObserveErrorCode, Tab } from "../../shared/native-messages";
 
+type BrowserApi = typeof import("wxt/browser").browser;
 type ObserveRequest = Extract<HostRequest, { type: "observe" }>;
 
 interface TabInfo {
@@ -19,7 +20,8 @@ interface TabInfo {
 
 /** What observe needs from the browser (the real `browser` in the worker, a fake in unit tests). */
 export interface ObserveApi {
-  getTab(tabId: number): Promise<TabInfo>;
+  /** Undefined or a rejection: no such tab. */
+  getTab(tabId: number): Promise<TabInfo | undefined>;
   queryTabs(): Promise<TabInfo[]>;
   /** Runs `readElement(selector)` in the tab's top frame and returns its result. */
   runInTab(tabId: number, selector: string): Promise<ReturnType<typeof readElement> | undefined>;
@@ -43,14 +45,33 @@ export function readElement(selector: string): { ok: boolean; exists: boolean; t
   return { ok: true, exists: true, text: text.trim().slice(0, 100_000) };
 }
 
+/** The real thing: the worker's `browser` (or WXT's fakeBrowser in unit tests). */
+export function observeApi(browser: BrowserApi): ObserveApi {
+  return {
+    getTab: (tabId) => browser.tabs.get(tabId),
+    queryTabs: () => browser.tabs.query({}),
+    runInTab: async (tabId, selector) => {
+      const [result] = await browser.scripting.executeScript({
+        target: { tabId },
+        func: readElement,
+        args: [selector],
+      });
+      return result?.result as ReturnType<typeof readElement> | undefined;
+    },
+  };
+}
+
 const fail = (id: string, code: ObserveErrorCode, error: string): HostReply => ({ id, ok: false, code, error });
 
 export async function observe(api: ObserveApi, request: ObserveRequest): Promise<HostReply> {
   const { id, tabId, url, selector } = request;
-  let tab: TabInfo;
+  let tab: TabInfo | undefined;
   try {
     tab = await api.getTab(tabId);
   } catch {
+    tab = undefined;
+  }
+  if (!tab) {
     return fail(
       id,
       "tab_closed",

@@ -18,7 +18,8 @@ export function relativeTime(iso: string | null, now: number): string | null {
     [1, "s"],
   ];
   const [size, unit] = units.find(([s]) => seconds >= s) as [number, string];
-  const amount = `${Math.floor(seconds / size)}${unit}`;
+  // Rounded, so 2h59m reads "3h" (as the waitpoint capsule promises).
+  const amount = `${Math.max(1, Math.round(seconds / size))}${unit}`;
   return ms > 0 ? `in ${amount}` : `${amount} ago`;
 }
 
@@ -32,7 +33,9 @@ export const STATE_LABELS: Record<MonitorState, string> = {
   needs_review: "needs review",
 };
 
-export const canPause = (state: MonitorState) => state === "waiting";
+/** A watch streams a live process and a waitpoint listens for signals: neither pauses. */
+export const canPause = (monitor: Pick<MonitorView, "state" | "kind">) =>
+  monitor.state === "waiting" && monitor.kind !== "watch" && monitor.kind !== "signal";
 export const canResume = (state: MonitorState) => state === "paused";
 export const canCancel = (state: MonitorState) => state === "waiting" || state === "paused";
 

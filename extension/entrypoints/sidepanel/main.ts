@@ -5,7 +5,7 @@
 import { browser } from "wxt/browser";
 import type { PanelItem, PanelList } from "../../../shared/native-messages";
 import type { WaitpointView } from "../../../shared/schemas";
-import { h } from "../../lib/dom";
+import { h, morph } from "../../lib/dom";
 import type { BackgroundToPanel, LinkState, PanelRequest } from "../../lib/panel-protocol";
 import {
   canCancel,
@@ -116,7 +116,7 @@ const time = (iso: string | null, prefix = "") =>
   iso ? h("span", { "data-time": iso, "data-prefix": prefix }, `${prefix}${relativeTime(iso, Date.now())}`) : null;
 
 function disconnected(link: Exclude<LinkState, { status: "connected" }>): HTMLElement {
-  const retry = h("button", { onclick: () => port.postMessage({ type: "retry" }) }, "Retry now");
+  const retry = h("button", { "data-action": "retry", "data-key": "retry" }, "Retry now");
   if (link.status === "connecting") return h("p", { class: "notice" }, "Connecting to the Vigil host…");
   if (link.status === "no_host") {
     return h(
@@ -156,46 +156,20 @@ function disconnected(link: Exclude<LinkState, { status: "connected" }>): HTMLEl
 function monitorRow(item: PanelItem): HTMLElement {
   const { monitor } = item;
   const key = `${item.session.id}/${monitor.id}`;
+  const button = (action: string, label: string, extra: Record<string, string> = {}) =>
+    h("button", { "data-action": action, "data-key": `${key}:${action}`, "data-item": key, ...extra }, label);
   const buttons: HTMLElement[] = [];
-  if (canPause(monitor.state))
-    buttons.push(h("button", { "data-key": `${key}:pause`, onclick: () => control(item, "pause") }, "Pause"));
-  if (canResume(monitor.state))
-    buttons.push(h("button", { "data-key": `${key}:resume`, onclick: () => control(item, "resume") }, "Resume"));
+  if (canPause(monitor)) buttons.push(button("pause", "Pause"));
+  if (canResume(monitor.state)) buttons.push(button("resume", "Resume"));
   if (canCancel(monitor.state)) {
     if (state.confirming === key) {
       buttons.push(
         h("span", {}, "Stop waiting? The job itself keeps running."),
-        h(
-          "button",
-          { class: "danger", "data-key": `${key}:confirm`, onclick: () => control(item, "cancel") },
-          "Stop waiting",
-        ),
-        h(
-          "button",
-          {
-            "data-key": `${key}:keep`,
-            onclick: () => {
-              state.confirming = null;
-              render();
-            },
-          },
-          "Keep",
-        ),
+        button("confirm", "Stop waiting", { class: "danger" }),
+        button("keep", "Keep"),
       );
     } else {
-      buttons.push(
-        h(
-          "button",
-          {
-            "data-key": `${key}:cancel`,
-            onclick: () => {
-              state.confirming = key;
-              render(`${key}:confirm`);
-            },
-          },
-          "Cancel",
-        ),
-      );
+      buttons.push(button("cancel", "Cancel"));
     }
   }
   const details = monitorDetails(monitor, Date.now());
@@ -265,14 +239,11 @@ function sessionSection(group: SessionGroup): HTMLElement {
           "button",
           {
             class: "capsule",
+            "data-action": "capsule",
             "data-key": `${group.id}:capsule`,
+            "data-group": group.id,
             "data-attention": String(group.attention),
             "aria-expanded": String(open),
-            onclick: () => {
-              if (open) state.open.delete(group.id);
-              else state.open.add(group.id);
-              render(`${group.id}:capsule`);
-            },
           },
           capsule,
         )
@@ -288,8 +259,7 @@ function sessionSection(group: SessionGroup): HTMLElement {
   );
 }
 
-function render(focusKey?: string) {
-  const focused = focusKey ?? (document.activeElement as HTMLElement | null)?.dataset?.key;
+function render() {
   linkLabel.dataset.status = state.link.status;
   linkLabel.textContent =
     state.link.status === "connected"
@@ -305,9 +275,33 @@ function render(focusKey?: string) {
     if (groups.length === 0) children.push(h("p", { class: "muted" }, "Nothing is being watched."));
     children.push(...groups.map(sessionSection));
   }
-  app.replaceChildren(...children);
-  if (focused) (app.querySelector(`[data-key="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
+  morph(app, h("main", { id: "app", "aria-live": "polite" }, children));
 }
+
+/** Every button is handled here (delegation), so a refresh never drops a click. */
+app.addEventListener("click", (event) => {
+  const button = (event.target as Element).closest<HTMLElement>("[data-action]");
+  if (!button) return;
+  const action = button.dataset.action;
+  if (action === "retry") return port.postMessage({ type: "retry" });
+  if (action === "capsule") {
+    const group = button.dataset.group as string;
+    if (!state.open.delete(group)) state.open.add(group);
+    return render();
+  }
+  const item = state.list?.items.find((i) => `${i.session.id}/${i.monitor.id}` === button.dataset.item);
+  if (!item) return;
+  const key = button.dataset.item as string;
+  if (action === "cancel") {
+    state.confirming = key;
+    render();
+    app.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${key}:confirm`)}"]`)?.focus();
+  } else if (action === "keep") {
+    state.confirming = null;
+    render();
+  } else if (action === "confirm") void control(item, "cancel");
+  else if (action === "pause" || action === "resume") void control(item, action);
+});
 
 // Relative times tick without a round trip; the list itself refreshes on the host's "changed".
 setInterval(() => {

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { resolveHome } from "../paths.js";
 import { CliError } from "./client.js";
+import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
@@ -65,6 +66,7 @@ export function buildProgram(): Command {
   registerMonitorCommands(program);
   registerVaultCommands(program);
   registerSignalCommand(program);
+  registerInstallCommands(program);
   return program;
 }
 

@@ -1,0 +1,200 @@
+import { describe, expect, test } from "vitest";
+import type { PanelItem } from "../../shared/native-messages";
+import type { MonitorView, WaitpointView } from "../../shared/schemas";
+import {
+  canPause,
+  capsuleText,
+  deliveryBadges,
+  groupBySession,
+  monitorDetails,
+  quorumText,
+  relativeTime,
+  waitpointBadges,
+  watchedTabs,
+} from "./panel-view";
+
+const NOW = Date.parse("2026-12-02T12:00:00Z");
+const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
+
+function monitor(overrides: Partial<MonitorView> = {}): MonitorView {
+  return {
+    id: "mon-1",
+    sessionId: "s",
+    name: "CI run",
+    kind: "command",
+    state: "waiting",
+    ending: null,
+    eventCount: 0,
+    lastEvent: null,
+    lastObservation: null,
+    lastError: null,
+    errorCount: 0,
+    consecutive: null,
+    polls: 1,
+    createdAt: at(-60_000),
+    lastCheckAt: at(-3_000),
+    nextCheckAt: at(27_000),
+    deadlineAt: at(3 * 3_600_000),
+    intervalSeconds: 30,
+    timeoutSeconds: 10_800,
+    source: { kind: "command", command: "true" },
+    continuation: null,
+    delivery: null,
+    ...overrides,
+  };
+}
+
+function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {
+  return {
+    id: "wp_1",
+    sessionId: "s",
+    label: "train-arm2",
+    intent: "compare",
+    state: "armed",
+    monitorState: "waiting",
+    members: null,
+    quorum: 1,
+    failFast: true,
+    maxSignals: 1,
+    received: 0,
+    heartbeats: 0,
+    progress: "train-arm2 · 0/1 received",
+    createdAt: at(-60_000),
+    expiresAt: at(3 * 3_600_000 - 30_000),
+    endedAt: null,
+    wakesSent: 0,
+    wakesThisHour: 0,
+    maxWakesPerHour: 12,
+    heldUntil: null,
+    signals: [],
+    ...overrides,
+  };
+}
+
+describe("relativeTime", () => {
+  test.each([
+    [0, "now"],
+    [12_000, "in 12s"],
+    [-12_000, "12s ago"],
+    [90_000, "in 2m"],
+    [3 * 3_600_000 - 60_000, "in 3h"],
+    [-2 * 86_400_000, "2d ago"],
+  ])("%i ms from now reads %s", (offset, expected) => {
+    expect(relativeTime(at(offset), NOW)).toBe(expected);
+  });
+  test("no time, no text", () => expect(relativeTime(null, NOW)).toBeNull());
+});
+
+describe("the waitpoint capsule", () => {
+  test("nothing armed renders nothing", () => {
+    expect(capsuleText([], NOW)).toBeNull();
+    expect(capsuleText([waitpoint({ state: "resolved" })], NOW)).toBeNull();
+  });
+  test("one armed waitpoint: its progress and expiry", () => {
+    expect(capsuleText([waitpoint()], NOW)).toBe("train-arm2 · 0/1 received · expires in 3h");
+  });
+  test("several: the count and the first label", () => {
+    expect(capsuleText([waitpoint(), waitpoint({ id: "wp_2", label: "eval" })], NOW)).toBe(
+      "2 waiting items · train-arm2",
+    );
+  });
+});
+
+describe("badges", () => {
+  test("the hourly cap holding a wake back", () => {
+    const held = waitpointBadges(waitpoint({ heldUntil: at(600_000), wakesThisHour: 12 }), monitor());
+    expect(held).toEqual([
+      { tone: "warn", text: "wake limit reached (12/h) — the next wake waits until the hour clears" },
+    ]);
+  });
+  test("the budget shows from two below the cap, not before", () => {
+    expect(waitpointBadges(waitpoint({ wakesThisHour: 9 }), monitor())).toEqual([]);
+    expect(waitpointBadges(waitpoint({ wakesThisHour: 10 }), monitor())).toEqual([
+      { tone: "info", text: "10/12 wakes this hour" },
+    ]);
+  });
+  test("a delivery being retried, with its error on hover", () => {
+    const retrying = monitor({
+      delivery: { wakeId: "w1", state: "ready", attempts: 3, nextAttemptAt: at(4000), lastError: "HTTP 503" },
+    } as Partial<MonitorView>);
+    expect(deliveryBadges(retrying)).toEqual([
+      { tone: "warn", text: "delivery retrying · 3 attempts", title: "HTTP 503" },
+    ]);
+    expect(deliveryBadges(monitor())).toEqual([]);
+  });
+  test("a failure signal is its own danger badge and flags the session", () => {
+    const failed = waitpoint({
+      signals: [{ status: "fail", member: "train", message: "OOM", data: null, via: "http", at: at(-1000) }],
+    });
+    expect(waitpointBadges(failed, monitor())).toContainEqual({ tone: "danger", text: "failure from train: OOM" });
+    const items: PanelItem[] = [
+      { session: { id: "s", label: null }, monitor: monitor({ id: "wp_1", kind: "signal" }), waitpoint: failed },
+    ];
+    expect(groupBySession(items)[0]?.attention).toBe(true);
+  });
+});
+
+test("sessions group their monitors, active first then newest", () => {
+  const items: PanelItem[] = [
+    { session: { id: "a", label: "Agent A" }, monitor: monitor({ id: "old", createdAt: at(-9000) }) },
+    { session: { id: "b", label: null }, monitor: monitor({ id: "b1" }) },
+    { session: { id: "a", label: "Agent A" }, monitor: monitor({ id: "done", state: "finished", createdAt: at(-1) }) },
+    { session: { id: "a", label: "Agent A" }, monitor: monitor({ id: "new", createdAt: at(-1000) }) },
+  ];
+  const groups = groupBySession(items);
+  expect(groups.map((g) => [g.label, g.items.map((i) => i.monitor.id)])).toEqual([
+    ["Agent A", ["new", "old", "done"]],
+    ["b", ["b1"]],
+  ]);
+});
+
+test("details: last and next check and the deadline while waiting; the ending once over", () => {
+  expect(monitorDetails(monitor({ eventCount: 1 }), NOW)).toEqual([
+    "checked 3s ago",
+    "next in 27s",
+    "deadline in 3h",
+    "1 event",
+  ]);
+  const ended = monitor({ state: "finished", ending: { reason: "met", at: at(-5000), detail: null } });
+  expect(monitorDetails(ended, NOW)).toEqual(["checked 3s ago", "met 5s ago", "0 events"]);
+});
+
+test("watches and waitpoints offer no Pause", () => {
+  expect(canPause(monitor())).toBe(true);
+  expect(canPause(monitor({ kind: "watch" }))).toBe(false);
+  expect(canPause(monitor({ kind: "signal" }))).toBe(false);
+  expect(canPause(monitor({ state: "paused" }))).toBe(false);
+});
+
+test("watched tabs are those of active browser monitors", () => {
+  const browser = (id: string, tabId: number, state: MonitorView["state"]) =>
+    monitor({
+      id,
+      name: id,
+      kind: "browser",
+      state,
+      source: {
+        kind: "browser",
+        tabId,
+        url: "http://x/",
+        selector: "#s",
+        condition: { path: "text", operator: "exists" },
+      },
+    });
+  const items: PanelItem[] = [
+    { session: { id: "s", label: null }, monitor: browser("a", 7, "waiting") },
+    { session: { id: "s", label: null }, monitor: browser("b", 7, "paused") },
+    { session: { id: "s", label: null }, monitor: browser("c", 9, "finished") },
+  ];
+  expect([...watchedTabs(items)]).toEqual([[7, ["a", "b"]]]);
+});
+
+test("quorum: who is still pending", () => {
+  const wp = waitpoint({
+    members: ["train", "eval"],
+    quorum: 2,
+    received: 1,
+    signals: [{ status: "ok", member: "train", message: null, data: null, via: "spool", at: at(-1) }],
+  });
+  expect(quorumText(wp)).toBe("1/2 needed · waiting on eval");
+});

@@ -1,0 +1,171 @@
+/** `vigil install`, `vigil uninstall`, `vigil doctor`: connect the browser extension to this daemon. */
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { EXTENSION_ID, EXTENSION_KEY } from "../../../shared/extension-identity.js";
+import { ValidationError } from "../errors.js";
+import { answers, readDaemonInfo } from "../home.js";
+import {
+  checkManifest,
+  type Finding,
+  install,
+  launcherPath,
+  parseBrowsers,
+  targets,
+  uninstall,
+} from "../install/install.js";
+import { homePaths, packageRoot } from "../paths.js";
+import { ApiClient, CliError } from "./client.js";
+import { homeOf } from "./main.js";
+import { print } from "./session-commands.js";
+
+interface BrowserOptions {
+  browser: string;
+  userDataDir?: string;
+  extensionId?: string;
+}
+
+const usage = <T>(run: () => T): T => {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ValidationError) throw new CliError(error.message, 2);
+    throw error;
+  }
+};
+
+const CHROME_EXTENSION = join(packageRoot, ".output", "chrome-mv3");
+
+export function registerInstallCommands(program: Command): void {
+  const browserOption = (command: Command) =>
+    command
+      .option("--browser <name>", "chrome, chromium, edge, brave, firefox, a comma list, or all", "all")
+      .option(
+        "--user-data-dir <dir>",
+        "a browser profile folder: writes DIR/NativeMessagingHosts/ (tests, portable profiles)",
+      )
+      .option("--extension-id <id>", "allow another extension id (an unpacked build without the key)");
+
+  browserOption(program.command("install"))
+    .description("let the Vigil extension reach this daemon: write the browsers' native-host manifests")
+    .action((options: BrowserOptions, command: Command) => {
+      const home = homeOf(command);
+      const list = usage(() => targets(parseBrowsers(options.browser), { userDataDir: options.userDataDir }));
+      const written = install({ vigilHome: home, targets: list, extensionId: options.extensionId });
+      for (const target of written) print(`${target.browser}: wrote ${target.file}`);
+      print(`launcher: ${launcherPath(home)}`);
+      print(
+        existsSync(join(CHROME_EXTENSION, "manifest.json"))
+          ? `Load the extension: chrome://extensions → Developer mode → Load unpacked → ${CHROME_EXTENSION}`
+          : "Build the extension with `npm run build:ext`, then load .output/chrome-mv3 (chrome://extensions → Load unpacked)",
+      );
+    });
+
+  browserOption(program.command("uninstall"))
+    .description("remove the native-host manifests vigil install wrote")
+    .action((options: BrowserOptions) => {
+      const list = usage(() => targets(parseBrowsers(options.browser), { userDataDir: options.userDataDir }));
+      for (const result of uninstall(list))
+        print(`${result.browser}: ${result.removed ? `removed ${result.file}` : `${result.note} (${result.file})`}`);
+    });
+
+  browserOption(program.command("doctor"))
+    .description("check node, the daemon, the native-host manifests and the extension; say what to fix")
+    .option("--json", "print the findings as JSON")
+    .action(async (options: BrowserOptions & { json?: boolean }, command: Command) => {
+      const findings = await diagnose(homeOf(command), options);
+      if (options.json) print(JSON.stringify(findings, null, 2));
+      else
+        for (const finding of findings)
+          print(`${finding.ok ? "ok  " : "FIX "} ${finding.what}${finding.fix ? `\n     → ${finding.fix}` : ""}`);
+      if (findings.some((finding) => !finding.ok)) process.exitCode = 1;
+    });
+}
+
+async function diagnose(home: string, options: BrowserOptions): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+  findings.push(
+    major > 20 || (major === 20 && minor >= 18)
+      ? { ok: true, what: `node ${process.versions.node} (${process.execPath})` }
+      : { ok: false, what: `node ${process.versions.node} is too old`, fix: "install Node.js 20.18 or newer" },
+  );
+
+  const info = readDaemonInfo(homePaths(home));
+  const running = info !== null && (await answers(info.url));
+  findings.push(
+    running
+      ? { ok: true, what: `daemon running at ${info?.url} (home ${home})` }
+      : {
+          ok: false,
+          what: `no daemon answers for ${home}`,
+          fix: "start it: vigil serve (or npm start in the checkout)",
+        },
+  );
+
+  const launcher = launcherPath(home);
+  findings.push(checkLauncher(launcher));
+
+  const named = options.browser !== "all" || options.userDataDir;
+  const all = usage(() => targets(parseBrowsers(options.browser), { userDataDir: options.userDataDir }));
+  // Without --browser, only the browsers this machine has (their folder exists) or that have a manifest.
+  const relevant = named ? all : all.filter((t) => existsSync(t.file) || existsSync(join(t.file, "..", "..")));
+  if (relevant.length === 0)
+    findings.push({
+      ok: false,
+      what: "no supported browser profile found",
+      fix: "vigil install --browser chromium (or chrome, edge, brave, firefox)",
+    });
+  for (const target of relevant) findings.push(checkManifest(target, options.extensionId ?? EXTENSION_ID));
+
+  findings.push(checkBuiltExtension());
+  if (running) {
+    try {
+      const status = await new ApiClient(home).request<{ browserConnected: boolean }>("GET", "/api/status");
+      findings.push(
+        status.browserConnected
+          ? { ok: true, what: "a browser with the Vigil extension is connected" }
+          : {
+              ok: false,
+              what: "no browser is connected to the daemon",
+              fix: `open the browser with the Vigil extension loaded (id ${EXTENSION_ID}); its side panel says what is missing`,
+            },
+      );
+    } catch (error) {
+      findings.push({ ok: false, what: `the daemon did not answer /api/status (${(error as Error).message})` });
+    }
+  }
+  return findings;
+}
+
+function checkLauncher(launcher: string): Finding {
+  const fix = "run: vigil install";
+  if (!existsSync(launcher)) return { ok: false, what: `launcher ${launcher} is missing`, fix };
+  try {
+    accessSync(launcher, constants.X_OK);
+  } catch {
+    return { ok: false, what: `launcher ${launcher} is not executable`, fix };
+  }
+  const quoted = [...readFileSync(launcher, "utf8").matchAll(/'([^']*)'/g)].map((m) => m[1] as string);
+  const missing = quoted.slice(0, 2).filter((path) => !existsSync(path));
+  if (missing.length > 0)
+    return { ok: false, what: `launcher ${launcher} runs ${missing.join(" and ")}, which no longer exist`, fix };
+  return { ok: true, what: `launcher ${launcher} runs ${quoted[1]} with ${quoted[0]}` };
+}
+
+function checkBuiltExtension(): Finding {
+  const manifestFile = join(CHROME_EXTENSION, "manifest.json");
+  if (!existsSync(manifestFile))
+    return { ok: false, what: `the extension is not built (${CHROME_EXTENSION})`, fix: "npm run build:ext" };
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { key?: string };
+  if (manifest.key !== EXTENSION_KEY)
+    return {
+      ok: false,
+      what: `${manifestFile} carries another key, so its id is not ${EXTENSION_ID}`,
+      fix: "npm run build:ext",
+    };
+  return {
+    ok: true,
+    what: `extension built at ${CHROME_EXTENSION} (id ${EXTENSION_ID}); load it unpacked from chrome://extensions`,
+  };
+}
