@@ -163,6 +163,9 @@ export const BrowserSourceSchema = z.strictObject({
 });
 export type BrowserSource = z.infer<typeof BrowserSourceSchema>;
 
+/** One read of a tab now, to try a selector before arming a monitor on it. */
+export const BrowserObserveSchema = BrowserSourceSchema.pick({ tabId: true, url: true, selector: true });
+
 /** A waitpoint's source: it is armed through wait_create (POST …/waitpoints), not monitor__create. */
 export const SignalSourceSchema = z.strictObject({
   kind: z.literal("signal"),

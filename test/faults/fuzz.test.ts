@@ -1,5 +1,6 @@
 /**
- * Fuzz at the boundaries (fast-check): API bodies, signal bodies and spool file contents. No crash,
+ * Fuzz at the boundaries (fast-check): API bodies, signal bodies, spool file contents and the
+ * browser's native-messaging frames. No crash,
  * no 5xx, nothing stored for refused input. Runs: VIGIL_FUZZ_RUNS (100 in `npm test`, 10,000 in
  * `npm run soak`).
  */
@@ -7,7 +8,10 @@ import { readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { encodeFrame } from "../../native-host/src/native/framing.js";
+import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/native-messages.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { NativePort } from "../helpers/native-port.js";
 
 const RUNS = Number(process.env.VIGIL_FUZZ_RUNS ?? 100);
 let daemon: TestDaemon;
@@ -114,3 +118,82 @@ test(`${RUNS} random spool files: each collected or parked under bad/, the daemo
   const parked = readdirSync(join(spool, "bad")).filter((f) => f.startsWith("fuzz-") && f.endsWith(".json"));
   expect(parked).toHaveLength(n);
 });
+
+test(`${RUNS} random native-messaging streams: every frame answered, stdout stays framed, the bridge lives`, async () => {
+  const port = NativePort.open(daemon.home);
+  try {
+    await port.waitForPush("daemon", (push) => push.connected === true);
+    const request = fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        {
+          id: fc.oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.integer()),
+          type: fc.constantFrom("ping", "status", "list", "control", "waitpoint", "observe", "nope"),
+          sessionId: fc.string(),
+          monitorId: fc.string(),
+          action: fc.constantFrom("pause", "resume", "cancel", "explode"),
+          offset: fc.integer(),
+          limit: fc.integer(),
+        },
+        { requiredKeys: ["type"] },
+      ),
+    );
+    // A piece is a whole frame of JSON, or a frame whose body is not JSON.
+    const piece = fc.oneof(
+      request.map((message) => ({ bytes: encodeFrame(message, MAX_BROWSER_TO_HOST_BYTES), answered: !hasOk(message) })),
+      fc
+        .uint8Array({ minLength: 1, maxLength: 200 })
+        .filter((b) => !parsesAsJson(b))
+        .map((body) => {
+          const header = Buffer.alloc(4);
+          header.writeUInt32LE(body.length, 0);
+          return { bytes: Buffer.concat([header, Buffer.from(body)]), answered: true };
+        }),
+    );
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        async (pieces, cuts) => {
+          const before = port.frames.filter((f) => "ok" in f).length;
+          const stream = Buffer.concat(pieces.map((p) => p.bytes));
+          // Split the stream at random points: frames arrive in pieces or several per chunk.
+          const points = [...new Set(cuts.map((c) => c % stream.length))].sort((a, b) => a - b);
+          let start = 0;
+          for (const point of [...points, stream.length]) {
+            if (point > start) port.child.stdin.write(stream.subarray(start, point));
+            start = point;
+          }
+          const marker = `ping-${++run}`;
+          port.send({ id: marker, type: "ping" });
+          await port.reply(marker);
+          const answered = pieces.filter((p) => p.answered).length;
+          await waitFor(() => port.frames.filter((f) => "ok" in f).length - before >= answered + 1, {
+            what: `${answered} replies`,
+          });
+          expect(port.frames.filter((f) => "ok" in f).length - before).toBe(answered + 1);
+          expect(port.frames.some((f) => "undecodable" in f)).toBe(false);
+          expect(port.child.exitCode).toBeNull();
+        },
+      ),
+      { numRuns: Math.min(RUNS, 2000) },
+    );
+  } finally {
+    expect(await port.close()).toBe(0);
+  }
+  expect(port.decoder.pending).toBe(0);
+});
+
+function hasOk(message: unknown): boolean {
+  return message !== null && typeof message === "object" && "ok" in message;
+}
+
+function parsesAsJson(bytes: Uint8Array): boolean {
+  try {
+    JSON.parse(Buffer.from(bytes).toString("utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}

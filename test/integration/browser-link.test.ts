@@ -78,6 +78,16 @@ test("observe through the bridge: distinct errors keep it waiting, the matching 
     await waitFor(async () => (await daemon.api("GET", "/api/status")).body.browserConnected, { what: "bridge" });
     const tabs = await daemon.api("GET", "/api/browser/tabs");
     expect(tabs).toEqual({ status: 200, body: [{ tabId: 7, url: PAGE, title: "CI", active: true, windowId: 1 }] });
+    // One read now, to try a selector before arming (REST and the browser__observe tool).
+    const probe = { tabId: 7, url: PAGE, selector: "[data-testid=run-status]" };
+    expect(await daemon.api("POST", "/api/browser/observe", probe)).toEqual({
+      status: 200,
+      body: { text: "Running", exists: true, url: PAGE, title: "CI" },
+    });
+    const elsewhere = await daemon.api("POST", "/api/browser/observe", { ...probe, url: `${PAGE}/x` });
+    expect(elsewhere).toEqual({ status: 422, body: { error: `URL differs: tab 7 is on ${PAGE}` } });
+    expect((await daemon.api("POST", "/api/browser/observe", { ...probe, tabId: "7" })).status).toBe(400);
+    observed.length = 0;
 
     const session = await daemon.newSession();
     const { body: monitor } = await browserMonitor(session);

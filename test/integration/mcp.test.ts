@@ -59,6 +59,7 @@ describe("vigil mcp, with no daemon running", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
+        "browser__observe",
         "browser__tabs",
         "inbox",
         "monitor__cancel",
@@ -165,7 +166,10 @@ describe("vigil mcp --session, against a running daemon", () => {
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain("file__write is not a known tool");
     expect((await call("monitor__cancel", { id: "mon-99" })).text).toBe("Unknown monitor mon-99 in session agent-7");
-    expect((await call("browser__tabs")).text).toContain("No browser is connected");
+    expect((await call("browser__tabs")).text).toContain("browser not connected");
+    const observe = await call("browser__observe", { tabId: 1, url: "http://127.0.0.1/ci", selector: "#status" });
+    expect(observe).toMatchObject({ isError: true });
+    expect(observe.text).toContain("browser not connected");
 
     const armed = await call("wait_for_command", { command: "echo ready", until: 5 });
     expect(armed.json.session).toBe("agent-7");

@@ -1,6 +1,7 @@
 /** The REST routes of SPEC §11, each a thin call into the engine. */
 
 import {
+  BrowserObserveSchema,
   ControlSchema,
   EventPostSchema,
   formatZodError,
@@ -14,7 +15,7 @@ import {
   VaultSetSchema,
   WaitCreateSchema,
 } from "../../../shared/schemas.js";
-import { NOT_CONNECTED } from "../browser/link.js";
+import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
 import { type Delivery, MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
 import { toError } from "../log.js";
@@ -197,6 +198,19 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
       return { status: 200, body: await engine.browser.request({ type: "tabs" }, { timeoutMs: 5000 }) };
     } catch (error) {
       throw new HttpError(503, toError(error).message);
+    }
+  });
+  /** One observation now (to try a selector before arming): 200, 503 without a browser, 422 otherwise. */
+  routes.on("POST", "/api/browser/observe", async (c) => {
+    const body = await c.body(BrowserObserveSchema);
+    try {
+      return {
+        status: 200,
+        body: await engine.browser.request({ type: "observe", ...body }, { timeoutMs: 10_000 }),
+      };
+    } catch (error) {
+      const code = error instanceof BrowserError ? error.code : "failed";
+      throw new HttpError(code === "not_connected" ? 503 : 422, toError(error).message);
     }
   });
 

@@ -117,7 +117,9 @@ export function createApiServer(options: { engine: Engine; delivery: Delivery; t
     handle(req, res).catch((thrown: unknown) => {
       const error = storageError(thrown) ?? toError(thrown);
       const status = error instanceof VigilError ? error.status : 500;
-      if (status >= 500) options.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
+      // A 503 is an answer the caller can act on (no browser, storage full): one line, no stack.
+      if (status === 503) options.log.warn(`${req.method} ${req.url}: ${error.message}`);
+      else if (status >= 500) options.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
       const message = options.engine.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
       if (!res.headersSent) sendJson(res, status, { error: message });
       else res.end();

@@ -11,7 +11,13 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
-import { MonitorCreateSchema, type MonitorView, WaitCreateSchema, type WakeView } from "../../../shared/schemas.js";
+import {
+  BrowserObserveSchema,
+  MonitorCreateSchema,
+  type MonitorView,
+  WaitCreateSchema,
+  type WakeView,
+} from "../../../shared/schemas.js";
 import { ApiClient } from "../cli/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
 
@@ -212,6 +218,16 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
         "The connected browser's tabs [{tabId, url, title, active}] (read-only), to pick the exact tab a browser monitor watches.",
     },
     guarded(async () => reply({ tabs: await api.request("GET", "/api/browser/tabs") })),
+  );
+
+  server.registerTool(
+    "browser__observe",
+    {
+      description:
+        "Read one element of one exact tab now ({text, exists, url, title}), read-only: try a selector before arming a browser monitor on it.",
+      inputSchema: BrowserObserveSchema.shape,
+    },
+    guarded(async (args) => reply({ observation: await api.request("POST", "/api/browser/observe", args) })),
   );
 
   server.registerTool(

@@ -1,6 +1,12 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { ValidationError } from "../errors.js";
-import { commandTimeoutSeconds, commandWaitTiming, intervalFloorSeconds, watchTiming } from "./timing.js";
+import {
+  commandTimeoutSeconds,
+  commandWaitTiming,
+  intervalFloorSeconds,
+  observationTiming,
+  watchTiming,
+} from "./timing.js";
 
 describe("command wait timeout (SPEC §3)", () => {
   test.each([
@@ -56,5 +62,22 @@ describe("watch deadline", () => {
     expect(watchTiming({}).timeoutMs).toBe(3_600_000);
     expect(() => watchTiming({ intervalSeconds: 5 })).toThrow(/Expected none for a watch/);
     expect(() => watchTiming({ timeoutSeconds: 10 })).toThrow(/Expected 60–604800 seconds/);
+  });
+});
+
+describe("observation monitors (tool, event, time, browser)", () => {
+  test("interval 10–3600 s at the real floor; the test floor lowers it, never raises it", () => {
+    vi.stubEnv("VIGIL_INTERVAL_FLOOR_SECONDS", "");
+    try {
+      expect(observationTiming({}).intervalMs).toBe(30_000);
+      expect(() => observationTiming({ intervalSeconds: 5 })).toThrow("intervalSeconds: Expected 10–3600, got 5");
+      expect(() => observationTiming({ intervalSeconds: 3601 })).toThrow("intervalSeconds: Expected 10–3600, got 3601");
+      vi.stubEnv("VIGIL_INTERVAL_FLOOR_SECONDS", "0.2");
+      expect(observationTiming({ intervalSeconds: 0.5 }).intervalMs).toBe(500);
+      vi.stubEnv("VIGIL_INTERVAL_FLOOR_SECONDS", "60");
+      expect(() => observationTiming({ intervalSeconds: 5 })).toThrow("Expected 10–3600");
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
