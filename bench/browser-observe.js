@@ -60,6 +60,7 @@ export async function run() {
     await browser.installExtension(join(ROOT, ".output", "chrome-mv3"));
     const page = await browser.newPage();
     await page.goto(url);
+    await waitUntil(async () => (await daemon.api("GET", "/api/status")).body.browserConnected);
     const tabs = await waitUntil(async () => {
       const reply = await daemon.api("GET", "/api/browser/tabs");
       return reply.status === 200 && reply.body.some((t) => t.url === url) ? reply.body : null;

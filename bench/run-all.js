@@ -1,6 +1,7 @@
 // `npm run bench`: every figure in one run, each printed beside what it is compared with.
 // Figures come from this machine as it is (shared, noisy): read medians and ratios, not absolutes.
 import { cpus, totalmem } from "node:os";
+import { run as browserObserve } from "./browser-observe.js";
 import { run as peer } from "./peer-wait-on.js";
 import { run as restartIdle } from "./restart-idle.js";
 import { run as schedulerLag } from "./scheduler-lag.js";
@@ -18,3 +19,5 @@ await schedulerLag(1000);
 await schedulerLag(200);
 console.log("\n# peer, same run: a file appears (vigil vs wait-on)");
 await peer();
+console.log("\n# browser observe round trip (real Chromium + the built extension)");
+await browserObserve();
