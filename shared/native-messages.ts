@@ -31,6 +31,12 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
   }),
   z.strictObject({
     id: RequestId,
+    type: z.literal("checks"),
+    sessionId: z.string().min(1),
+    monitorId: z.string().min(1),
+  }),
+  z.strictObject({
+    id: RequestId,
     type: z.literal("waitpoint"),
     sessionId: z.string().min(1),
     waitpointId: z.string().min(1),

@@ -285,6 +285,17 @@ export const MONITOR_STATES = [
 ] as const;
 export type MonitorState = (typeof MONITOR_STATES)[number];
 
+/** How a state reads to a person (CLI and side panel). */
+export const STATE_LABELS: Record<MonitorState, string> = {
+  waiting: "waiting",
+  paused: "paused",
+  ready: "ready",
+  continuing: "continuing",
+  finished: "finished",
+  cancelled: "cancelled",
+  needs_review: "needs review",
+};
+
 export const ENDING_REASONS = [
   "met",
   "failed",
@@ -365,6 +376,16 @@ export interface WaitpointView {
     via: string;
     at: string;
   }>;
+}
+
+/** One entry of a monitor's check log (last 100): why it did or did not fire. */
+export type CheckOutcome = "met" | "not_met" | "unavailable" | "error";
+export interface CheckEntry {
+  seq: number;
+  at: string;
+  outcome: CheckOutcome;
+  durationMs: number | null;
+  excerpt: string | null;
 }
 
 export interface MonitorEvent {

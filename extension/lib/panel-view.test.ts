@@ -4,6 +4,7 @@ import type { MonitorView, WaitpointView } from "../../shared/schemas";
 import {
   canPause,
   capsuleText,
+  checkLines,
   deliveryBadges,
   groupBySession,
   monitorDetails,
@@ -197,4 +198,20 @@ test("quorum: who is still pending", () => {
     signals: [{ status: "ok", member: "train", message: null, data: null, via: "spool", at: at(-1) }],
   });
   expect(quorumText(wp)).toBe("1/2 needed · waiting on eval");
+});
+
+test("the check log reads newest first, one line each", () => {
+  const lines = checkLines(
+    [
+      { seq: 1, at: at(-20_000), outcome: "unavailable", durationMs: 3, excerpt: "browser not connected" },
+      { seq: 2, at: at(-10_000), outcome: "not_met", durationMs: 12.4, excerpt: "Running\nmore" },
+      { seq: 3, at: at(-1_000), outcome: "met", durationMs: null, excerpt: null },
+    ],
+    NOW,
+  );
+  expect(lines).toEqual([
+    "met · 1s ago",
+    "not met · 12 ms · 10s ago — Running",
+    "unavailable · 3 ms · 20s ago — browser not connected",
+  ]);
 });

@@ -3,7 +3,9 @@
  * so it is unit-tested without a browser. The DOM code in entrypoints/sidepanel only renders these.
  */
 import type { PanelItem } from "../../shared/native-messages";
-import type { MonitorState, MonitorView, WaitpointView } from "../../shared/schemas";
+import type { CheckEntry, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas";
+
+export { STATE_LABELS } from "../../shared/schemas";
 
 /** "in 3h", "12s ago", "now": coarse enough to read at a glance, ticking each second. */
 export function relativeTime(iso: string | null, now: number): string | null {
@@ -22,16 +24,6 @@ export function relativeTime(iso: string | null, now: number): string | null {
   const amount = `${Math.max(1, Math.round(seconds / size))}${unit}`;
   return ms > 0 ? `in ${amount}` : `${amount} ago`;
 }
-
-export const STATE_LABELS: Record<MonitorState, string> = {
-  waiting: "waiting",
-  paused: "paused",
-  ready: "ready",
-  continuing: "continuing",
-  finished: "finished",
-  cancelled: "cancelled",
-  needs_review: "needs review",
-};
 
 /** A watch streams a live process and a waitpoint listens for signals: neither pauses. */
 export const canPause = (monitor: Pick<MonitorView, "state" | "kind">) =>
@@ -173,4 +165,24 @@ export function quorumText(waitpoint: WaitpointView): string {
   if (!waitpoint.members) return `${waitpoint.received}/${waitpoint.quorum} received`;
   const pending = waitpoint.members.filter((m) => !reported.has(m));
   return `${waitpoint.received}/${waitpoint.quorum} needed${pending.length ? ` · waiting on ${pending.join(", ")}` : ""}`;
+}
+
+const OUTCOMES: Record<CheckEntry["outcome"], string> = {
+  met: "met",
+  not_met: "not met",
+  unavailable: "unavailable",
+  error: "error",
+};
+
+/** The check log, newest first: "not met · 12 ms · 3s ago — Running" (why has it not fired?). */
+export function checkLines(entries: CheckEntry[], now: number, limit = 10): string[] {
+  return [...entries]
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, limit)
+    .map((entry) => {
+      const parts = [OUTCOMES[entry.outcome]];
+      if (entry.durationMs !== null) parts.push(`${Math.round(entry.durationMs)} ms`);
+      parts.push(relativeTime(entry.at, now) ?? "");
+      return `${parts.join(" · ")}${entry.excerpt ? ` — ${entry.excerpt.split("\n")[0]?.slice(0, 200)}` : ""}`;
+    });
 }

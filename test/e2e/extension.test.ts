@@ -174,6 +174,13 @@ describe("the side panel", () => {
     expect(await panel.$eval(".popover", (e) => e.textContent)).toContain("Compare arm 2's eval loss");
     await panel.screenshot({ path: join(ARTIFACTS, "side-panel-waitpoint-popover.png") });
 
+    // The check log answers "why has it not fired?": the page still says Running.
+    await panel.click(`${row} [data-key$=":checks"]`);
+    const log = `${row} ol.checks`;
+    await panel.waitForFunction(`document.querySelector(${JSON.stringify(log)})?.textContent.includes("not met")`);
+    expect(await panel.$eval(log, (e) => e.textContent)).toContain('"Running"');
+    await panel.screenshot({ path: join(ARTIFACTS, "side-panel-check-log.png") });
+
     await panel.click(`${row} [data-key$=":pause"]`);
     await daemon.waitForState(session, id, ["paused"]);
     await panel.waitForSelector(`${row}[data-state="paused"]`);

@@ -4,7 +4,7 @@
  */
 import { browser } from "wxt/browser";
 import type { PanelItem, PanelList } from "../../../shared/native-messages";
-import type { WaitpointView } from "../../../shared/schemas";
+import type { CheckEntry, WaitpointView } from "../../../shared/schemas";
 import { h, morph } from "../../lib/dom";
 import type { BackgroundToPanel, LinkState, PanelRequest } from "../../lib/panel-protocol";
 import {
@@ -12,6 +12,7 @@ import {
   canPause,
   canResume,
   capsuleText,
+  checkLines,
   deliveryBadges,
   groupBySession,
   monitorDetails,
@@ -33,6 +34,8 @@ const state = {
   open: new Set<string>(),
   /** The monitor whose Cancel is asking for confirmation. */
   confirming: null as string | null,
+  /** Monitors whose check log is open (null while loading). */
+  checks: new Map<string, CheckEntry[] | null>(),
 };
 
 // ---------------------------------------------------------------- the port to the background
@@ -87,6 +90,7 @@ async function refresh() {
   try {
     state.list = (await request({ type: "list", offset: 0, limit: 500 })) as PanelList;
     state.error = null;
+    await Promise.all([...state.checks.keys()].map(loadChecks));
   } catch (error) {
     state.error = (error as Error).message;
   } finally {
@@ -96,6 +100,15 @@ async function refresh() {
   if (again) {
     again = false;
     void refresh();
+  }
+}
+
+async function loadChecks(key: string) {
+  const [sessionId, monitorId] = key.split("/") as [string, string];
+  try {
+    state.checks.set(key, (await request({ type: "checks", sessionId, monitorId })) as CheckEntry[]);
+  } catch {
+    state.checks.delete(key);
   }
 }
 
@@ -172,6 +185,11 @@ function monitorRow(item: PanelItem): HTMLElement {
       buttons.push(button("cancel", "Cancel"));
     }
   }
+  const open = state.checks.has(key);
+  // Polled kinds keep a check log; a watch streams and a waitpoint is signalled.
+  if (monitor.kind !== "watch" && monitor.kind !== "signal")
+    buttons.push(button("checks", open ? "Hide checks" : "Checks", { "aria-expanded": String(open) }));
+  const log = state.checks.get(key);
   const details = monitorDetails(monitor, Date.now());
   return h(
     "li",
@@ -192,6 +210,17 @@ function monitorRow(item: PanelItem): HTMLElement {
       deliveryBadges(monitor).map((b) => h("span", { class: "badge", "data-tone": b.tone, title: b.title }, b.text)),
     ),
     buttons.length ? h("div", { class: "row actions" }, buttons) : null,
+    open
+      ? h(
+          "ol",
+          { class: "checks", "aria-label": `Recent checks of ${monitor.name}` },
+          log === null || log === undefined
+            ? h("li", { class: "muted" }, "loading…")
+            : log.length === 0
+              ? h("li", { class: "muted" }, "No checks yet.")
+              : checkLines(log, Date.now()).map((line) => h("li", {}, line)),
+        )
+      : null,
   );
 }
 
@@ -298,6 +327,12 @@ app.addEventListener("click", (event) => {
     app.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${key}:confirm`)}"]`)?.focus();
   } else if (action === "keep") {
     state.confirming = null;
+    render();
+  } else if (action === "checks") {
+    if (!state.checks.delete(key)) {
+      state.checks.set(key, null);
+      void loadChecks(key).then(() => render());
+    }
     render();
   } else if (action === "confirm") void control(item, "cancel");
   else if (action === "pause" || action === "resume") void control(item, action);

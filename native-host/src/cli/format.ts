@@ -1,5 +1,5 @@
 /** Human output for the CLI: one line per monitor, a block per monitor, relative times. */
-import type { MonitorView, WakeView } from "../../../shared/schemas.js";
+import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas.js";
 import { formatDuration } from "../delivery/wake-text.js";
 
 export function relative(iso: string | null, now = Date.now()): string {
@@ -7,16 +7,6 @@ export function relative(iso: string | null, now = Date.now()): string {
   const delta = Date.parse(iso) - now;
   return delta >= 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
 }
-
-const STATE_LABEL: Record<MonitorView["state"], string> = {
-  waiting: "waiting",
-  paused: "paused",
-  ready: "ready",
-  continuing: "continuing",
-  finished: "finished",
-  cancelled: "cancelled",
-  needs_review: "needs review",
-};
 
 /** "delivery retrying · 3 attempts (last error: …)" and friends; empty when there is nothing to say. */
 export function deliveryText(delivery: MonitorView["delivery"], now = Date.now()): string {
@@ -45,7 +35,7 @@ export function statusLine(view: MonitorView, now = Date.now()): string {
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
   const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";
   const streak = view.consecutive && !view.ending ? ` · ${view.consecutive}` : "";
-  return `${view.id} ${STATE_LABEL[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${streak}${next}${deadline}${error}${delivery}`;
+  return `${view.id} ${STATE_LABELS[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${streak}${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {
@@ -53,7 +43,7 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
     `${view.id} — ${view.name}`,
     `  session:   ${view.sessionId}`,
     `  kind:      ${view.kind}`,
-    `  state:     ${STATE_LABEL[view.state]}`,
+    `  state:     ${STATE_LABELS[view.state]}`,
   ];
   if (view.ending)
     lines.push(

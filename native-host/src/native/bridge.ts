@@ -56,6 +56,8 @@ function handlers(home: string): Handlers {
     },
     control: ({ sessionId, monitorId, action }) =>
       api().request("POST", `${session(sessionId)}/monitors/${encodeURIComponent(monitorId)}/control`, { action }),
+    checks: ({ sessionId, monitorId }) =>
+      api().request("GET", `${session(sessionId)}/monitors/${encodeURIComponent(monitorId)}/checks`),
     waitpoint: ({ sessionId, waitpointId }) =>
       api().request("GET", `${session(sessionId)}/waitpoints/${encodeURIComponent(waitpointId)}`),
   };

@@ -1,16 +1,9 @@
 /** The check log: each check's outcome, last 100 per monitor, so "why didn't it fire?" has an answer. */
+import type { CheckEntry, CheckOutcome } from "../../../shared/schemas.js";
 import type { Db } from "./db.js";
 
 export const CHECK_LOG_CAP = 100;
-export type CheckOutcome = "met" | "not_met" | "unavailable" | "error";
-
-export interface CheckEntry {
-  seq: number;
-  at: string;
-  outcome: CheckOutcome;
-  durationMs: number | null;
-  excerpt: string | null;
-}
+export type { CheckEntry, CheckOutcome };
 
 export class ChecksTable {
   readonly #insert;
