@@ -168,6 +168,9 @@ describe("the side panel", () => {
     await panel.waitForSelector(capsule);
     expect(await panel.$eval(capsule, (e) => e.textContent)).toBe("train-arm2 · 0/1 received · expires in 3h");
     await panel.screenshot({ path: join(ARTIFACTS, "side-panel-monitors.png") });
+    await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+    await panel.screenshot({ path: join(ARTIFACTS, "side-panel-monitors-dark.png") });
+    await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
 
     await panel.click(capsule);
     await panel.waitForSelector(`[data-waitpoint="${waitpoint.body.id}"]`);
