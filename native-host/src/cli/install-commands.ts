@@ -7,7 +7,9 @@ import { ValidationError } from "../errors.js";
 import { answers, readDaemonInfo } from "../home.js";
 import {
   checkManifest,
+  detectedTargets,
   type Finding,
+  type InstallTarget,
   install,
   launcherPath,
   parseBrowsers,
@@ -20,7 +22,7 @@ import { homeOf } from "./main.js";
 import { print } from "./session-commands.js";
 
 interface BrowserOptions {
-  browser: string;
+  browser?: string;
   userDataDir?: string;
   extensionId?: string;
 }
@@ -36,10 +38,21 @@ const usage = <T>(run: () => T): T => {
 
 const CHROME_EXTENSION = join(packageRoot, ".output", "chrome-mv3");
 
+/** --browser / --user-data-dir as targets; neither: the browsers this machine has. */
+function chosenTargets(options: BrowserOptions): InstallTarget[] {
+  return usage(() => {
+    if (options.browser === undefined && options.userDataDir === undefined) return detectedTargets();
+    return targets(parseBrowsers(options.browser ?? "chromium"), { userDataDir: options.userDataDir });
+  });
+}
+
 export function registerInstallCommands(program: Command): void {
   const browserOption = (command: Command) =>
     command
-      .option("--browser <name>", "chrome, chromium, edge, brave, firefox, a comma list, or all", "all")
+      .option(
+        "--browser <name>",
+        "chrome, chromium, edge, brave, firefox, a comma list, or all (default: the browsers this machine has)",
+      )
       .option(
         "--user-data-dir <dir>",
         "a browser profile folder: writes DIR/NativeMessagingHosts/ (tests, portable profiles)",
@@ -50,7 +63,12 @@ export function registerInstallCommands(program: Command): void {
     .description("let the Vigil extension reach this daemon: write the browsers' native-host manifests")
     .action((options: BrowserOptions, command: Command) => {
       const home = homeOf(command);
-      const list = usage(() => targets(parseBrowsers(options.browser), { userDataDir: options.userDataDir }));
+      const list = chosenTargets(options);
+      if (list.length === 0)
+        throw new CliError(
+          "Found no Chrome, Chromium, Edge, Brave or Firefox profile folder: name the browser, e.g. vigil install --browser chromium",
+          2,
+        );
       const written = install({ vigilHome: home, targets: list, extensionId: options.extensionId });
       for (const target of written) print(`${target.browser}: wrote ${target.file}`);
       print(`launcher: ${launcherPath(home)}`);
@@ -64,8 +82,7 @@ export function registerInstallCommands(program: Command): void {
   browserOption(program.command("uninstall"))
     .description("remove the native-host manifests vigil install wrote")
     .action((options: BrowserOptions) => {
-      const list = usage(() => targets(parseBrowsers(options.browser), { userDataDir: options.userDataDir }));
-      for (const result of uninstall(list))
+      for (const result of uninstall(chosenTargets(options)))
         print(`${result.browser}: ${result.removed ? `removed ${result.file}` : `${result.note} (${result.file})`}`);
     });
 
@@ -106,10 +123,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
   const launcher = launcherPath(home);
   findings.push(checkLauncher(launcher));
 
-  const named = options.browser !== "all" || options.userDataDir;
-  const all = usage(() => targets(parseBrowsers(options.browser), { userDataDir: options.userDataDir }));
-  // Without --browser, only the browsers this machine has (their folder exists) or that have a manifest.
-  const relevant = named ? all : all.filter((t) => existsSync(t.file) || existsSync(join(t.file, "..", "..")));
+  const relevant = chosenTargets(options);
   if (relevant.length === 0)
     findings.push({
       ok: false,

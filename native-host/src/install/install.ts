@@ -70,6 +70,16 @@ export function targets(
   return browsers.map((browser) => ({ browser, file: join(home, folders[browser], file) }));
 }
 
+/**
+ * The browsers this machine uses: those whose profile folder exists (or that already have Vigil's
+ * manifest). What `vigil install` and `doctor` act on without --browser.
+ */
+export function detectedTargets(options: { home?: string; platform?: NodeJS.Platform } = {}): InstallTarget[] {
+  return targets([...BROWSERS], options).filter(
+    (target) => existsSync(target.file) || existsSync(join(target.file, "..", "..")),
+  );
+}
+
 export const launcherPath = (vigilHome: string) => join(vigilHome, "native-host");
 
 /** The script the browser starts: absolute node and bin paths, since browsers start hosts with a bare PATH. */
