@@ -73,14 +73,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   });
   const { port } = server.address() as AddressInfo;
   url = `http://127.0.0.1:${port}`;
-  const info: DaemonInfo = { pid: process.pid, port, url };
-  writeFileSync(`${paths.daemonJson}.tmp`, JSON.stringify(info), { mode: 0o600 });
-  // rename is atomic: a reader sees the old file or the whole new one.
-  renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);
-  // Collect the spool once the signal URL is known (how_to_signal lines need it).
-  spool.start();
-  log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
-
+  // Handlers before daemon.json: whoever reads it may send SIGTERM at once, and a signal with no
+  // handler kills the process without the clean exit.
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -104,4 +98,11 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
+  const info: DaemonInfo = { pid: process.pid, port, url };
+  writeFileSync(`${paths.daemonJson}.tmp`, JSON.stringify(info), { mode: 0o600 });
+  // rename is atomic: a reader sees the old file or the whole new one.
+  renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);
+  // Collect the spool once the signal URL is known (how_to_signal lines need it).
+  spool.start();
+  log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
 }
