@@ -6,6 +6,7 @@ import { run as peer } from "./peer-wait-on.js";
 import { run as restartIdle } from "./restart-idle.js";
 import { run as schedulerLag } from "./scheduler-lag.js";
 import { run as signals } from "./signals.js";
+import { run as spawnCost } from "./spawn-cost.js";
 
 console.log(
   `vigil bench · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
@@ -15,6 +16,7 @@ await signals();
 console.log("\n# idle cost and restart");
 await restartIdle();
 console.log("\n# scheduler lag (the issue's 1,000 waits, and 200 to show the unsaturated case)");
+await spawnCost();
 await schedulerLag(1000);
 await schedulerLag(200);
 console.log("\n# peer, same run: a file appears (vigil vs wait-on)");

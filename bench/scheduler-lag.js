@@ -26,4 +26,4 @@ export async function run(WAITS = DEFAULT_WAITS) {
   await daemon.dispose();
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await run();
+if (import.meta.url === `file://${process.argv[1]}`) await run(Number(process.argv[2] ?? DEFAULT_WAITS));
