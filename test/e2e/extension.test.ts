@@ -209,6 +209,16 @@ describe("the side panel", () => {
     await panel.keyboard.press("Enter");
     await panel.waitForSelector(`[data-session="${session}"] .capsule[aria-expanded="true"]`);
 
+    // Cancel from the popover asks first too, then disarms the waitpoint; the capsule goes away.
+    const card = `[data-waitpoint="${waitpoint.body.id}"]`;
+    await panel.click(`${card} [data-key$=":popover-cancel"]`);
+    await panel.click(`${card} [data-key$=":popover-confirm"]`);
+    await waitFor(async () => {
+      const view = await daemon.api("GET", `/api/sessions/${session}/waitpoints/${waitpoint.body.id}`);
+      return view.body.state === "cancelled";
+    });
+    await panel.waitForFunction(`!document.querySelector(${JSON.stringify(capsule)})`);
+
     // The daemon dies: the panel says so; a restart reconnects without reloading anything.
     await daemon.kill9();
     await panel.waitForSelector('[data-testid="disconnected"][data-status="daemon_down"]');

@@ -166,25 +166,36 @@ function disconnected(link: Exclude<LinkState, { status: "connected" }>): HTMLEl
   );
 }
 
+/** A button handled by the delegated listener; `place` keeps keys unique where one item shows twice. */
+function itemButton(key: string, action: string, label: string, extra: Record<string, string> = {}, place = "") {
+  return h(
+    "button",
+    { "data-action": action, "data-key": `${key}:${place}${action}`, "data-item": key, ...extra },
+    label,
+  );
+}
+
+/** Cancel, or while it asks: "Stop waiting?" with Stop waiting / Keep. */
+function cancelButtons(item: PanelItem, place = ""): HTMLElement[] {
+  const key = `${item.session.id}/${item.monitor.id}`;
+  if (!canCancel(item.monitor.state)) return [];
+  if (state.confirming !== key) return [itemButton(key, "cancel", "Cancel", {}, place)];
+  return [
+    h("span", {}, "Stop waiting? The job itself keeps running."),
+    itemButton(key, "confirm", "Stop waiting", { class: "danger" }, place),
+    itemButton(key, "keep", "Keep", {}, place),
+  ];
+}
+
 function monitorRow(item: PanelItem): HTMLElement {
   const { monitor } = item;
   const key = `${item.session.id}/${monitor.id}`;
   const button = (action: string, label: string, extra: Record<string, string> = {}) =>
-    h("button", { "data-action": action, "data-key": `${key}:${action}`, "data-item": key, ...extra }, label);
+    itemButton(key, action, label, extra);
   const buttons: HTMLElement[] = [];
   if (canPause(monitor)) buttons.push(button("pause", "Pause"));
   if (canResume(monitor.state)) buttons.push(button("resume", "Resume"));
-  if (canCancel(monitor.state)) {
-    if (state.confirming === key) {
-      buttons.push(
-        h("span", {}, "Stop waiting? The job itself keeps running."),
-        button("confirm", "Stop waiting", { class: "danger" }),
-        button("keep", "Keep"),
-      );
-    } else {
-      buttons.push(button("cancel", "Cancel"));
-    }
-  }
+  buttons.push(...cancelButtons(item));
   const open = state.checks.has(key);
   // Polled kinds keep a check log; a watch streams and a waitpoint is signalled.
   if (monitor.kind !== "watch" && monitor.kind !== "signal")
@@ -253,6 +264,7 @@ function waitpointCard(group: SessionGroup, waitpoint: WaitpointView): HTMLEleme
           ),
         )
       : h("p", { class: "muted" }, "No signals yet."),
+    h("div", { class: "row actions" }, cancelButtons(item, "popover-")),
   );
 }
 
@@ -324,7 +336,8 @@ app.addEventListener("click", (event) => {
   if (action === "cancel") {
     state.confirming = key;
     render();
-    app.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${key}:confirm`)}"]`)?.focus();
+    const place = button.dataset.key?.includes(":popover-") ? "popover-" : "";
+    app.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${key}:${place}confirm`)}"]`)?.focus();
   } else if (action === "keep") {
     state.confirming = null;
     render();
