@@ -9,7 +9,14 @@ export default defineConfig({
   manifest: ({ browser }) => ({
     name: "Vigil",
     description: "See, pause, resume and cancel the monitors your AI agents are waiting on.",
-    permissions: ["nativeMessaging", "scripting", "tabs", "storage", ...(browser === "firefox" ? [] : ["sidePanel"])],
+    permissions: [
+      "nativeMessaging",
+      "scripting",
+      "tabs",
+      "storage",
+      "alarms",
+      ...(browser === "firefox" ? [] : ["sidePanel"]),
+    ],
     // Observe may read pages on these hosts. Localhost covers local CI dashboards and the tests;
     // add the hosts of the pages you want watched (README, "Which sites the extension can read").
     host_permissions: ["http://localhost/*", "http://127.0.0.1/*"],

@@ -12,6 +12,8 @@ import { watchedTabs } from "./panel-view";
 
 type BrowserApi = typeof import("wxt/browser").browser;
 
+const RECONNECT_ALARM = "vigil-reconnect";
+
 export function startBackground(browser: BrowserApi) {
   const panels = new Set<Browser.runtime.Port>();
   const broadcast = (message: BackgroundToPanel) => {
@@ -73,6 +75,14 @@ export function startBackground(browser: BrowserApi) {
       }
     });
     port.onDisconnect.addListener(() => panels.delete(port));
+  });
+
+  // A worker without an open port is stopped after ~30 s idle, and a stopped worker runs no backoff
+  // timer: the alarm (and browser start-up) wakes it, and a fresh worker connects at once.
+  browser.runtime.onStartup.addListener(() => host.retryNow());
+  browser.alarms?.create(RECONNECT_ALARM, { periodInMinutes: 1 });
+  browser.alarms?.onAlarm.addListener((alarm) => {
+    if (alarm.name === RECONNECT_ALARM && host.state.status !== "connected") host.retryNow();
   });
 
   // The toolbar button opens the side panel (Chromium; Firefox has its own sidebar button).
