@@ -1,6 +1,6 @@
 import { beforeEach, expect, test } from "vitest";
 import { fakeBrowser } from "wxt/testing/fake-browser";
-import { listTabs, type ObserveApi, observe, observeApi } from "./observe";
+import { listTabs, type ObserveApi, observe, observeApi, sameUrl } from "./observe";
 
 const URL_ = "http://127.0.0.1:8080/ci/run/42";
 let page: { exists: boolean; text: string } | Error;
@@ -67,4 +67,13 @@ test("tabs lists every tab read-only, from the browser's own list", async () => 
   expect((reply as { result: unknown[] }).result).toContainEqual(
     expect.objectContaining({ tabId: created.id, url: URL_, active: true }),
   );
+});
+
+test("exact URL, in the browser's canonical spelling; a different path, query or fragment differs", () => {
+  expect(sameUrl("http://localhost:8080/", "http://localhost:8080")).toBe(true);
+  expect(sameUrl("http://LOCALHOST:8080/ci", "http://localhost:8080/ci")).toBe(true);
+  expect(sameUrl("http://localhost:8080/ci?x=1", "http://localhost:8080/ci")).toBe(false);
+  expect(sameUrl("http://localhost:8080/ci#log", "http://localhost:8080/ci")).toBe(false);
+  expect(sameUrl("http://localhost:8080/login", "http://localhost:8080/ci")).toBe(false);
+  expect(sameUrl(undefined, "http://localhost:8080/ci")).toBe(false);
 });

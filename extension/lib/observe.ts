@@ -61,6 +61,16 @@ export function observeApi(browser: BrowserApi): ObserveApi {
   };
 }
 
+/** Exactly the same page, in the browser's canonical spelling (`http://host` is `http://host/`). */
+export function sameUrl(actual: string | undefined, expected: string): boolean {
+  if (actual === undefined) return false;
+  try {
+    return new URL(actual).href === new URL(expected).href;
+  } catch {
+    return actual === expected;
+  }
+}
+
 const fail = (id: string, code: ObserveErrorCode, error: string): HostReply => ({ id, ok: false, code, error });
 
 export async function observe(api: ObserveApi, request: ObserveRequest): Promise<HostReply> {
@@ -78,7 +88,7 @@ export async function observe(api: ObserveApi, request: ObserveRequest): Promise
       `tab closed: tab ${tabId} no longer exists (the monitor keeps checking until its deadline)`,
     );
   }
-  if (tab.url !== url) {
+  if (!sameUrl(tab.url, url)) {
     return fail(
       id,
       "url_differs",
