@@ -3,6 +3,7 @@
  * settings) is parsed with these schemas, and the TypeScript types are inferred from them.
  */
 import { z } from "zod";
+import type { MonitorState } from "./states.js";
 
 // ---------------------------------------------------------------- conditions (SPEC §4.2)
 
@@ -274,27 +275,7 @@ export type MonitorCreate = z.infer<typeof MonitorCreateSchema>;
 export const ControlSchema = z.strictObject({ action: z.enum(["pause", "resume", "cancel"]) });
 export type ControlAction = z.infer<typeof ControlSchema>["action"];
 
-export const MONITOR_STATES = [
-  "waiting",
-  "paused",
-  "ready",
-  "continuing",
-  "finished",
-  "cancelled",
-  "needs_review",
-] as const;
-export type MonitorState = (typeof MONITOR_STATES)[number];
-
-/** How a state reads to a person (CLI and side panel). */
-export const STATE_LABELS: Record<MonitorState, string> = {
-  waiting: "waiting",
-  paused: "paused",
-  ready: "ready",
-  continuing: "continuing",
-  finished: "finished",
-  cancelled: "cancelled",
-  needs_review: "needs review",
-};
+export { MONITOR_STATES, type MonitorState, STATE_LABELS } from "./states.js";
 
 export const ENDING_REASONS = [
   "met",

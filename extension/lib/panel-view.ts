@@ -5,7 +5,7 @@
 import type { PanelItem } from "../../shared/native-messages";
 import type { CheckEntry, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas";
 
-export { STATE_LABELS } from "../../shared/schemas";
+export { STATE_LABELS } from "../../shared/states";
 
 /** "in 3h", "12s ago", "now": coarse enough to read at a glance, ticking each second. */
 export function relativeTime(iso: string | null, now: number): string | null {
