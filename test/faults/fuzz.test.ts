@@ -119,7 +119,10 @@ test(`${RUNS} random spool files: each collected or parked under bad/, the daemo
   expect(parked).toHaveLength(n);
 });
 
-test(`${RUNS} random native-messaging streams: every frame answered, stdout stays framed, the bridge lives`, async () => {
+/** Each run is a round trip through a real process; 2,000 already takes a minute. */
+const NATIVE_RUNS = Math.min(RUNS, 2000);
+
+test(`${NATIVE_RUNS} random native-messaging streams: every frame answered, stdout stays framed, the bridge lives`, async () => {
   const port = NativePort.open(daemon.home);
   try {
     await port.waitForPush("daemon", (push) => push.connected === true);
@@ -177,7 +180,7 @@ test(`${RUNS} random native-messaging streams: every frame answered, stdout stay
           expect(port.child.exitCode).toBeNull();
         },
       ),
-      { numRuns: Math.min(RUNS, 2000) },
+      { numRuns: NATIVE_RUNS },
     );
   } finally {
     expect(await port.close()).toBe(0);
