@@ -45,6 +45,9 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
 export type NativeRequest = z.infer<typeof NativeRequestSchema>;
 export type NativeRequestType = NativeRequest["type"];
 
+/** A request as its sender builds it: every variant of the union without its `id` (added on sending). */
+export type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
+
 /** One row of the side panel's `list`: a monitor, its session, and for a waitpoint its details. */
 export interface PanelItem {
   session: { id: string; label: string | null };

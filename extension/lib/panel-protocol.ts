@@ -2,10 +2,9 @@
  * Between the side panel and the background worker (runtime port named "panel"). The panel sends
  * native requests without ids; the background relays them over the native port and answers.
  */
-import type { NativeRequest } from "../../shared/native-messages";
+import type { NativeRequest, WithoutId } from "../../shared/native-messages";
 
-/** Distributes over the union so each request keeps its own fields. */
-export type PanelRequest = NativeRequest extends infer R ? (R extends NativeRequest ? Omit<R, "id"> : never) : never;
+export type PanelRequest = WithoutId<NativeRequest>;
 
 export type LinkState =
   | { status: "connecting" }

@@ -12,6 +12,7 @@ import {
   HostReplySchema,
   type HostRequest,
   type ObserveErrorCode,
+  type WithoutId,
 } from "../../../shared/native-messages.js";
 import { formatZodError } from "../../../shared/schemas.js";
 import type { Logger } from "../log.js";
@@ -30,7 +31,7 @@ export class BrowserError extends Error {
 export const NOT_CONNECTED =
   "browser not connected: open the browser with the Vigil extension, and run `vigil install` once so it can reach this daemon";
 
-type HostRequestBody = HostRequest extends infer R ? (R extends HostRequest ? Omit<R, "id"> : never) : never;
+type HostRequestBody = WithoutId<HostRequest>;
 
 interface Pending {
   resolve(result: unknown): void;

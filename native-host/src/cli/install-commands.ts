@@ -1,11 +1,12 @@
 /** `vigil install`, `vigil uninstall`, `vigil doctor`: connect the browser extension to this daemon. */
-import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../../shared/extension-identity.js";
 import { ValidationError } from "../errors.js";
 import { answers, readDaemonInfo } from "../home.js";
 import {
+  checkLauncher,
   checkManifest,
   detectedTargets,
   type Finding,
@@ -150,21 +151,6 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
     }
   }
   return findings;
-}
-
-function checkLauncher(launcher: string): Finding {
-  const fix = "run: vigil install";
-  if (!existsSync(launcher)) return { ok: false, what: `launcher ${launcher} is missing`, fix };
-  try {
-    accessSync(launcher, constants.X_OK);
-  } catch {
-    return { ok: false, what: `launcher ${launcher} is not executable`, fix };
-  }
-  const quoted = [...readFileSync(launcher, "utf8").matchAll(/'([^']*)'/g)].map((m) => m[1] as string);
-  const missing = quoted.slice(0, 2).filter((path) => !existsSync(path));
-  if (missing.length > 0)
-    return { ok: false, what: `launcher ${launcher} runs ${missing.join(" and ")}, which no longer exist`, fix };
-  return { ok: true, what: `launcher ${launcher} runs ${quoted[1]} with ${quoted[0]}` };
 }
 
 function checkBuiltExtension(): Finding {

@@ -3,7 +3,7 @@
  * browsers read, and a launcher script they run. Linux and macOS folders; a test profile's
  * `--user-data-dir DIR` gets `DIR/NativeMessagingHosts/`.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { chromiumOrigin, EXTENSION_ID, GECKO_ID } from "../../../shared/extension-identity.js";
@@ -94,6 +94,29 @@ export function launcherScript(vigilHome: string, node = process.execPath): stri
   ].join("\n");
 }
 
+export interface Finding {
+  ok: boolean;
+  what: string;
+  /** What to do about it, when not ok. */
+  fix?: string;
+}
+
+/** The launcher exists, is executable, and the node and bin it names (its quoted paths) exist. */
+export function checkLauncher(launcher: string): Finding {
+  const fix = "run: vigil install";
+  if (!existsSync(launcher)) return { ok: false, what: `launcher ${launcher} is missing`, fix };
+  try {
+    accessSync(launcher, constants.X_OK);
+  } catch {
+    return { ok: false, what: `launcher ${launcher} is not executable`, fix };
+  }
+  const quoted = [...readFileSync(launcher, "utf8").matchAll(/'([^']*)'/g)].map((m) => m[1] as string);
+  const missing = quoted.slice(0, 2).filter((path) => !existsSync(path));
+  if (missing.length > 0)
+    return { ok: false, what: `launcher ${launcher} runs ${missing.join(" and ")}, which no longer exist`, fix };
+  return { ok: true, what: `launcher ${launcher} runs ${quoted[1]} with ${quoted[0]}` };
+}
+
 export function manifestFor(
   browser: BrowserName,
   launcher: string,
@@ -140,13 +163,6 @@ export function uninstall(targetList: InstallTarget[]): Array<InstallTarget & { 
     rmSync(target.file, { force: true });
     return { ...target, removed: true };
   });
-}
-
-export interface Finding {
-  ok: boolean;
-  what: string;
-  /** What to do about it, when not ok. */
-  fix?: string;
 }
 
 /** Checks one installed manifest the way the browser would (SPEC §8); findings for doctor. */
