@@ -290,6 +290,8 @@ describe("inbox claims and the turn queue", () => {
     const { id: sid } = await session();
     await turn(sid, "busy");
     await endsAtOnce(sid, "a");
+    // Wakes go out in the order the monitors ended: let the first end before arming the second.
+    await daemon.waitForState(sid, "mon-1", ["ready"]);
     await endsAtOnce(sid, "b");
     await daemon.waitForState(sid, "mon-2", ["ready"]);
     expect((await daemon.api("POST", `/api/sessions/${sid}/wakes/claim?wait=0`)).body.wakes).toEqual([]);
