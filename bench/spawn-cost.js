@@ -1,7 +1,8 @@
 // Why command checks spawn with node:child_process rather than execa: the daemon's own CPU per
 // spawn of `sh -c false` (the check's child not counted), both ways in the same run, from a
-// process holding ~100 MB as the daemon does under load.
-import { spawn } from "node:child_process";
+// process holding ~100 MB as the daemon does under load; and, as the machine's bare limit, how long
+// a shell loop takes to start the same process (no Node at all).
+import { execFileSync, spawn } from "node:child_process";
 import { execa } from "execa";
 import { quantile } from "./lib.js";
 
@@ -32,6 +33,13 @@ export async function run() {
   await viaExeca();
   const bare = await measure(raw);
   const withExeca = await measure(viaExeca);
+  const loops = 300;
+  const t0 = performance.now();
+  execFileSync("/bin/sh", ["-c", `i=0; while [ $i -lt ${loops} ]; do /bin/sh -c false; i=$((i+1)); done`]);
+  const shellMs = (performance.now() - t0) / loops;
+  console.log(
+    `bare limit: a shell loop starts \`sh -c false\` in ${shellMs.toFixed(2)} ms each (${(1000 / shellMs).toFixed(0)} starts/s on one core)`,
+  );
   console.log(
     `daemon CPU per command spawn (rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB, median of 6 blocks of ${N / 6}): ` +
       `node:child_process ${bare.toFixed(2)} ms · execa ${withExeca.toFixed(2)} ms (${(withExeca / bare).toFixed(1)}×)`,

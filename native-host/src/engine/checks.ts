@@ -4,6 +4,7 @@
  * poll step decides, the observation is shielded and capped, and the next due time is set.
  */
 import type { CheckResult, PollProbe } from "../probes/probe.js";
+import { nextCheckAt } from "./cadence.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 import { pollStep } from "./poll-step.js";
 
@@ -55,11 +56,13 @@ export function recordCheckInTx(
   );
   const observation = step.observation === undefined ? undefined : shield.json(capStrings(step.observation));
   const error = step.error === undefined ? null : shield.text(step.error);
-  const dueAt = trigger.nextDueAt ?? now;
   store.monitors.recordCheck(uid, {
     at: now,
-    // Every interval from the due time; a check that ran past it is followed at once.
-    nextDueAt: Math.max(dueAt + (record.intervalMs ?? 0), now),
+    nextDueAt: nextCheckAt(
+      { uid, createdAt: record.createdAt, intervalMs: record.intervalMs ?? 0 },
+      trigger.nextDueAt ?? now,
+      now,
+    ),
     observation,
     error,
     unrunnableStreak: step.state.unrunnableStreak,

@@ -420,13 +420,14 @@ export class Engine {
         timeoutSeconds: record.timeoutMs / 1000,
       });
       if (!this.#store.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) continue;
-      if (record.trigger?.nextDueAt !== null && record.trigger?.nextDueAt !== undefined) {
-        this.checkLag.record(this.#now() - record.trigger.nextDueAt);
-      }
+      const dueAt = record.trigger?.nextDueAt ?? null;
       // One spawn per turn of the event loop: starting a process blocks it for milliseconds, and
       // the API must keep answering when many checks fall due together.
       setImmediate(() => {
-        if (!this.#stopped) void this.#runCheck(record, probe, timing.checkTimeoutMs);
+        if (this.#stopped) return;
+        // Lateness is measured here, as the check starts, not when it was picked.
+        if (dueAt !== null) this.checkLag.record(this.#now() - dueAt);
+        void this.#runCheck(record, probe, timing.checkTimeoutMs);
       });
     }
   }
