@@ -36,11 +36,14 @@ function cadenceGaps(home, since) {
   const db = new Database(join(home, "vigil.db"), { readonly: true, fileMustExist: true });
   try {
     const rows = db
-      .prepare("SELECT monitor_uid AS uid, at - coalesce(duration_ms, 0) AS started FROM checks ORDER BY monitor_uid, seq")
+      .prepare(
+        "SELECT monitor_uid AS uid, at - coalesce(duration_ms, 0) AS started FROM checks ORDER BY monitor_uid, seq",
+      )
       .all();
     const gaps = [];
     for (let i = 1; i < rows.length; i++) {
-      if (rows[i].uid === rows[i - 1].uid && rows[i - 1].started >= since) gaps.push(rows[i].started - rows[i - 1].started);
+      if (rows[i].uid === rows[i - 1].uid && rows[i - 1].started >= since)
+        gaps.push(rows[i].started - rows[i - 1].started);
     }
     return gaps;
   } finally {

@@ -15,6 +15,7 @@ import { createLogger } from "./log.js";
 import { packageRoot } from "./paths.js";
 import { Shield } from "./secrets/shield.js";
 import { loadSettings } from "./settings.js";
+import { Checkpointer } from "./store/checkpointer.js";
 import { Store } from "./store/store.js";
 import { Spool } from "./waitpoints/spool.js";
 
@@ -37,6 +38,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   }
   const shield = new Shield(store.vault.entries());
   const log = createLogger({ file: paths.log, shield });
+  const checkpointer = new Checkpointer(store.db, { onError: (message) => log.warn(`WAL checkpoint: ${message}`) });
   const settings = loadSettings(options.home);
   let url = "";
   const browser = new BrowserLink({ log });
@@ -86,7 +88,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     delivery.stop();
     browser.close();
     server.closeAllConnections();
-    server.close(() => {
+    server.close(async () => {
+      await checkpointer.stop();
       store.close();
       const current = readDaemonInfo(paths);
       if (current?.pid === process.pid) {

@@ -21,7 +21,8 @@ describe("cadence of repeat checks", () => {
     );
     // Bucketed by 50 ms, no slot gets more than a little over its even share (10 per 50 ms).
     const buckets = new Map<number, number>();
-    for (const at of seconds) buckets.set(Math.floor((at - T0) / 50), (buckets.get(Math.floor((at - T0) / 50)) ?? 0) + 1);
+    for (const at of seconds)
+      buckets.set(Math.floor((at - T0) / 50), (buckets.get(Math.floor((at - T0) / 50)) ?? 0) + 1);
     expect(buckets.size).toBe(100);
     expect(Math.max(...buckets.values())).toBeLessThanOrEqual(12);
   });

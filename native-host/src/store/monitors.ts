@@ -135,6 +135,7 @@ export class MonitorsTable {
   readonly #insertTrigger;
   readonly #byId;
   readonly #byUid;
+  readonly #standing;
   readonly #bySession;
   readonly #countActive;
   readonly #setState;
@@ -165,6 +166,9 @@ export class MonitorsTable {
     );
     this.#byId = db.prepare<[string, string], Raw>(`${SELECT} WHERE m.session_id = ? AND m.id = ?`);
     this.#byUid = db.prepare<[number], Raw>(`${SELECT} WHERE m.uid = ?`);
+    this.#standing = db.prepare<[number], { session_id: string; state: string; ending_reason: string | null }>(
+      "SELECT session_id, state, ending_reason FROM monitors WHERE uid = ?",
+    );
     this.#bySession = db.prepare<[string], Raw>(`${SELECT} WHERE m.session_id = ? ORDER BY m.uid`);
     this.#countActive = db.prepare<[string, string], { n: number }>(
       "SELECT count(*) AS n FROM monitors m JOIN triggers t ON t.monitor_uid = m.uid WHERE m.session_id = ? AND m.kind IN (SELECT value FROM json_each(?))",
@@ -211,6 +215,18 @@ export class MonitorsTable {
   get(sessionId: string, id: string): MonitorRecord | undefined {
     const raw = this.#byId.get(sessionId, id);
     return raw && toRecord(raw);
+  }
+
+  /** Only the owner, state and ending of a monitor: the hot signal path reads no more than this. */
+  standing(uid: number): Pick<MonitorRecord, "sessionId" | "state" | "endingReason"> | undefined {
+    const raw = this.#standing.get(uid);
+    return (
+      raw && {
+        sessionId: raw.session_id,
+        state: raw.state as MonitorState,
+        endingReason: raw.ending_reason as EndingReason | null,
+      }
+    );
   }
 
   byUid(uid: number): MonitorRecord | undefined {

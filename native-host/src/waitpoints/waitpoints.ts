@@ -224,24 +224,36 @@ export class Waitpoints {
       for (const item of batch) item.reject(error);
       return;
     }
+    // One change notice per session and one scheduler poke for the whole batch.
+    const sessions = new Set<string>();
     batch.forEach((item, i) => {
       const outcome = outcomes[i] as SignalOutcome;
-      this.#afterSignal(item.body, "http", outcome);
+      this.#noteRefusal(item.body, "http", outcome);
+      if (outcome.status === 202 && outcome.session) sessions.add(outcome.session);
       item.resolve(outcome);
     });
+    this.#afterAccepted(sessions);
   }
 
   #afterSignal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
-    if (outcome.miss) {
-      if (via === "http") this.#misses.push(this.deps.now());
-      const id = JSON.stringify(body.id.slice(0, 64));
-      this.deps.log.warn(`signal refused (${outcome.status}) for ${id} via ${via}: ${outcome.body.error}`);
-      return;
+    this.#noteRefusal(body, via, outcome);
+    if (outcome.status === 202 && outcome.session) this.#afterAccepted([outcome.session]);
+  }
+
+  #noteRefusal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
+    if (!outcome.miss) return;
+    if (via === "http") this.#misses.push(this.deps.now());
+    const id = JSON.stringify(body.id.slice(0, 64));
+    this.deps.log.warn(`signal refused (${outcome.status}) for ${id} via ${via}: ${outcome.body.error}`);
+  }
+
+  #afterAccepted(sessions: Iterable<string>): void {
+    let any = false;
+    for (const session of sessions) {
+      this.deps.changes.emit(session);
+      any = true;
     }
-    if (outcome.status === 202 && outcome.session) {
-      this.deps.changes.emit(outcome.session);
-      this.deps.poke();
-    }
+    if (any) this.deps.poke();
   }
 
   #signalInTx(body: SignalBody, via: "http" | "spool"): SignalOutcome {
@@ -259,7 +271,10 @@ export class Waitpoints {
     }
     if (body.key && store.waitpoints.hasKey(body.key))
       return { status: 202, body: { accepted: true, duplicate: true, id: wp.id } };
-    const record = store.monitors.byUid(wp.monitorUid) as MonitorRecord;
+    const record = store.monitors.standing(wp.monitorUid) as Pick<
+      MonitorRecord,
+      "sessionId" | "state" | "endingReason"
+    >;
     if (!isActive(record.state)) {
       const why =
         record.endingReason === "stopped"
@@ -286,9 +301,9 @@ export class Waitpoints {
     const data = rawData === null ? null : shield.text(cap(rawData, DATA_CAP));
     const member = body.member ?? null;
     const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
-    const eventSeq = store.events.append(record.uid, text, now);
+    const eventSeq = store.events.append(wp.monitorUid, text, now);
     store.waitpoints.insertSignal({
-      monitorUid: record.uid,
+      monitorUid: wp.monitorUid,
       key: body.key ?? null,
       status: body.status,
       member,
@@ -300,7 +315,7 @@ export class Waitpoints {
     });
     // A heartbeat never changes whether the waitpoint fires, only when it would stall.
     if (body.status !== "progress" || wp.heartbeatTimeoutMs !== null) {
-      this.#settle(store.monitors.byUid(record.uid) as MonitorRecord, now);
+      this.#settle(store.monitors.byUid(wp.monitorUid) as MonitorRecord, now);
     }
     return { status: 202, body: { accepted: true, id: wp.id, status: body.status }, session: record.sessionId };
   }

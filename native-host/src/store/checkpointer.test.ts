@@ -1,0 +1,65 @@
+import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, expect, test } from "vitest";
+import { BACKSTOP_PAGES, Checkpointer } from "./checkpointer.js";
+import { Store } from "./store.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function openStore() {
+  const dir = mkdtempSync(join(tmpdir(), "vigil-ckpt-"));
+  dirs.push(dir);
+  const file = join(dir, "vigil.db");
+  return { store: Store.open(file), file };
+}
+
+test("the worker copies the WAL into the database while the daemon's connection only keeps a backstop", async () => {
+  const { store, file } = openStore();
+  const checkpointer = new Checkpointer(store.db, { everyMs: 60_000 });
+  try {
+    expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP_PAGES);
+    // Enough commits that the default 1,000-page checkpoint would have run inside one of them.
+    for (let i = 0; i < 1500; i++) {
+      store.tx(() =>
+        store.sessions.insert({
+          id: `s-${i}`,
+          label: "x".repeat(2000),
+          root: null,
+          adapter: { kind: "inbox" },
+          createdAt: i,
+        }),
+      );
+    }
+    const walBefore = statSync(`${file}-wal`).size;
+    expect(walBefore).toBeGreaterThan(1000 * 4096);
+    const result = await checkpointer.checkpointNow();
+    expect(result.busy).toBe(0);
+    expect(result.log).toBeGreaterThan(1000);
+    expect(result.checkpointed).toBe(result.log);
+    // The database file alone (copied without its WAL) now holds every row.
+    copyFileSync(file, `${file}.copy`);
+    const copy = new Database(`${file}.copy`, { readonly: true });
+    expect(copy.prepare("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 1500 });
+    copy.close();
+  } finally {
+    await checkpointer.stop();
+    store.close();
+  }
+});
+
+test("stop closes the worker's connection and ends its thread", async () => {
+  const { store } = openStore();
+  const checkpointer = new Checkpointer(store.db, { everyMs: 10 });
+  await checkpointer.checkpointNow();
+  await checkpointer.stop(); // resolves only once the thread has exited
+  store.tx(() =>
+    store.sessions.insert({ id: "after", label: null, root: null, adapter: { kind: "inbox" }, createdAt: 0 }),
+  );
+  expect(store.sessions.get("after")?.id).toBe("after");
+  store.close();
+});
