@@ -52,10 +52,13 @@ export async function run() {
     intervalSeconds: 5,
     timeoutSeconds: 600,
   });
-  await waitUntil(async () => (await daemon.api("GET", "/api/sessions/bench-cmd/monitors/mon-1")).body.polls >= 1);
-
-  await sleep(5200); // let the command wait become due while the daemon is down
+  const armed = await waitUntil(async () => {
+    const { body } = await daemon.api("GET", "/api/sessions/bench-cmd/monitors/mon-1");
+    return body.polls >= 1 && body;
+  });
   await daemon.kill("SIGKILL");
+  // Start again only once its next check (one interval plus its phase after the first) has passed.
+  await sleep(Math.max(0, Date.parse(armed.nextCheckAt) - Date.now()) + 200);
   const start = performance.now();
   await daemon.start();
   const ready = performance.now() - start;

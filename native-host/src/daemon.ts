@@ -39,6 +39,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   const shield = new Shield(store.vault.entries());
   const log = createLogger({ file: paths.log, shield });
   const checkpointer = new Checkpointer(store.db, { onError: (message) => log.warn(`WAL checkpoint: ${message}`) });
+  store.afterCommit = () => checkpointer.noteWrite();
   const settings = loadSettings(options.home);
   let url = "";
   const browser = new BrowserLink({ log });

@@ -63,3 +63,31 @@ test("stop closes the worker's connection and ends its thread", async () => {
   expect(store.sessions.get("after")?.id).toBe("after");
   store.close();
 });
+
+test("commits schedule one checkpoint a little later; a store that writes nothing schedules none", async () => {
+  const { store } = openStore();
+  const checkpointer = new Checkpointer(store.db, { everyMs: 20 });
+  store.afterCommit = () => checkpointer.noteWrite();
+  try {
+    expect(checkpointer.scheduled).toBe(false);
+    const first = checkpointer.nextCheckpoint();
+    let checkpoints = 0;
+    void first.then(() => checkpoints++);
+    for (let i = 0; i < 50; i++) {
+      store.tx(() =>
+        store.sessions.insert({ id: `w-${i}`, label: null, root: null, adapter: { kind: "inbox" }, createdAt: i }),
+      );
+    }
+    expect(checkpointer.scheduled).toBe(true);
+    const result = await first;
+    expect(result.log).toBeGreaterThan(0);
+    expect(result.checkpointed).toBe(result.log);
+    expect(checkpoints).toBe(1); // fifty commits, one checkpoint
+    expect(checkpointer.scheduled).toBe(false); // and nothing more until the next write
+    store.tx(() => store.sessions.setLabel("w-1", "again"));
+    expect(checkpointer.scheduled).toBe(true);
+  } finally {
+    await checkpointer.stop();
+    store.close();
+  }
+});

@@ -4,9 +4,10 @@
  * In WAL mode SQLite copies the log back into the database file every 1,000 pages, and it does so
  * inside whichever commit crossed the line: that commit (and every request queued behind it on
  * the one event loop) waits for the copy and its fsync. Here a worker thread holding its own
- * connection runs a PASSIVE checkpoint every second instead — it never blocks a writer — and the
- * daemon's connection keeps an automatic checkpoint only as a backstop, at 10,000 pages, for a
- * load the worker cannot keep up with. The WAL file is truncated back to 64 MB at most after it
+ * connection runs a PASSIVE checkpoint instead — it never blocks a writer — at most once a second
+ * and only after something was written (an idle daemon wakes it never), and the daemon's
+ * connection keeps an automatic checkpoint only as a backstop, at 10,000 pages, for a load the
+ * worker cannot keep up with. The WAL file is truncated back to 64 MB at most after it
  * has been reset. Durability is unchanged: what was committed is in the WAL either way.
  */
 import { createRequire } from "node:module";
@@ -31,11 +32,9 @@ const checkpoint = () => {
     parentPort.postMessage({ type: "error", message: String((error && error.message) || error) });
   }
 };
-const timer = setInterval(checkpoint, workerData.everyMs);
 parentPort.on("message", (message) => {
   if (message === "now") checkpoint();
   if (message === "stop") {
-    clearInterval(timer);
     db.close();
     parentPort.close();
   }
@@ -51,9 +50,12 @@ export interface CheckpointResult {
 export class Checkpointer {
   readonly #worker: Worker;
   readonly #exited: Promise<void>;
+  readonly #everyMs: number;
+  #scheduled: NodeJS.Timeout | null = null;
   #listeners = new Set<(result: CheckpointResult) => void>();
 
   constructor(db: Db, options: { everyMs?: number; onError?: (message: string) => void } = {}) {
+    this.#everyMs = options.everyMs ?? 1000;
     db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
     db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     this.#worker = new Worker(WORKER_SOURCE, {
@@ -61,12 +63,9 @@ export class Checkpointer {
       workerData: {
         file: db.name,
         sqlite: createRequire(import.meta.url).resolve("better-sqlite3"),
-        everyMs: options.everyMs ?? 1000,
       },
-      // The worker is a detail of the store: it must not keep a stopping daemon alive.
-      stdout: false,
-      stderr: false,
     });
+    // The worker is a detail of the store: it must not keep a stopping daemon alive.
     this.#worker.unref();
     this.#exited = new Promise((resolve) => this.#worker.once("exit", () => resolve()));
     this.#worker.on("message", (message: { type: string; message?: string } & CheckpointResult) => {
@@ -76,20 +75,42 @@ export class Checkpointer {
     this.#worker.on("error", (error) => options.onError?.(error.message));
   }
 
-  /** Runs one checkpoint now and resolves with what it did (for tests and the bench). */
-  checkpointNow(): Promise<CheckpointResult> {
+  /** Something was committed: a checkpoint follows within `everyMs` (one for any number of writes). */
+  noteWrite(): void {
+    if (this.#scheduled !== null) return;
+    this.#scheduled = setTimeout(() => {
+      this.#scheduled = null;
+      this.#worker.postMessage("now");
+    }, this.#everyMs);
+    this.#scheduled.unref();
+  }
+
+  /** A checkpoint is due (something was written since the last one). */
+  get scheduled(): boolean {
+    return this.#scheduled !== null;
+  }
+
+  /** Resolves with what the next checkpoint did. */
+  nextCheckpoint(): Promise<CheckpointResult> {
     return new Promise((resolve) => {
       const once = (result: CheckpointResult) => {
         this.#listeners.delete(once);
         resolve(result);
       };
       this.#listeners.add(once);
-      this.#worker.postMessage("now");
     });
+  }
+
+  /** Runs one checkpoint now and resolves with what it did. */
+  checkpointNow(): Promise<CheckpointResult> {
+    const next = this.nextCheckpoint();
+    this.#worker.postMessage("now");
+    return next;
   }
 
   /** Closes the worker's connection and waits for the thread to end. */
   async stop(): Promise<void> {
+    if (this.#scheduled !== null) clearTimeout(this.#scheduled);
     // Referenced again while it stops: an unreferenced worker would let the process end first.
     this.#worker.ref();
     this.#worker.postMessage("stop");

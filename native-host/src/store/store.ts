@@ -39,9 +39,14 @@ export class Store {
     return new Store(openDb(file), file === ":memory:" ? null : join(dirname(file), "vault.json"));
   }
 
+  /** Called after every committed transaction (the WAL checkpointer listens). */
+  afterCommit: (() => void) | null = null;
+
   /** Runs `fn` in one immediate transaction (a write lock taken up front). */
   tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    const result = this.db.transaction(fn).immediate();
+    this.afterCommit?.();
+    return result;
   }
 
   close(): void {
