@@ -35,6 +35,38 @@ async function wait(sid: string, command: string, extra: Record<string, unknown>
 const wakes = async (sid: string) => (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as any[];
 
 describe("command waits against a real daemon", () => {
+  test("waits armed together spread their later checks over the interval, then keep it exactly", async () => {
+    const sessions = await Promise.all(Array.from({ length: 10 }, () => session()));
+    const armed = await Promise.all(
+      sessions.flatMap((sid) => Array.from({ length: 4 }, () => wait(sid, "false", { intervalSeconds: 2 }))),
+    );
+    const list = async () =>
+      (await Promise.all(sessions.map((sid) => daemon.api("GET", `/api/sessions/${sid}/monitors`)))).flatMap(
+        (reply) => reply.body as any[],
+      );
+    const afterFirst = await waitFor(async () => {
+      const all = await list();
+      return all.every((m) => m.polls >= 1) ? all : null;
+    });
+    expect(afterFirst).toHaveLength(armed.length);
+    expect(afterFirst.every((m) => m.polls === 1)).toBe(true);
+    // How much later than a plain cadence (arming + 2 s) each second check is due.
+    const phases = afterFirst.map((m) => Date.parse(m.nextCheckAt) - Date.parse(m.createdAt) - 2000);
+    for (const phase of phases) expect(phase).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...phases)).toBeGreaterThan(500);
+    expect(phases.filter((phase) => phase > 50).length).toBeGreaterThan(armed.length / 2);
+    // From the second check on, exactly every interval.
+    const [one] = afterFirst;
+    const afterSecond = await waitFor(async () => {
+      const { body } = await daemon.api("GET", `/api/sessions/${one.sessionId}/monitors/${one.id}`);
+      return body.polls === 2 ? body : null;
+    });
+    expect(Date.parse(afterSecond.nextCheckAt) - Date.parse(one.nextCheckAt)).toBe(2000);
+    for (const m of afterFirst) {
+      await daemon.api("POST", `/api/sessions/${m.sessionId}/monitors/${m.id}/control`, { action: "cancel" });
+    }
+  });
+
   test("a wait is met by a file appearing, and its wake carries what the command printed", async () => {
     const sid = await session();
     const flag = join(work, "ready.flag");

@@ -1,40 +1,57 @@
 /**
  * When a polled monitor's next check is due (pure).
  *
- * The first check runs at once (SPEC §3); every later one falls on the monitor's own grid,
- * `anchor + k·interval`, where the anchor is its arming time plus a phase offset. The offsets of
- * monitors created one after another are spread evenly across the interval (the golden-ratio
- * sequence), so a thousand waits armed in the same second do not all start a process in the same
- * millisecond every 5 s — the way Prometheus spreads scrapes over their interval. The offset is at
- * most one interval and never more than a minute, so the only cost is that the second check comes
- * up to that much later than a plain cadence would put it; every gap after that is the interval.
+ * The first check runs at once (SPEC §3); every later one is due one interval after the one before
+ * it (fixed rate). Once, at the first of those, a phase offset is added: offsets of monitors created
+ * one after another are spread evenly over a window (the golden-ratio sequence), so a thousand waits
+ * armed in the same second do not all start a process in the same millisecond every 5 s — the way
+ * Prometheus spreads scrapes over their interval. The offset is kept from then on (it is in the due
+ * times themselves), so later arrivals and endings never move another monitor's checks.
+ *
+ * The window grows with how many polled monitors are armed, 25 ms each (two to three times what
+ * starting one check process costs the daemon on a small machine), up to the interval and never
+ * past a minute: a wait armed on its own keeps its plain cadence (its second check moves by under
+ * 25 ms), while 200 waits at 5 s spread over the whole interval. The price is paid once: the second
+ * check comes up to one window later than a plain cadence would put it.
  *
  * A slot that has already passed (the check started late, or ran as long as its interval) is
- * skipped rather than run at once: a daemon that fell behind sheds work and returns to the spread
- * instead of starting every late check in one burst.
+ * skipped rather than run at once: a daemon that fell behind sheds work and keeps the spread
+ * instead of starting every late check in one burst. No due time is less than an interval after
+ * the one before it.
  */
 export const PHASE_WINDOW_CAP_MS = 60_000;
+export const SPREAD_PER_MONITOR_MS = 25;
 
 const GOLDEN = (Math.sqrt(5) - 1) / 2;
 
-export interface CadenceMonitor {
+export interface CheckTiming {
   uid: number;
-  createdAt: number;
   intervalMs: number;
+  /** When the check just recorded was due. */
+  dueAt: number;
+  /** When it was recorded. */
+  now: number;
+  /** It was the monitor's first check (the phase is added once, after it). */
+  first: boolean;
+  /** How many polled monitors are armed. */
+  polledMonitors: number;
 }
 
-/** The monitor's phase offset: 0 ≤ offset < min(interval, 1 min), spread evenly by uid. */
-export function phaseOffsetMs(uid: number, intervalMs: number): number {
-  return Math.floor(((uid * GOLDEN) % 1) * Math.min(intervalMs, PHASE_WINDOW_CAP_MS));
+/** The window phases are spread over, for this many armed polled monitors. */
+export function spreadWindowMs(intervalMs: number, polledMonitors: number): number {
+  return Math.min(intervalMs, PHASE_WINDOW_CAP_MS, Math.max(0, polledMonitors) * SPREAD_PER_MONITOR_MS);
 }
 
-/** The check after the one that was due at `dueAt`, recorded at `now`. */
-export function nextCheckAt(monitor: CadenceMonitor, dueAt: number, now: number): number {
-  const interval = monitor.intervalMs;
-  if (!(interval > 0)) return Math.max(dueAt, now);
-  const anchor = monitor.createdAt + phaseOffsetMs(monitor.uid, interval);
-  const afterDue = Math.max(1, Math.floor((dueAt - anchor) / interval) + 1);
-  const slot = anchor + afterDue * interval;
-  if (slot >= now) return slot;
-  return anchor + Math.ceil((now - anchor) / interval) * interval;
+/** The monitor's phase offset in a window: 0 ≤ offset < window, spread evenly by uid. */
+export function phaseOffsetMs(uid: number, windowMs: number): number {
+  return Math.floor(((uid * GOLDEN) % 1) * windowMs);
+}
+
+/** The next check after the one that was due at `dueAt`. */
+export function nextCheckAt(check: CheckTiming): number {
+  const interval = check.intervalMs;
+  if (!(interval > 0)) return Math.max(check.dueAt, check.now);
+  const phase = check.first ? phaseOffsetMs(check.uid, spreadWindowMs(interval, check.polledMonitors)) : 0;
+  const slot = check.dueAt + interval + phase;
+  return slot >= check.now ? slot : slot + Math.ceil((check.now - slot) / interval) * interval;
 }

@@ -36,6 +36,8 @@ export function recordCheckInTx(
   result: CheckResult,
   now: number,
   durationMs: number | null = null,
+  /** How many polled monitors are armed (spreads their checks; see cadence.ts). */
+  polledMonitors = 1,
 ): void {
   const { store, shield } = deps;
   const record = store.monitors.byUid(uid);
@@ -58,11 +60,14 @@ export function recordCheckInTx(
   const error = step.error === undefined ? null : shield.text(step.error);
   store.monitors.recordCheck(uid, {
     at: now,
-    nextDueAt: nextCheckAt(
-      { uid, createdAt: record.createdAt, intervalMs: record.intervalMs ?? 0 },
-      trigger.nextDueAt ?? now,
+    nextDueAt: nextCheckAt({
+      uid,
+      intervalMs: record.intervalMs ?? 0,
+      dueAt: trigger.nextDueAt ?? now,
       now,
-    ),
+      first: trigger.polls === 0,
+      polledMonitors,
+    }),
     observation,
     error,
     unrunnableStreak: step.state.unrunnableStreak,

@@ -240,6 +240,7 @@ export class Engine {
       return this.#record(uid);
     });
     this.#resolveSecrets(record, "start");
+    if (probe.mode === "poll") this.#polled.at = Number.NEGATIVE_INFINITY; // counted again at its first check
     if (probe.mode === "stream") this.#startWatch(record, probe, session);
     if (source.kind === "event" && source.lookbackSeconds > 0)
       this.#offerPastEvents(record, source.lookbackSeconds, now);
@@ -469,9 +470,18 @@ export class Engine {
     return ("cwd" in source && source.cwd) || session?.root || homedir();
   }
 
+  #polled = { count: 1, at: Number.NEGATIVE_INFINITY };
+
+  /** How many polled monitors are armed, counted again at most once a second. */
+  #polledMonitors(now: number): number {
+    if (now - this.#polled.at >= 1000) this.#polled = { count: this.#store.monitors.countPolled(), at: now };
+    return this.#polled.count;
+  }
+
   #recordCheck(uid: number, probe: PollProbe, result: CheckResult, durationMs: number): void {
     const now = this.#now();
-    this.#store.tx(() => recordCheckInTx(this.#endingDeps, uid, probe, result, now, durationMs));
+    const polled = this.#polledMonitors(now);
+    this.#store.tx(() => recordCheckInTx(this.#endingDeps, uid, probe, result, now, durationMs, polled));
     const record = this.#record(uid);
     if (!isActive(record.state)) this.#secretEnv.delete(uid);
     this.#changed(record.sessionId);

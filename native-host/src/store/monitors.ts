@@ -136,6 +136,7 @@ export class MonitorsTable {
   readonly #byId;
   readonly #byUid;
   readonly #standing;
+  readonly #countPolled;
   readonly #bySession;
   readonly #countActive;
   readonly #setState;
@@ -166,6 +167,9 @@ export class MonitorsTable {
     );
     this.#byId = db.prepare<[string, string], Raw>(`${SELECT} WHERE m.session_id = ? AND m.id = ?`);
     this.#byUid = db.prepare<[number], Raw>(`${SELECT} WHERE m.uid = ?`);
+    this.#countPolled = db.prepare<[], { n: number }>(
+      "SELECT count(*) AS n FROM triggers WHERE mode = 'poll' AND next_due_at IS NOT NULL",
+    );
     this.#standing = db.prepare<[number], { session_id: string; state: string; ending_reason: string | null }>(
       "SELECT session_id, state, ending_reason FROM monitors WHERE uid = ?",
     );
@@ -215,6 +219,11 @@ export class MonitorsTable {
   get(sessionId: string, id: string): MonitorRecord | undefined {
     const raw = this.#byId.get(sessionId, id);
     return raw && toRecord(raw);
+  }
+
+  /** Polled monitors that have a next check (paused ones do not). */
+  countPolled(): number {
+    return this.#countPolled.get()?.n ?? 0;
   }
 
   /** Only the owner, state and ending of a monitor: the hot signal path reads no more than this. */
