@@ -1,5 +1,6 @@
 /** The store: the database and one module per table, opened together. */
 import { dirname, join } from "node:path";
+import type Database from "better-sqlite3";
 import { ChecksTable } from "./checks.js";
 import { type Db, openDb } from "./db.js";
 import { EventsTable } from "./events.js";
@@ -24,6 +25,7 @@ export class Store {
     readonly db: Db,
     vaultFile: string | null = null,
   ) {
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
     this.sessions = new SessionsTable(db);
     this.monitors = new MonitorsTable(db);
     this.events = new EventsTable(db);
@@ -42,9 +44,12 @@ export class Store {
   /** Called after every committed transaction (the WAL checkpointer listens). */
   afterCommit: (() => void) | null = null;
 
+  // One transaction wrapper for every call: better-sqlite3 builds four functions per transaction().
+  readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
+
   /** Runs `fn` in one immediate transaction (a write lock taken up front). */
   tx<T>(fn: () => T): T {
-    const result = this.db.transaction(fn).immediate();
+    const result = this.#transaction.immediate(fn) as T;
     this.afterCommit?.();
     return result;
   }
