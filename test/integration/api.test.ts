@@ -139,6 +139,27 @@ describe("the HTTP API", () => {
     expect(reply.status).toBe(413);
   });
 
+  test("a streamed body (no content-length) that runs past 1 MB is answered 413, not cut off", async () => {
+    const { request } = await import("node:http");
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${daemon.url}/api/sessions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${daemon.token}`, "content-type": "application/json" },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      const chunk = "x".repeat(64 * 1024);
+      for (let i = 0; i < 20; i++) req.write(chunk); // 1.3 MB, sent chunked
+      req.end();
+    });
+    expect(status).toBe(413);
+    // The daemon keeps answering on new connections.
+    expect((await daemon.api("GET", "/api/sessions")).status).toBe(200);
+  });
+
   test("monitor views carry the pinned fields", async () => {
     const view = (await daemon.api("GET", "/api/sessions/api/monitors/mon-1")).body;
     for (const key of [

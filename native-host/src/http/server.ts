@@ -75,13 +75,16 @@ export function createApiServer(options: { engine: Engine; delivery: Delivery; t
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const found = router.find(req.method as "GET", url.pathname);
+    // The path as sent (find-my-way decodes parameters itself); the query only when there is one.
+    const raw = req.url ?? "/";
+    const mark = raw.indexOf("?");
+    const pathname = mark === -1 ? raw : raw.slice(0, mark);
+    const found = router.find(req.method as "GET", pathname);
     if (!found) {
-      const allowed = ["GET", "POST", "PATCH", "PUT", "DELETE"].some((m) => router.find(m as "GET", url.pathname));
+      const allowed = ["GET", "POST", "PATCH", "PUT", "DELETE"].some((m) => router.find(m as "GET", pathname));
       throw new HttpError(
         allowed ? 405 : 404,
-        allowed ? `Method ${req.method} not allowed on ${url.pathname}` : `No route ${url.pathname}`,
+        allowed ? `Method ${req.method} not allowed on ${pathname}` : `No route ${pathname}`,
       );
     }
     const stored = found.store as Stored;
@@ -101,7 +104,7 @@ export function createApiServer(options: { engine: Engine; delivery: Delivery; t
         return gone.signal;
       },
       params: found.params,
-      query: Object.fromEntries(url.searchParams),
+      query: mark === -1 ? {} : Object.fromEntries(new URLSearchParams(raw.slice(mark + 1))),
       async body(schema, limitBytes = DEFAULT_BODY_LIMIT) {
         const raw = await readJson(req, limitBytes);
         const parsed = schema.safeParse(raw);
