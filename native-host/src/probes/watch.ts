@@ -1,9 +1,11 @@
-/** `watch`: a long-running command whose output lines become events (SPEC §3). */
-import { execa } from "execa";
+/**
+ * `watch`: a long-running command whose output lines become events (SPEC §3). execa is imported on
+ * the first watch, not at daemon start (its ~130 modules are a seventh of the daemon's start-up).
+ */
 import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas.js";
 import { rewriteForShell } from "../secrets/references.js";
 import { LineSplitter } from "./line-splitter.js";
-import type { StreamProbe } from "./probe.js";
+import type { StreamContext, StreamProbe } from "./probe.js";
 import { killProcessGroup } from "./run-shell.js";
 import { watchTiming } from "./timing.js";
 
@@ -20,32 +22,42 @@ export const watchProbe: StreamProbe<WatchSource> = {
   secretText: (source) => source.command,
 
   start(source, context) {
-    const subprocess = execa("/bin/sh", ["-c", rewriteForShell(source.command)], {
-      cwd: context.cwd,
-      env: context.env,
-      detached: true,
-      stdin: "ignore",
-      all: true,
-      buffer: false,
-      reject: false,
-    });
-    const splitter = new LineSplitter((line) => {
-      if (line.trim() !== "") context.onLine(line);
-    }, WATCH_LINE_MAX);
-    subprocess.all?.setEncoding("utf8");
-    subprocess.all?.on("data", (chunk: string) => splitter.push(chunk));
-    const stop = () => killProcessGroup(subprocess.pid);
-    context.signal.addEventListener("abort", stop, { once: true });
-    subprocess.then((result) => {
-      context.signal.removeEventListener("abort", stop);
-      splitter.end();
-      const spawnFailed = result.exitCode === undefined && !result.isTerminated;
-      const detail = spawnFailed
-        ? `could not start: ${result.shortMessage}`
-        : result.exitCode !== undefined
-          ? `exited with code ${result.exitCode}`
-          : `killed by ${result.signal ?? "a signal"}`;
-      context.onExit(result.exitCode ?? null, detail);
+    void import("execa").then(({ execa }) => {
+      if (context.signal.aborted) {
+        context.onExit(null, "stopped before it started");
+        return;
+      }
+      run(execa, source, context);
     });
   },
 };
+
+function run(execa: typeof import("execa").execa, source: WatchSource, context: StreamContext) {
+  const subprocess = execa("/bin/sh", ["-c", rewriteForShell(source.command)], {
+    cwd: context.cwd,
+    env: context.env,
+    detached: true,
+    stdin: "ignore",
+    all: true,
+    buffer: false,
+    reject: false,
+  });
+  const splitter = new LineSplitter((line) => {
+    if (line.trim() !== "") context.onLine(line);
+  }, WATCH_LINE_MAX);
+  subprocess.all?.setEncoding("utf8");
+  subprocess.all?.on("data", (chunk: string) => splitter.push(chunk));
+  const stop = () => killProcessGroup(subprocess.pid);
+  context.signal.addEventListener("abort", stop, { once: true });
+  subprocess.then((result) => {
+    context.signal.removeEventListener("abort", stop);
+    splitter.end();
+    const spawnFailed = result.exitCode === undefined && !result.isTerminated;
+    const detail = spawnFailed
+      ? `could not start: ${result.shortMessage}`
+      : result.exitCode !== undefined
+        ? `exited with code ${result.exitCode}`
+        : `killed by ${result.signal ?? "a signal"}`;
+    context.onExit(result.exitCode ?? null, detail);
+  });
+}

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import { type PushAdapter, tail, turnJson, turnText } from "./adapter.js";
 
@@ -34,6 +33,8 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
       turn: String(turn.turn),
     });
     try {
+      // Imported on first use: most daemons never run a command adapter.
+      const { execa } = await import("execa");
       const subprocess = execa(program as string, args, {
         input: turnText(turn),
         env: { VIGIL_WAKE_FILE: file, VIGIL_SESSION: turn.sessionId, VIGIL_WAKE_IDS: ids.join(",") },
