@@ -230,10 +230,30 @@ export class Delivery {
     }
   }
 
+  readonly #preparing = new Map<PushAdapter, boolean>();
+
+  /**
+   * True once the adapter has loaded what it needs. The first time, it starts loading and says no:
+   * the turn is claimed (and its lease starts) only after, so a crash while loading leaves the
+   * wakes ready to deliver rather than interrupted.
+   */
+  #prepared(push: PushAdapter): boolean {
+    if (!push.prepare) return true;
+    const state = this.#preparing.get(push);
+    if (state !== undefined) return state;
+    this.#preparing.set(push, false);
+    const done = () => {
+      this.#preparing.set(push, true);
+      this.poke();
+    };
+    push.prepare().then(done, done); // a failed load shows up as the delivery's own error
+    return false;
+  }
+
   #startTurn(sessionId: string, now: number): void {
     const session = this.#store.sessions.get(sessionId);
     const push = session && PUSH_ADAPTERS[session.adapter.kind];
-    if (!session || !push) return;
+    if (!session || !push || !this.#prepared(push)) return;
     const timeoutMs = push.timeoutMs(session.adapter);
     const claimed = this.#store.tx(() => {
       const turn = this.#store.sessions.nextTurn(sessionId);

@@ -31,6 +31,8 @@ export interface PushAdapter<A extends Adapter = Adapter> {
   /** Most a turn may take before it is abandoned (its lease is this plus a grace). */
   timeoutMs(adapter: A): number;
   deliver(adapter: A, turn: Turn, context: DeliveryContext): Promise<DeliveryOutcome>;
+  /** Loads what `deliver` needs; called once, before the first turn is claimed (so not inside its lease). */
+  prepare?(): Promise<void>;
 }
 
 /** The text of a turn: every wake's text, in order, separated so a reader sees where each starts. */

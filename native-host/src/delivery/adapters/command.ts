@@ -13,6 +13,9 @@ type CommandAdapter = { kind: "command"; argv: string[]; timeoutSeconds?: number
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
 
+// Loaded by prepare() before the first turn, not at daemon start: most daemons never run it.
+let execa: typeof import("execa").execa | undefined;
+
 export function expandArgv(argv: string[], values: Record<string, string>): string[] {
   return argv.map((item) => item.replace(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole));
 }
@@ -20,6 +23,10 @@ export function expandArgv(argv: string[], values: Record<string, string>): stri
 export const commandAdapter: PushAdapter<CommandAdapter> = {
   kind: "command",
   timeoutMs: (adapter) => (adapter.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
+
+  async prepare() {
+    execa ??= (await import("execa")).execa;
+  },
 
   async deliver(adapter, turn, context) {
     const dir = mkdtempSync(join(tmpdir(), "vigil-wake-"));
@@ -33,9 +40,8 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
       turn: String(turn.turn),
     });
     try {
-      // Imported on first use: most daemons never run a command adapter.
-      const { execa } = await import("execa");
-      const subprocess = execa(program as string, args, {
+      await this.prepare?.();
+      const subprocess = (execa as NonNullable<typeof execa>)(program as string, args, {
         input: turnText(turn),
         env: { VIGIL_WAKE_FILE: file, VIGIL_SESSION: turn.sessionId, VIGIL_WAKE_IDS: ids.join(",") },
         detached: true,
