@@ -1,8 +1,6 @@
-/**
- * `watch`: a long-running command whose output lines become events (SPEC §3). execa is imported on
- * the first watch, not at daemon start (its ~130 modules are a seventh of the daemon's start-up).
- */
+/** `watch`: a long-running command whose output lines become events (SPEC §3). */
 import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas.js";
+import { loadExeca } from "../lazy-execa.js";
 import { rewriteForShell } from "../secrets/references.js";
 import { LineSplitter } from "./line-splitter.js";
 import type { StreamContext, StreamProbe } from "./probe.js";
@@ -22,7 +20,7 @@ export const watchProbe: StreamProbe<WatchSource> = {
   secretText: (source) => source.command,
 
   start(source, context) {
-    void import("execa").then(({ execa }) => {
+    void loadExeca().then((execa) => {
       if (context.signal.aborted) {
         context.onExit(null, "stopped before it started");
         return;
@@ -32,7 +30,7 @@ export const watchProbe: StreamProbe<WatchSource> = {
   },
 };
 
-function run(execa: typeof import("execa").execa, source: WatchSource, context: StreamContext) {
+function run(execa: Awaited<ReturnType<typeof loadExeca>>, source: WatchSource, context: StreamContext) {
   const subprocess = execa("/bin/sh", ["-c", rewriteForShell(source.command)], {
     cwd: context.cwd,
     env: context.env,

@@ -6,15 +6,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadExeca } from "../../lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import { type PushAdapter, tail, turnJson, turnText } from "./adapter.js";
 
 type CommandAdapter = { kind: "command"; argv: string[]; timeoutSeconds?: number };
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 600;
-
-// Loaded by prepare() before the first turn, not at daemon start: most daemons never run it.
-let execa: typeof import("execa").execa | undefined;
 
 export function expandArgv(argv: string[], values: Record<string, string>): string[] {
   return argv.map((item) => item.replace(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole));
@@ -25,7 +23,7 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
   timeoutMs: (adapter) => (adapter.timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000,
 
   async prepare() {
-    execa ??= (await import("execa")).execa;
+    await loadExeca();
   },
 
   async deliver(adapter, turn, context) {
@@ -40,8 +38,8 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
       turn: String(turn.turn),
     });
     try {
-      await this.prepare?.();
-      const subprocess = (execa as NonNullable<typeof execa>)(program as string, args, {
+      const execa = await loadExeca();
+      const subprocess = execa(program as string, args, {
         input: turnText(turn),
         env: { VIGIL_WAKE_FILE: file, VIGIL_SESSION: turn.sessionId, VIGIL_WAKE_IDS: ids.join(",") },
         detached: true,
