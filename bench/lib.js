@@ -102,8 +102,8 @@ export class Daemon {
 export async function seed(home, { waitpoints = 5000, timeMonitors = 5000, commandWaits = 0 } = {}) {
   const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
   const { Engine } = await import(join(ROOT, "dist/native-host/src/engine/engine.js"));
-  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/log.js"));
-  const { ensureHome } = await import(join(ROOT, "dist/native-host/src/home.js"));
+  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
+  const { ensureHome } = await import(join(ROOT, "dist/native-host/src/base/home.js"));
   const paths = ensureHome(home);
   const store = Store.open(paths.db);
   const engine = new Engine({ store, log: silentLogger });

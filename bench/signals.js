@@ -30,7 +30,7 @@ async function bareServer() {
 async function sqliteAlone(home, n) {
   const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
   const { Engine } = await import(join(ROOT, "dist/native-host/src/engine/engine.js"));
-  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/log.js"));
+  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
   const store = Store.open(join(home, "alone.db"));
   const engine = new Engine({ store, log: silentLogger });
   engine.createSession({ id: "s" });

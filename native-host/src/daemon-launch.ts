@@ -5,8 +5,8 @@
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { answers, DEFAULT_PORT, ensureHome, readDaemonInfo } from "./home.js";
-import { packageRoot } from "./paths.js";
+import { answers, DEFAULT_PORT, ensureHome, readDaemonInfo } from "./base/home.js";
+import { packageRoot } from "./base/paths.js";
 
 export async function ensureDaemon(home: string, { timeoutMs = 15_000 } = {}): Promise<string> {
   const paths = ensureHome(home);

@@ -6,18 +6,18 @@ import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:f
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { loadSettings } from "./base/config.js";
+import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./base/home.js";
+import { createLogger } from "./base/log.js";
+import { packageRoot } from "./base/paths.js";
 import { BrowserLink } from "./browser/link.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Engine } from "./engine/engine.js";
-import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./home.js";
 import { createApiServer } from "./http/server.js";
-import { createLogger } from "./log.js";
-import { packageRoot } from "./paths.js";
+import { Spool } from "./intake/spool.js";
 import { Shield } from "./secrets/shield.js";
-import { loadSettings } from "./settings.js";
 import { Checkpointer } from "./store/checkpointer.js";
 import { Store } from "./store/store.js";
-import { Spool } from "./waitpoints/spool.js";
 
 /** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
 function signalCommand(home: string): string {

@@ -3,8 +3,8 @@
  * engine's timing rules. Registers its own beforeEach/afterEach; read `.engine`/`.store` in tests.
  */
 import { afterEach, beforeEach, vi } from "vitest";
+import { silentLogger } from "../../native-host/src/base/log.js";
 import { Engine } from "../../native-host/src/engine/engine.js";
-import { silentLogger } from "../../native-host/src/log.js";
 import { Store } from "../../native-host/src/store/store.js";
 
 export function useFakeTimeEngine(start = "2026-12-01T12:00:00Z") {

@@ -15,8 +15,8 @@ import {
   type WithoutId,
 } from "../../../shared/native-messages.js";
 import { formatZodError } from "../../../shared/schemas.js";
-import type { Logger } from "../log.js";
-import { LineSplitter } from "../probes/line-splitter.js";
+import { LineSplitter } from "../base/line-splitter.js";
+import type { Logger } from "../base/log.js";
 
 export class BrowserError extends Error {
   override name = "BrowserError";

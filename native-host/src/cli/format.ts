@@ -1,6 +1,6 @@
 /** Human output for the CLI: one line per monitor, a block per monitor, relative times. */
 import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas.js";
-import { formatDuration } from "../delivery/wake-text.js";
+import { formatDuration } from "../core/wake-text.js";
 
 export function relative(iso: string | null, now = Date.now()): string {
   if (iso === null) return "-";

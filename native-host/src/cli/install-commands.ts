@@ -3,8 +3,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../../shared/extension-identity.js";
-import { ValidationError } from "../errors.js";
-import { answers, readDaemonInfo } from "../home.js";
+import { ApiClient, CliError } from "../api/client.js";
+import { ValidationError } from "../base/errors.js";
+import { answers, readDaemonInfo } from "../base/home.js";
+import { homePaths, packageRoot } from "../base/paths.js";
 import {
   checkLauncher,
   checkManifest,
@@ -17,8 +19,6 @@ import {
   targets,
   uninstall,
 } from "../install/install.js";
-import { homePaths, packageRoot } from "../paths.js";
-import { ApiClient, CliError } from "./client.js";
 import { homeOf } from "./main.js";
 import { print } from "./session-commands.js";
 

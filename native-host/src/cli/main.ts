@@ -3,8 +3,8 @@
  * except `serve`. Errors are one line on stderr and a nonzero exit.
  */
 import { Command, CommanderError } from "commander";
-import { resolveHome } from "../paths.js";
-import { CliError } from "./client.js";
+import { CliError } from "../api/client.js";
+import { resolveHome } from "../base/paths.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
@@ -32,7 +32,7 @@ export function buildProgram(): Command {
     .option("--port <n>", "port on 127.0.0.1 (0: any free port; default $VIGIL_PORT or 7391)")
     .action(async (options: { port?: string }, command: Command) => {
       const { runDaemon } = await import("../daemon.js");
-      const { DEFAULT_PORT } = await import("../home.js");
+      const { DEFAULT_PORT } = await import("../base/home.js");
       const raw = options.port ?? process.env.VIGIL_PORT ?? String(DEFAULT_PORT);
       const port = Number(raw);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -1,7 +1,7 @@
 /** `vigil ls|show|events|pause|resume|cancel|wait|watch`. */
 import { type Command, Option } from "commander";
 import type { Condition, MonitorEvent, MonitorView } from "../../../shared/schemas.js";
-import { ApiClient, CliError } from "./client.js";
+import { ApiClient, CliError } from "../api/client.js";
 import { monitorBlock, statusLine } from "./format.js";
 import { homeOf } from "./main.js";
 import { print, sessionOf } from "./session-commands.js";

@@ -1,9 +1,9 @@
 /** `vigil status`, `vigil sessions …`, `vigil inbox`. */
 import type { Command } from "commander";
 import type { WakeView } from "../../../shared/schemas.js";
-import { readDaemonInfo } from "../home.js";
-import { homePaths } from "../paths.js";
-import { ApiClient, CliError } from "./client.js";
+import { ApiClient, CliError } from "../api/client.js";
+import { readDaemonInfo } from "../base/home.js";
+import { homePaths } from "../base/paths.js";
 import { wakeBlock } from "./format.js";
 import { homeOf } from "./main.js";
 

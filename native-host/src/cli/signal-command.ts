@@ -7,9 +7,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { readDaemonInfo } from "../home.js";
-import { homePaths } from "../paths.js";
-import { CliError } from "./client.js";
+import { CliError } from "../api/client.js";
+import { readDaemonInfo } from "../base/home.js";
+import { homePaths } from "../base/paths.js";
 import { homeOf } from "./main.js";
 import { print } from "./session-commands.js";
 

@@ -1,6 +1,6 @@
 /** `vigil vault set|list|rm`: values go in from stdin and never come out. */
 import type { Command } from "commander";
-import { ApiClient, CliError } from "./client.js";
+import { ApiClient, CliError } from "../api/client.js";
 import { homeOf } from "./main.js";
 import { print } from "./session-commands.js";
 

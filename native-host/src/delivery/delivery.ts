@@ -8,11 +8,11 @@
  * two claimers can never take the same wake, and a delivered wake is final in the schema.
  */
 import type { Adapter, WakeView } from "../../../shared/schemas.js";
-import type { Changes } from "../engine/changes.js";
+import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
+import { type Logger, toError } from "../base/log.js";
+import type { Changes } from "../core/changes.js";
+import { type MonitorEvent, nextState } from "../core/states.js";
 import { Scheduler } from "../engine/scheduler.js";
-import { type MonitorEvent, nextState } from "../engine/states.js";
-import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
-import { type Logger, toError } from "../log.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
 import type { SessionRow } from "../store/sessions.js";

@@ -17,30 +17,30 @@ import {
   SourceSchema,
   type WakeView,
 } from "../../../shared/schemas.js";
+import { DEFAULT_SETTINGS, type ResolvedSettings } from "../base/config.js";
+import { ConflictError, LimitError, NotFoundError, ValidationError } from "../base/errors.js";
+import { type Logger, toError } from "../base/log.js";
 import { BrowserLink } from "../browser/link.js";
-import { ConflictError, LimitError, NotFoundError, ValidationError } from "../errors.js";
-import { type Logger, toError } from "../log.js";
+import { Changes } from "../core/changes.js";
+import { type EndingDeps, endInTx, insertWake } from "../core/endings.js";
+import { offerEvent } from "../core/event-match.js";
+import { LagStats } from "../core/lag-stats.js";
+import { recordCheckInTx } from "../core/record-check.js";
+import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "../core/states.js";
+import { toMonitorView } from "../core/views.js";
+import { Waitpoints } from "../core/waitpoints.js";
+import { WatchBatch } from "../core/watch-batch.js";
 import type { CheckResult, PollProbe, StreamProbe } from "../probes/probe.js";
 import { kindsInGroup, LIMITS, probeFor } from "../probes/registry.js";
 import { secretKeysIn } from "../secrets/references.js";
 import { Shield } from "../secrets/shield.js";
 import { Vault } from "../secrets/vault.js";
-import { DEFAULT_SETTINGS, type ResolvedSettings } from "../settings.js";
 import type { CheckEntry } from "../store/checks.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
-import { Waitpoints } from "../waitpoints/waitpoints.js";
-import { Changes } from "./changes.js";
-import { recordCheckInTx } from "./checks.js";
-import { type EndingDeps, endInTx, insertWake } from "./endings.js";
-import { offerEvent } from "./event-match.js";
-import { LagStats } from "./lag-stats.js";
 import { Scheduler } from "./scheduler.js";
-import { isActive, nextState, type MonitorEvent as StateEvent, TransitionError } from "./states.js";
-import { toMonitorView } from "./views.js";
-import { WatchBatch } from "./watch-batch.js";
 
 export interface EngineOptions {
   store: Store;

@@ -1,6 +1,6 @@
 /** Reading JSON bodies with a size cap, and writing JSON answers. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { VigilError } from "../errors.js";
+import { VigilError } from "../base/errors.js";
 
 export class HttpError extends VigilError {
   constructor(

@@ -15,10 +15,10 @@ import {
   VaultSetSchema,
   WaitCreateSchema,
 } from "../../../shared/schemas.js";
+import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
 import { type Delivery, MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
-import { toError } from "../log.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import type { Routes } from "./server.js";

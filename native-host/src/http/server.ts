@@ -7,10 +7,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import FindMyWay from "find-my-way";
 import type { z } from "zod";
 import { formatZodError } from "../../../shared/schemas.js";
+import { VigilError } from "../base/errors.js";
+import { type Logger, toError } from "../base/log.js";
 import type { Delivery } from "../delivery/delivery.js";
 import type { Engine } from "../engine/engine.js";
-import { VigilError } from "../errors.js";
-import { type Logger, toError } from "../log.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
 import { registerRoutes } from "./routes.js";
 

@@ -8,8 +8,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { chromiumOrigin, EXTENSION_ID, GECKO_ID } from "../../../shared/extension-identity.js";
 import { NATIVE_HOST_NAME } from "../../../shared/native-messages.js";
-import { ValidationError } from "../errors.js";
-import { packageRoot } from "../paths.js";
+import { ValidationError } from "../base/errors.js";
+import { packageRoot } from "../base/paths.js";
 
 export const BROWSERS = ["chrome", "chromium", "edge", "brave", "firefox"] as const;
 export type BrowserName = (typeof BROWSERS)[number];

@@ -18,7 +18,7 @@ import {
   WaitCreateSchema,
   type WakeView,
 } from "../../../shared/schemas.js";
-import { ApiClient } from "../cli/client.js";
+import { ApiClient } from "../api/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
 
 const VERSION = "0.1.0";

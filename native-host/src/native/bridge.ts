@@ -21,10 +21,10 @@ import {
   type PanelItem,
 } from "../../../shared/native-messages.js";
 import { formatZodError, type MonitorView, type WaitpointView } from "../../../shared/schemas.js";
-import { ApiClient } from "../cli/client.js";
+import { ApiClient } from "../api/client.js";
+import { LineSplitter } from "../base/line-splitter.js";
+import { homePaths } from "../base/paths.js";
 import { ensureDaemon } from "../daemon-launch.js";
-import { homePaths } from "../paths.js";
-import { LineSplitter } from "../probes/line-splitter.js";
 import { encodeFrame, FrameDecoder, FrameTooLargeError } from "./framing.js";
 
 type Handlers = { [T in NativeRequest["type"]]: (request: Extract<NativeRequest, { type: T }>) => Promise<unknown> };

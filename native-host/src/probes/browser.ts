@@ -9,7 +9,7 @@
 import { conditionPaths } from "../../../shared/conditions.js";
 import { ObservationSchema } from "../../../shared/native-messages.js";
 import { type BrowserSource, BrowserSourceSchema, formatZodError } from "../../../shared/schemas.js";
-import { toError } from "../log.js";
+import { toError } from "../base/log.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test, vi } from "vitest";
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../base/errors.js";
 import {
   commandTimeoutSeconds,
   commandWaitTiming,

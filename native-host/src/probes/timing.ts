@@ -1,7 +1,7 @@
 /**
  * Interval and deadline rules, pure (SPEC §3 for command waits and watches).
  */
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../base/errors.js";
 
 export interface Timing {
   /** Poll interval; null for streamed sources. */

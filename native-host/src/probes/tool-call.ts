@@ -1,5 +1,5 @@
 /** Runs a read-only tool as one check (shared by the `tool` source and event fallbacks). */
-import { toError } from "../log.js";
+import { toError } from "../base/log.js";
 import { envNameFor } from "../secrets/references.js";
 import { readOnlyTool } from "../tools/registry.js";
 import type { CheckContext, CheckResult } from "./probe.js";

@@ -1,8 +1,8 @@
 /** `watch`: a long-running command whose output lines become events (SPEC §3). */
 import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas.js";
-import { loadExeca } from "../lazy-execa.js";
+import { loadExeca } from "../base/lazy-execa.js";
+import { LineSplitter } from "../base/line-splitter.js";
 import { rewriteForShell } from "../secrets/references.js";
-import { LineSplitter } from "./line-splitter.js";
 import type { StreamContext, StreamProbe } from "./probe.js";
 import { killProcessGroup } from "./run-shell.js";
 import { watchTiming } from "./timing.js";

@@ -2,7 +2,7 @@
  * The vault: secret values by key, kept in the database; every change reaches the shield at once,
  * and every resolve for a monitor is an audit entry ("which watch used this key").
  */
-import { NotFoundError } from "../errors.js";
+import { NotFoundError } from "../base/errors.js";
 import type { Store } from "../store/store.js";
 import type { VaultEntry } from "../store/vault.js";
 import { envNameFor } from "./references.js";

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { sourceDir } from "../paths.js";
+import { sourceDir } from "../base/paths.js";
 
 export type Db = Database.Database;
 

@@ -1,7 +1,7 @@
 /** Every built-in tool, in one place. A monitor may call only the read-only ones. */
 
 import { formatZodError } from "../../../shared/schemas.js";
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../base/errors.js";
 import { fileRead, fileStat } from "./file-tools.js";
 import { httpGet } from "./http-get.js";
 import { processStatus } from "./process-status.js";

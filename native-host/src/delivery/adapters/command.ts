@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadExeca } from "../../lazy-execa.js";
+import { loadExeca } from "../../base/lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import { type PushAdapter, tail, turnJson, turnText } from "./adapter.js";
 

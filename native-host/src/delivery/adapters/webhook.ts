@@ -3,7 +3,7 @@
  * timeouts, network errors, 408, 429 and 5xx are retried; other 4xx mean the receiver refused.
  */
 import { createHash } from "node:crypto";
-import { describeFetchError } from "../../fetch-error.js";
+import { describeFetchError } from "../../base/fetch-error.js";
 import { substituteValues } from "../../secrets/references.js";
 import { signWebhook } from "../signature.js";
 import { type PushAdapter, tail, turnJson } from "./adapter.js";

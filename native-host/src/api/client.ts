@@ -1,7 +1,7 @@
 /** How the CLI reaches the daemon: `$VIGIL_HOME/daemon.json` for the address, `token` for auth. */
 import { readFileSync } from "node:fs";
-import { readDaemonInfo } from "../home.js";
-import { homePaths } from "../paths.js";
+import { readDaemonInfo } from "../base/home.js";
+import { homePaths } from "../base/paths.js";
 
 /** A failure the CLI reports as one line on stderr with this exit code. */
 export class CliError extends Error {

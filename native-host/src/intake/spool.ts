@@ -18,8 +18,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { formatZodError, SIGNAL_LIMITS, type SignalBody, SignalBodySchema } from "../../../shared/schemas.js";
-import { type Logger, toError } from "../log.js";
-import type { SignalOutcome } from "./waitpoints.js";
+import { type Logger, toError } from "../base/log.js";
+import type { SignalOutcome } from "../core/waitpoints.js";
 
 export interface SpoolOptions {
   dir: string;

@@ -3,13 +3,13 @@
  * the caller's transaction.
  */
 import type { EndingReason } from "../../../shared/schemas.js";
-import { wakePayload, wakeText } from "../delivery/wake-text.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../base/log.js";
 import { probeFor } from "../probes/registry.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { Store } from "../store/store.js";
 import { isActive, type MonitorEvent, nextState } from "./states.js";
+import { wakePayload, wakeText } from "./wake-text.js";
 
 export interface EndingDeps {
   store: Store;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { DEFAULT_SETTINGS, loadSettings } from "./settings.js";
+import { DEFAULT_SETTINGS, loadSettings } from "./config.js";
 
 const home = () => mkdtempSync(join(tmpdir(), "vigil-settings-"));
 

@@ -3,7 +3,7 @@
  * the shield. Stdout is never written here (it belongs to protocols in `native-host` and `mcp`).
  */
 import { appendFileSync } from "node:fs";
-import type { Shield } from "./secrets/shield.js";
+import type { Shield } from "../secrets/shield.js";
 
 export type Level = "debug" | "info" | "warn" | "error";
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatZodError, type Settings, SettingsSchema } from "../../shared/schemas.js";
+import { formatZodError, type Settings, SettingsSchema } from "../../../shared/schemas.js";
 
 export interface ResolvedSettings {
   /** A waitpoint's default lifetime (expires_in_hours overrides it). */

@@ -8,15 +8,15 @@ import type { SignalBody, SignalSource, WaitCreate, WaitpointView } from "../../
 
 export type { WaitpointView };
 
-import type { Changes } from "../engine/changes.js";
-import { type EndingDeps, endInTx, insertWake } from "../engine/endings.js";
-import { isActive } from "../engine/states.js";
-import { NotFoundError, ValidationError } from "../errors.js";
-import type { ResolvedSettings } from "../settings.js";
+import type { ResolvedSettings } from "../base/config.js";
+import { NotFoundError, ValidationError } from "../base/errors.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
 import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
+import type { Changes } from "./changes.js";
+import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
+import { isActive } from "./states.js";
 
 export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
 export const MISS_BUDGET = { misses: 60, windowMs: 60_000 };
