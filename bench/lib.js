@@ -101,12 +101,13 @@ export class Daemon {
 /** Arms many monitors straight through the engine (the same code the API runs), fast. */
 export async function seed(home, { waitpoints = 5000, timeMonitors = 5000, commandWaits = 0 } = {}) {
   const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
-  const { Engine } = await import(join(ROOT, "dist/native-host/src/engine/engine.js"));
+  const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
   const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
   const { ensureHome } = await import(join(ROOT, "dist/native-host/src/base/home.js"));
   const paths = ensureHome(home);
   const store = Store.open(paths.db);
-  const engine = new Engine({ store, log: silentLogger });
+  const { engine, waitpoints: points, delivery } = wireServices({ store, log: silentLogger });
+  delivery.stop();
   const far = new Date(Date.now() + 6 * 24 * 3_600_000).toISOString();
   store.tx(() => {
     for (let s = 0; s < Math.ceil(timeMonitors / 20); s++) {
@@ -124,7 +125,7 @@ export async function seed(home, { waitpoints = 5000, timeMonitors = 5000, comma
       });
     }
     engine.createSession({ id: "bench-wp" });
-    for (let i = 0; i < waitpoints; i++) engine.waitpoints.create("bench-wp", { label: `wp ${i}`, intent: "bench" });
+    for (let i = 0; i < waitpoints; i++) points.create("bench-wp", { label: `wp ${i}`, intent: "bench" });
   });
   engine.stop();
   store.close();

@@ -29,12 +29,13 @@ async function bareServer() {
 
 async function sqliteAlone(home, n) {
   const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
-  const { Engine } = await import(join(ROOT, "dist/native-host/src/engine/engine.js"));
+  const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
   const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
   const store = Store.open(join(home, "alone.db"));
-  const engine = new Engine({ store, log: silentLogger });
+  const { engine, waitpoints, delivery } = wireServices({ store, log: silentLogger });
+  delivery.stop();
   engine.createSession({ id: "s" });
-  const wp = engine.waitpoints.create("s", { label: "x", intent: "y", max_signals: 1000 });
+  const wp = waitpoints.create("s", { label: "x", intent: "y", max_signals: 1000 });
   const uid = store.monitors.get("s", wp.id).uid;
   const started = performance.now();
   for (let i = 0; i < n; i++) {

@@ -1,21 +1,28 @@
 /**
- * The composition root of `vigil serve`: prepares $VIGIL_HOME, opens the store, starts the engine
- * and the HTTP server on 127.0.0.1, writes daemon.json when ready, exits cleanly on SIGTERM/SIGINT.
+ * The composition root of `vigil serve`: prepares $VIGIL_HOME, opens the store, builds every
+ * service once (wireServices: none builds its peers), starts the HTTP server on 127.0.0.1, writes
+ * daemon.json when ready, exits cleanly on SIGTERM/SIGINT.
+ * Design: docs/design.md §1.
  */
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { loadSettings } from "./base/config.js";
+import { DEFAULT_SETTINGS, loadSettings, type ResolvedSettings } from "./base/config.js";
 import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./base/home.js";
-import { createLogger } from "./base/log.js";
+import { createLogger, type Logger } from "./base/log.js";
 import { packageRoot } from "./base/paths.js";
 import { BrowserLink } from "./browser/link.js";
+import { Changes } from "./core/changes.js";
+import type { EndingDeps } from "./core/endings.js";
+import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Engine } from "./engine/engine.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
+import { probeFor } from "./probes/registry.js";
 import { Shield } from "./secrets/shield.js";
+import { Vault } from "./secrets/vault.js";
 import { Checkpointer } from "./store/checkpointer.js";
 import { Store } from "./store/store.js";
 
@@ -24,6 +31,49 @@ function signalCommand(home: string): string {
   const bin = join(packageRoot, "bin", "vigil.js");
   return home === join(homedir(), ".vigil") ? bin : `${bin} --home ${home}`;
 }
+
+export interface ServiceOptions {
+  store: Store;
+  log: Logger;
+  now?: () => number;
+  shield?: Shield;
+  settings?: ResolvedSettings;
+  browser?: BrowserLink;
+  /** How an outside job reaches this daemon (for waitpoints' how_to_signal lines). */
+  signalTarget?: () => { command: string; url: string; spoolDir: string };
+}
+
+/** The daemon's services, each built once here and handed what it needs. */
+export function wireServices(options: ServiceOptions) {
+  const { store, log } = options;
+  const now = options.now ?? Date.now;
+  const shield = options.shield ?? new Shield(store.vault.entries());
+  const changes = new Changes();
+  const browser = options.browser ?? new BrowserLink({ log });
+  const vault = new Vault(store, shield, now);
+  const endings: EndingDeps = {
+    store,
+    shield,
+    log,
+    describe: (record) => probeFor(record.kind).describe(record.source as never),
+  };
+  let engine: Engine | undefined;
+  const waitpoints = new Waitpoints({
+    ...endings,
+    changes,
+    now,
+    poke: () => engine?.poke(),
+    settings: options.settings ?? DEFAULT_SETTINGS,
+    target:
+      options.signalTarget ??
+      (() => ({ command: "vigil", url: "http://127.0.0.1:7391/webhook/signal", spoolDir: "~/.vigil/tmp/signals" })),
+  });
+  engine = new Engine({ store, log, now, endings, changes, vault, browser, waitpoints });
+  const delivery = new Delivery({ store, log, shield, changes, now });
+  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery };
+}
+
+export type Services = ReturnType<typeof wireServices>;
 
 export async function runDaemon(options: { home: string; port: number }): Promise<void> {
   const paths = ensureHome(options.home);
@@ -42,34 +92,32 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   store.afterCommit = () => checkpointer.noteWrite();
   const settings = loadSettings(options.home);
   let url = "";
-  const browser = new BrowserLink({ log });
-  const engine = new Engine({
-    browser,
+  const services = wireServices({
     store,
     log,
     shield,
     settings,
     signalTarget: () => ({ command: signalCommand(options.home), url: `${url}/webhook/signal`, spoolDir: paths.spool }),
   });
-  const delivery = new Delivery({ store, log, shield, changes: engine.changes });
+  const { engine, delivery, browser, waitpoints, changes } = services;
   engine.start();
   delivery.start();
-  engine.changes.on((sessionId) => browser.changed(sessionId));
+  changes.on((sessionId) => browser.changed(sessionId));
   await browser.listen(paths.browserSocket);
   const spool = new Spool({
     dir: paths.spool,
     sweepMs: settings.waitpointSweepMs,
     log,
-    intake: (body) => engine.waitpoints.signal(body, "spool"),
+    intake: (body) => waitpoints.signal(body, "spool"),
   });
   const purge = setInterval(() => {
-    engine.waitpoints.purge(Date.now());
+    waitpoints.purge(Date.now());
     store.inboundEvents.prune(Date.now());
   }, 3_600_000);
   purge.unref();
-  engine.waitpoints.purge(Date.now());
+  waitpoints.purge(Date.now());
 
-  const server = createApiServer({ engine, delivery, token, log });
+  const server = createApiServer({ services, token });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, "127.0.0.1", () => resolve());

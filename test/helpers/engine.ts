@@ -1,19 +1,25 @@
 /**
- * An Engine in-process on a real (in-memory) SQLite database with fake time, for tests of the
- * engine's timing rules. Registers its own beforeEach/afterEach; read `.engine`/`.store` in tests.
+ * The daemon's services in-process (wired by the composition root, delivery stopped) on a real
+ * in-memory SQLite database with fake time, for tests of the engine's timing rules. Registers its
+ * own beforeEach/afterEach; read `.engine`/`.waitpoints`/`.store` in tests.
  */
 import { afterEach, beforeEach, vi } from "vitest";
 import { silentLogger } from "../../native-host/src/base/log.js";
-import { Engine } from "../../native-host/src/engine/engine.js";
+import type { Waitpoints } from "../../native-host/src/core/waitpoints.js";
+import { wireServices } from "../../native-host/src/daemon.js";
+import type { Engine } from "../../native-host/src/engine/engine.js";
 import { Store } from "../../native-host/src/store/store.js";
 
 export function useFakeTimeEngine(start = "2026-12-01T12:00:00Z") {
-  const harness = {} as { engine: Engine; store: Store };
+  const harness = {} as { engine: Engine; waitpoints: Waitpoints; store: Store };
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     vi.setSystemTime(Date.parse(start));
     harness.store = Store.open(":memory:");
-    harness.engine = new Engine({ store: harness.store, log: silentLogger });
+    const services = wireServices({ store: harness.store, log: silentLogger });
+    services.delivery.stop();
+    harness.engine = services.engine;
+    harness.waitpoints = services.waitpoints;
     harness.engine.start();
     harness.engine.createSession({ id: "s" });
   });

@@ -1,20 +1,26 @@
-/** One error class per kind of refusal; the HTTP layer maps each to its status code. */
+/**
+ * One error class per kind of refusal, each with a transport-free code; the HTTP layer maps codes
+ * to status codes (http/status.ts), the CLI prints the message.
+ * Design: docs/design.md §7.
+ */
+export type ErrorCode = "internal" | "invalid" | "not_found" | "conflict" | "limit" | "unavailable";
+
 export class VigilError extends Error {
-  readonly status: number = 500;
+  readonly code: ErrorCode = "internal";
 }
 export class ValidationError extends VigilError {
-  override readonly status = 400;
+  override readonly code = "invalid";
   override name = "ValidationError";
 }
 export class NotFoundError extends VigilError {
-  override readonly status = 404;
+  override readonly code = "not_found";
   override name = "NotFoundError";
 }
 export class ConflictError extends VigilError {
-  override readonly status = 409;
+  override readonly code = "conflict";
   override name = "ConflictError";
 }
 export class LimitError extends VigilError {
-  override readonly status = 429;
+  override readonly code = "limit";
   override name = "LimitError";
 }

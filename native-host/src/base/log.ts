@@ -3,7 +3,6 @@
  * the shield. Stdout is never written here (it belongs to protocols in `native-host` and `mcp`).
  */
 import { appendFileSync } from "node:fs";
-import type { Shield } from "../secrets/shield.js";
 
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -14,9 +13,14 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** Whatever hides secret values in a line (the shield, in the daemon). */
+export interface Redactor {
+  text(line: string): string;
+}
+
 const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-export function createLogger(options: { file?: string; shield?: Shield; level?: Level; stderr?: boolean }): Logger {
+export function createLogger(options: { file?: string; shield?: Redactor; level?: Level; stderr?: boolean }): Logger {
   const min = ORDER[options.level ?? ((process.env.VIGIL_LOG_LEVEL as Level | undefined) || "info")] ?? 1;
   const write = (level: Level, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;

@@ -19,8 +19,7 @@ import {
   targets,
   uninstall,
 } from "../install/install.js";
-import { homeOf } from "./main.js";
-import { print } from "./session-commands.js";
+import { homeOf, print } from "./context.js";
 
 interface BrowserOptions {
   browser?: string;

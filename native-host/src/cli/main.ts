@@ -4,20 +4,12 @@
  */
 import { Command, CommanderError } from "commander";
 import { CliError } from "../api/client.js";
-import { resolveHome } from "../base/paths.js";
+import { homeOf } from "./context.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
 import { registerVaultCommands } from "./vault-commands.js";
-
-export interface GlobalOptions {
-  home?: string;
-}
-
-export function homeOf(command: Command): string {
-  return resolveHome((command.optsWithGlobals() as GlobalOptions).home);
-}
 
 export function buildProgram(): Command {
   const program = new Command("vigil")

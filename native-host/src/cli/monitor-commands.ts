@@ -2,9 +2,8 @@
 import { type Command, Option } from "commander";
 import type { Condition, MonitorEvent, MonitorView } from "../../../shared/schemas.js";
 import { ApiClient, CliError } from "../api/client.js";
+import { homeOf, print, sessionOf } from "./context.js";
 import { monitorBlock, statusLine } from "./format.js";
-import { homeOf } from "./main.js";
-import { print, sessionOf } from "./session-commands.js";
 
 const SESSION_HELP = "session (default: $VIGIL_SESSION or 'default')";
 

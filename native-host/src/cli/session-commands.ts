@@ -4,18 +4,8 @@ import type { WakeView } from "../../../shared/schemas.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
+import { homeOf, print, sessionOf } from "./context.js";
 import { wakeBlock } from "./format.js";
-import { homeOf } from "./main.js";
-
-export const DEFAULT_SESSION = "default";
-
-export function sessionOf(options: { session?: string }): string {
-  return options.session ?? process.env.VIGIL_SESSION ?? DEFAULT_SESSION;
-}
-
-export function print(text: string): void {
-  process.stdout.write(`${text}\n`);
-}
 
 interface SessionJson {
   id: string;

@@ -10,8 +10,7 @@ import type { Command } from "commander";
 import { CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
-import { homeOf } from "./main.js";
-import { print } from "./session-commands.js";
+import { homeOf, print } from "./context.js";
 
 interface SignalOptions {
   id?: string;

@@ -1,8 +1,7 @@
 /** `vigil vault set|list|rm`: values go in from stdin and never come out. */
 import type { Command } from "commander";
 import { ApiClient, CliError } from "../api/client.js";
-import { homeOf } from "./main.js";
-import { print } from "./session-commands.js";
+import { homeOf, print } from "./context.js";
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write("value (end with Ctrl-D): ");

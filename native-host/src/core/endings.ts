@@ -4,7 +4,6 @@
  */
 import type { EndingReason } from "../../../shared/schemas.js";
 import type { Logger } from "../base/log.js";
-import { probeFor } from "../probes/registry.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { Store } from "../store/store.js";
@@ -15,6 +14,8 @@ export interface EndingDeps {
   store: Store;
   shield: Shield;
   log: Logger;
+  /** What is being watched, in words (the probe kind's describe). */
+  describe: (record: MonitorRecord) => string;
 }
 
 /**
@@ -59,7 +60,7 @@ export function insertWake(
       id: record.id,
       name: record.name,
       kind: record.kind,
-      description: shield.text(probeFor(record.kind).describe(record.source as never)),
+      description: shield.text(deps.describe(record)),
     },
     reason,
     armedAt: record.createdAt,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { EXIT_ZERO } from "../../../shared/schemas.js";
-import type { CheckResult } from "../probes/probe.js";
+import type { CheckResult } from "./check-result.js";
 import { type PollState, pollStep } from "./poll-step.js";
 
 const unrunnable: CheckResult = { outcome: "error", unrunnable: true, error: "exit 127: sh: nope: not found" };

@@ -4,7 +4,7 @@
  */
 import { type ConditionState, describeCondition, evaluateCondition, type Verdict } from "../../../shared/conditions.js";
 import type { Condition } from "../../../shared/schemas.js";
-import type { CheckResult } from "../probes/probe.js";
+import type { CheckResult } from "./check-result.js";
 
 /** Unrunnable checks tolerated in a row after the first poll; the next one ends the monitor. */
 export const UNRUNNABLE_TOLERATED = 4;

@@ -3,8 +3,9 @@
  * if it was paused, cancelled or ended while the check ran the result is discarded; otherwise the
  * poll step decides, the observation is shielded and capped, and the next due time is set.
  */
-import type { CheckResult, PollProbe } from "../probes/probe.js";
+import type { Condition, Source } from "../../../shared/schemas.js";
 import { nextCheckAt } from "./cadence.js";
+import type { CheckResult } from "./check-result.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 import { pollStep } from "./poll-step.js";
 
@@ -32,7 +33,8 @@ function excerptOf(result: CheckResult): string {
 export function recordCheckInTx(
   deps: EndingDeps,
   uid: number,
-  probe: PollProbe,
+  /** The probe kind's condition for this source. */
+  conditionOf: (source: Source) => Condition,
   result: CheckResult,
   now: number,
   durationMs: number | null = null,
@@ -48,7 +50,7 @@ export function recordCheckInTx(
   const trigger = record.trigger;
   const step = pollStep(
     result,
-    probe.condition(record.source),
+    conditionOf(record.source),
     {
       polls: trigger.polls,
       unrunnableStreak: trigger.unrunnableStreak,

@@ -5,18 +5,17 @@ import { useFakeTimeEngine } from "../../../test/helpers/engine.js";
 const t = useFakeTimeEngine();
 
 test("past 12 wakes in an hour, reports are recorded and folded into one late wake when the hour has room", () => {
-  const w = t.engine.waitpoints.create("s", { label: "nightly", intent: "watch the loss", max_signals: 50 });
-  const send = (message: string) =>
-    t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok", message }, "http");
+  const w = t.waitpoints.create("s", { label: "nightly", intent: "watch the loss", max_signals: 50 });
+  const send = (message: string) => t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok", message }, "http");
   for (let i = 1; i <= 12; i++) {
-    expect(send(`report ${i}`).status).toBe(202);
+    expect(send(`report ${i}`).verdict).toBe("accepted");
     vi.advanceTimersByTime(60_000);
   }
   expect(t.engine.wakes("s")).toHaveLength(12);
   send("report 13");
   vi.advanceTimersByTime(60_000);
   send("report 14");
-  const held = t.engine.waitpoints.view(t.engine.monitor("s", w.id));
+  const held = t.waitpoints.view(t.engine.monitor("s", w.id));
   expect(held).toMatchObject({ wakesThisHour: 12, maxWakesPerHour: 12, heldUntil: "2026-12-01T13:00:00.000Z" });
   expect(t.engine.wakes("s")).toHaveLength(12);
 
@@ -26,24 +25,24 @@ test("past 12 wakes in an hour, reports are recorded and folded into one late wa
   const all = t.engine.wakes("s");
   expect(all).toHaveLength(13);
   expect(all[12]?.payload.events.map((e) => e.text)).toEqual(["ok: report 13", "ok: report 14"]);
-  expect(t.engine.waitpoints.view(t.engine.monitor("s", w.id)).heldUntil).toBeNull();
+  expect(t.waitpoints.view(t.engine.monitor("s", w.id)).heldUntil).toBeNull();
 });
 
 test("a resolved waitpoint answers 'already resolved' for 3 days, then its id is unknown", () => {
-  const w = t.engine.waitpoints.create("s", { label: "build", intent: "ship it" });
-  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(202);
+  const w = t.waitpoints.create("s", { label: "build", intent: "ship it" });
+  expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("accepted");
   // The wake must be delivered before the waitpoint may be forgotten.
   t.store.db.prepare("UPDATE wakes SET state = 'delivered'").run();
   vi.advanceTimersByTime(3 * 24 * 3_600_000 - 1);
-  expect(t.engine.waitpoints.purge(Date.now())).toBe(0);
-  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(410);
+  expect(t.waitpoints.purge(Date.now())).toBe(0);
+  expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("ended");
   vi.advanceTimersByTime(1);
-  expect(t.engine.waitpoints.purge(Date.now())).toBe(1);
-  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(404);
+  expect(t.waitpoints.purge(Date.now())).toBe(1);
+  expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("unknown");
 });
 
 test("deleting the session cancels its waitpoints: a late signal cannot bring it back", () => {
-  const w = t.engine.waitpoints.create("s", { label: "build", intent: "ship it" });
+  const w = t.waitpoints.create("s", { label: "build", intent: "ship it" });
   t.engine.deleteSession("s");
-  expect(t.engine.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").status).toBe(404);
+  expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("unknown");
 });

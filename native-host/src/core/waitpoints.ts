@@ -33,8 +33,15 @@ export interface WaitpointDeps extends EndingDeps {
   target: () => { command: string; url: string; spoolDir: string };
 }
 
+/**
+ * What became of one signal: accepted (or a duplicate key, also accepted), or refused because the
+ * id is unknown, the secret is wrong, the waitpoint already ended, or the member is not one of its
+ * members. The HTTP layer maps each to a status code; the spool to keep-or-park.
+ */
+export type SignalVerdict = "accepted" | "unknown" | "wrong_secret" | "ended" | "not_a_member";
+
 export interface SignalOutcome {
-  status: 202 | 401 | 404 | 410 | 422;
+  verdict: SignalVerdict;
   body: Record<string, unknown>;
   /** The owning session, for an accepted signal (not sent to the signaller). */
   session?: string;
@@ -229,7 +236,7 @@ export class Waitpoints {
     batch.forEach((item, i) => {
       const outcome = outcomes[i] as SignalOutcome;
       this.#noteRefusal(item.body, "http", outcome);
-      if (outcome.status === 202 && outcome.session) sessions.add(outcome.session);
+      if (outcome.verdict === "accepted" && outcome.session) sessions.add(outcome.session);
       item.resolve(outcome);
     });
     this.#afterAccepted(sessions);
@@ -237,14 +244,14 @@ export class Waitpoints {
 
   #afterSignal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
     this.#noteRefusal(body, via, outcome);
-    if (outcome.status === 202 && outcome.session) this.#afterAccepted([outcome.session]);
+    if (outcome.verdict === "accepted" && outcome.session) this.#afterAccepted([outcome.session]);
   }
 
   #noteRefusal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
     if (!outcome.miss) return;
     if (via === "http") this.#misses.push(this.deps.now());
     const id = JSON.stringify(body.id.slice(0, 64));
-    this.deps.log.warn(`signal refused (${outcome.status}) for ${id} via ${via}: ${outcome.body.error}`);
+    this.deps.log.warn(`signal refused (${outcome.verdict}) for ${id} via ${via}: ${outcome.body.error}`);
   }
 
   #afterAccepted(sessions: Iterable<string>): void {
@@ -261,16 +268,16 @@ export class Waitpoints {
     const wp = store.waitpoints.byId(body.id);
     if (!wp)
       return {
-        status: 404,
+        verdict: "unknown",
         body: { error: `Unknown waitpoint ${body.id} (never armed, or purged 3 days after it resolved)` },
         miss: true,
       };
     const given = hash(body.secret);
     if (!timingSafeEqual(given, Buffer.from(wp.secretHash, "hex"))) {
-      return { status: 401, body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
+      return { verdict: "wrong_secret", body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
     }
     if (body.key && store.waitpoints.hasKey(body.key))
-      return { status: 202, body: { accepted: true, duplicate: true, id: wp.id } };
+      return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
     const record = store.monitors.standing(wp.monitorUid) as Pick<
       MonitorRecord,
       "sessionId" | "state" | "endingReason"
@@ -282,12 +289,12 @@ export class Waitpoints {
           : record.endingReason === "timeout"
             ? "expired"
             : "already resolved";
-      return { status: 410, body: { error: `Waitpoint ${wp.id} is ${why}`, state: why } };
+      return { verdict: "ended", body: { error: `Waitpoint ${wp.id} is ${why}`, state: why } };
     }
     if (wp.members && (!body.member || !wp.members.includes(body.member))) {
       const got = body.member ? `"${body.member}", which is not one of them` : "no member";
       return {
-        status: 422,
+        verdict: "not_a_member",
         body: {
           error: `Waitpoint ${wp.id} names its members (${wp.members.join(", ")}); got ${got}`,
           members: wp.members,
@@ -317,7 +324,7 @@ export class Waitpoints {
     if (body.status !== "progress" || wp.heartbeatTimeoutMs !== null) {
       this.#settle(store.monitors.byUid(wp.monitorUid) as MonitorRecord, now);
     }
-    return { status: 202, body: { accepted: true, id: wp.id, status: body.status }, session: record.sessionId };
+    return { verdict: "accepted", body: { accepted: true, id: wp.id, status: body.status }, session: record.sessionId };
   }
 
   // ------------------------------------------------------------------ firing

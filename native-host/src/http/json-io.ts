@@ -2,9 +2,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { VigilError } from "../base/errors.js";
 
+/** A refusal that only the HTTP layer can make (a bad path, body or query): its status as is. */
 export class HttpError extends VigilError {
   constructor(
-    override readonly status: number,
+    readonly status: number,
     message: string,
   ) {
     super(message);

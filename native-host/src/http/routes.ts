@@ -17,11 +17,11 @@ import {
 } from "../../../shared/schemas.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
-import { type Delivery, MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
-import type { Engine } from "../engine/engine.js";
+import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
-import type { Routes } from "./server.js";
+import type { ApiServices, Routes } from "./route-context.js";
+import { SIGNAL_STATUS } from "./status.js";
 
 const sessionView = (session: SessionRow, extra: { webhookSecret?: string } = {}) => ({
   id: session.id,
@@ -48,7 +48,8 @@ function param(value: string | undefined, name: string): string {
   return value;
 }
 
-export function registerRoutes(routes: Routes, engine: Engine, delivery: Delivery): void {
+export function registerRoutes(routes: Routes, services: ApiServices): void {
+  const { engine, delivery, waitpoints, vault, browser } = services;
   routes.on("GET", "/healthz", () => ({ status: 200, body: { ok: true } }), { public: true });
 
   routes.on("GET", "/api/status", () => ({
@@ -57,7 +58,7 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
       pid: process.pid,
       sessions: engine.sessions().length,
       runningChecks: engine.runningChecks,
-      browserConnected: engine.browser.connected,
+      browserConnected: browser.connected,
       checkLag: engine.checkLag.summary(),
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
     },
@@ -160,42 +161,42 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
   routes.on("POST", "/api/sessions/:sid/waitpoints", async (c) => {
     const sid = param(c.params.sid, "session id");
     engine.session(sid);
-    return { status: 201, body: engine.waitpoints.create(sid, await c.body(WaitCreateSchema)) };
+    return { status: 201, body: waitpoints.create(sid, await c.body(WaitCreateSchema)) };
   });
   routes.on("GET", "/api/sessions/:sid/waitpoints", (c) => ({
     status: 200,
-    body: engine.waitpoints.list(param(c.params.sid, "session id")),
+    body: waitpoints.list(param(c.params.sid, "session id")),
   }));
   routes.on("GET", "/api/sessions/:sid/waitpoints/:wid", (c) => {
-    const record = engine.waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
-    return { status: 200, body: engine.waitpoints.view(record) };
+    const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
+    return { status: 200, body: waitpoints.view(record) };
   });
   routes.on("DELETE", "/api/sessions/:sid/waitpoints/:wid", (c) => {
-    const record = engine.waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
+    const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
     engine.control(record.sessionId, record.id, "cancel");
-    return { status: 200, body: engine.waitpoints.view(engine.monitor(record.sessionId, record.id)) };
+    return { status: 200, body: waitpoints.view(engine.monitor(record.sessionId, record.id)) };
   });
   routes.on(
     "POST",
     "/webhook/signal",
     async (c) => {
-      if (engine.waitpoints.overMissBudget()) {
+      if (waitpoints.overMissBudget()) {
         return {
           status: 429,
           body: { error: "Too many unknown ids or wrong secrets in the last minute; try again later" },
         };
       }
-      const outcome = await engine.waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
-      return { status: outcome.status, body: outcome.body };
+      const outcome = await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
+      return { status: SIGNAL_STATUS[outcome.verdict], body: outcome.body };
     },
     { public: true },
   );
 
   // ---- browser: the connected extension's tabs, read-only (503 when none is connected)
   routes.on("GET", "/api/browser/tabs", async () => {
-    if (!engine.browser.connected) throw new HttpError(503, NOT_CONNECTED);
+    if (!browser.connected) throw new HttpError(503, NOT_CONNECTED);
     try {
-      return { status: 200, body: await engine.browser.request({ type: "tabs" }, { timeoutMs: 5000 }) };
+      return { status: 200, body: await browser.request({ type: "tabs" }, { timeoutMs: 5000 }) };
     } catch (error) {
       throw new HttpError(503, toError(error).message);
     }
@@ -206,7 +207,7 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
     try {
       return {
         status: 200,
-        body: await engine.browser.request({ type: "observe", ...body }, { timeoutMs: 10_000 }),
+        body: await browser.request({ type: "observe", ...body }, { timeoutMs: 10_000 }),
       };
     } catch (error) {
       const code = error instanceof BrowserError ? error.code : "failed";
@@ -215,16 +216,16 @@ export function registerRoutes(routes: Routes, engine: Engine, delivery: Deliver
   });
 
   // ---- vault (names and usage only; values go in, never out)
-  routes.on("GET", "/api/vault", () => ({ status: 200, body: engine.vault.list() }));
+  routes.on("GET", "/api/vault", () => ({ status: 200, body: vault.list() }));
   routes.on("PUT", "/api/vault/:key", async (c) => {
     const key = VaultKeySchema.safeParse(c.params.key);
     if (!key.success) throw new HttpError(400, `key: ${formatZodError(key.error)}`);
     const { value } = await c.body(VaultSetSchema);
-    engine.vault.set(key.data, value);
+    vault.set(key.data, value);
     return { status: 200, body: { key: key.data, set: true } };
   });
   routes.on("DELETE", "/api/vault/:key", (c) => {
-    engine.vault.delete(param(c.params.key, "vault key"));
+    vault.delete(param(c.params.key, "vault key"));
     return { status: 200, body: { deleted: true } };
   });
 }

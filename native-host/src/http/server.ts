@@ -5,40 +5,12 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import FindMyWay from "find-my-way";
-import type { z } from "zod";
 import { formatZodError } from "../../../shared/schemas.js";
-import { VigilError } from "../base/errors.js";
-import { type Logger, toError } from "../base/log.js";
-import type { Delivery } from "../delivery/delivery.js";
-import type { Engine } from "../engine/engine.js";
+import { toError } from "../base/log.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
+import type { ApiServices, Handler, RouteContext, RouteOptions, Routes } from "./route-context.js";
 import { registerRoutes } from "./routes.js";
-
-export interface RouteContext {
-  req: IncomingMessage;
-  params: Record<string, string | undefined>;
-  query: Record<string, string | undefined>;
-  /** Aborted when the client goes away (ends long-polls early). */
-  signal: AbortSignal;
-  /** Reads and validates the JSON body (a bad body is a 400 naming the field). */
-  body<T>(schema: z.ZodType<T>, limitBytes?: number): Promise<T>;
-}
-
-export interface Reply {
-  status: number;
-  body?: unknown;
-}
-
-export type Handler = (context: RouteContext) => Promise<Reply> | Reply;
-
-export interface RouteOptions {
-  /** Reachable without the bearer token. */
-  public?: boolean;
-}
-
-export interface Routes {
-  on(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, handler: Handler, options?: RouteOptions): void;
-}
+import { statusOf } from "./status.js";
 
 const DEFAULT_BODY_LIMIT = 1_000_000;
 
@@ -59,14 +31,15 @@ export function storageError(thrown: unknown): HttpError | null {
   );
 }
 
-export function createApiServer(options: { engine: Engine; delivery: Delivery; token: string; log: Logger }): Server {
+export function createApiServer(options: { services: ApiServices; token: string }): Server {
+  const { services } = options;
   const router = FindMyWay({ ignoreTrailingSlash: true });
   const routes: Routes = {
     on(method, path, handler, routeOptions = {}) {
       router.on(method, path, () => undefined, { handler, options: routeOptions } satisfies Stored);
     },
   };
-  registerRoutes(routes, options.engine, options.delivery);
+  registerRoutes(routes, services);
   const expected = Buffer.from(`Bearer ${options.token}`);
 
   const authorised = (req: IncomingMessage) => {
@@ -119,11 +92,11 @@ export function createApiServer(options: { engine: Engine; delivery: Delivery; t
   return createServer((req, res) => {
     handle(req, res).catch((thrown: unknown) => {
       const error = storageError(thrown) ?? toError(thrown);
-      const status = error instanceof VigilError ? error.status : 500;
+      const status = statusOf(error);
       // A 503 is an answer the caller can act on (no browser, storage full): one line, no stack.
-      if (status === 503) options.log.warn(`${req.method} ${req.url}: ${error.message}`);
-      else if (status >= 500) options.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
-      const message = options.engine.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
+      if (status === 503) services.log.warn(`${req.method} ${req.url}: ${error.message}`);
+      else if (status >= 500) services.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
+      const message = services.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
       if (!res.headersSent) sendJson(res, status, { error: message });
       else res.end();
     });

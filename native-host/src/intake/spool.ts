@@ -91,13 +91,13 @@ export class Spool {
       this.#park(name, `Expected a JSON signal, got: ${toError(error).message}`);
       return true;
     }
-    if (outcome.status === 202 || outcome.status === 410) {
+    if (outcome.verdict === "accepted" || outcome.verdict === "ended") {
       this.#remove(path);
       this.options.log.info(
-        `spool: collected ${name} (${outcome.status === 202 ? "accepted" : String(outcome.body.error)})`,
+        `spool: collected ${name} (${outcome.verdict === "accepted" ? "accepted" : String(outcome.body.error)})`,
       );
     } else {
-      this.#park(name, `${outcome.status}: ${String(outcome.body.error)}`);
+      this.#park(name, `${outcome.verdict}: ${String(outcome.body.error)}`);
     }
     return true;
   }

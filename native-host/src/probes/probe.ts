@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { Condition, Source } from "../../../shared/schemas.js";
 import type { BrowserRequester } from "../browser/link.js";
+import type { CheckResult } from "../core/check-result.js";
 import type { Timing } from "./timing.js";
 
 export interface CheckContext {
@@ -20,9 +21,7 @@ export interface CheckContext {
   label: string;
 }
 
-export type CheckResult =
-  | { outcome: "observed"; observation: unknown; eventText: string }
-  | { outcome: "error"; error: string; unrunnable?: boolean };
+export type { CheckResult };
 
 export interface StreamContext {
   signal: AbortSignal;

@@ -1,0 +1,107 @@
+/**
+ * The layers of docs/design.md §1, enforced: no import cycles, and no arrow against the table.
+ * A module may import its own layer and the layers below it; `api/` and the clients (`mcp/`,
+ * `native/`, `cli/`) reach the daemon only through the HTTP API.
+ */
+const src = "^native-host/src/";
+const layer = (...folders) => `${src}(${folders.join("|")})/`;
+
+/** Each layer and what it may import besides itself (shared/ is below everything). */
+const BASE = layer("base");
+const STORE = layer("store");
+const SECRETS = layer("secrets");
+const CORE = layer("core");
+const SERVICES = layer("probes", "tools", "browser", "engine", "delivery", "intake");
+const API = layer("api");
+const EDGES = layer("http", "mcp", "native", "cli", "install");
+const CLIENTS = layer("mcp", "native");
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycles",
+      severity: "error",
+      comment: "Import cycles hide which module owns what.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "shared-is-the-floor",
+      severity: "error",
+      comment: "shared/ is used by the extension and the host; it imports neither.",
+      from: { path: "^shared/" },
+      to: { path: "^(native-host|extension)/" },
+    },
+    {
+      name: "extension-uses-shared-only",
+      severity: "error",
+      comment: "The extension runs in the browser: it shares types and pure logic, never host code.",
+      from: { path: "^extension/" },
+      to: { path: "^native-host/" },
+    },
+    {
+      name: "base-imports-nothing-above",
+      severity: "error",
+      from: { path: BASE },
+      to: { path: src, pathNot: BASE },
+    },
+    {
+      name: "store-imports-base-only",
+      severity: "error",
+      from: { path: STORE },
+      to: { path: src, pathNot: `${BASE}|${STORE}` },
+    },
+    {
+      name: "secrets-imports-store-and-below",
+      severity: "error",
+      from: { path: SECRETS },
+      to: { path: src, pathNot: `${BASE}|${STORE}|${SECRETS}` },
+    },
+    {
+      name: "core-knows-no-service-or-transport",
+      severity: "error",
+      comment: "The core is the transport-free domain: it returns typed outcomes.",
+      from: { path: CORE },
+      to: { path: src, pathNot: `${BASE}|${STORE}|${SECRETS}|${CORE}` },
+    },
+    {
+      name: "services-import-no-edge",
+      severity: "error",
+      from: { path: SERVICES },
+      to: { path: `${EDGES}|${API}|${src}daemon` },
+    },
+    {
+      name: "api-client-imports-base-only",
+      severity: "error",
+      comment: "The one API client is what every other process uses to reach the daemon.",
+      from: { path: API },
+      to: { path: src, pathNot: `${BASE}|${API}` },
+    },
+    {
+      name: "clients-reach-the-daemon-through-the-api",
+      severity: "error",
+      comment: "The MCP server and the native bridge are clients of the HTTP API.",
+      from: { path: CLIENTS },
+      to: { path: `${STORE}|${SECRETS}|${CORE}|${SERVICES}|${layer("http", "cli")}` },
+    },
+    {
+      name: "cli-reaches-the-daemon-through-the-api",
+      severity: "error",
+      comment: "The CLI talks to the daemon over HTTP; only `vigil serve` starts one (daemon.ts).",
+      from: { path: layer("cli") },
+      to: { path: `${STORE}|${SECRETS}|${SERVICES}|${layer("http")}` },
+    },
+    {
+      name: "http-is-not-a-client",
+      severity: "error",
+      from: { path: layer("http") },
+      to: { path: `${layer("mcp", "native", "cli", "api")}|${src}daemon` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|dist|\\.output|\\.wxt)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+  },
+};

@@ -1,0 +1,50 @@
+/**
+ * What a route handler sees and answers, and the services the routes call (built by the
+ * composition root; the HTTP layer declares only what it uses).
+ * Design: docs/design.md §7.
+ */
+import type { IncomingMessage } from "node:http";
+import type { z } from "zod";
+import type { Logger } from "../base/log.js";
+import type { BrowserLink } from "../browser/link.js";
+import type { Waitpoints } from "../core/waitpoints.js";
+import type { Delivery } from "../delivery/delivery.js";
+import type { Engine } from "../engine/engine.js";
+import type { Shield } from "../secrets/shield.js";
+import type { Vault } from "../secrets/vault.js";
+
+export interface ApiServices {
+  engine: Engine;
+  delivery: Delivery;
+  waitpoints: Waitpoints;
+  vault: Vault;
+  browser: BrowserLink;
+  shield: Shield;
+  log: Logger;
+}
+
+export interface RouteContext {
+  req: IncomingMessage;
+  params: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  /** Aborted when the client goes away (ends long-polls early). */
+  signal: AbortSignal;
+  /** Reads and validates the JSON body (a bad body is a 400 naming the field). */
+  body<T>(schema: z.ZodType<T>, limitBytes?: number): Promise<T>;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+export type Handler = (context: RouteContext) => Promise<Reply> | Reply;
+
+export interface RouteOptions {
+  /** Reachable without the bearer token. */
+  public?: boolean;
+}
+
+export interface Routes {
+  on(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, handler: Handler, options?: RouteOptions): void;
+}

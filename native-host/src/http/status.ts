@@ -1,0 +1,31 @@
+/**
+ * The one map from outcomes to HTTP status codes: error codes (base/errors.ts) and waitpoint
+ * signal verdicts (core/waitpoints.ts). Nothing below the HTTP layer knows a status code.
+ * Design: docs/design.md §7.
+ */
+import { type ErrorCode, VigilError } from "../base/errors.js";
+import type { SignalVerdict } from "../core/waitpoints.js";
+import { HttpError } from "./json-io.js";
+
+const ERROR_STATUS: Record<ErrorCode, number> = {
+  internal: 500,
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  limit: 429,
+  unavailable: 503,
+};
+
+export function statusOf(error: Error): number {
+  if (error instanceof HttpError) return error.status;
+  if (error instanceof VigilError) return ERROR_STATUS[error.code];
+  return 500;
+}
+
+export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 404 | 410 | 422> = {
+  accepted: 202,
+  wrong_secret: 401,
+  unknown: 404,
+  ended: 410,
+  not_a_member: 422,
+};
