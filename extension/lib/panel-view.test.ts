@@ -1,3 +1,8 @@
+/**
+ * The side panel's pure view functions: capsule, badges, grouping, details, check log, quorum.
+ * (Relative times and delivery wording are tested with shared/wording.ts.)
+ * Design: docs/design.md §7.
+ */
 import { describe, expect, test } from "vitest";
 import type { PanelItem } from "../../shared/native-messages";
 import type { MonitorView, WaitpointView } from "../../shared/schemas";
@@ -9,7 +14,6 @@ import {
   groupBySession,
   monitorDetails,
   quorumText,
-  relativeTime,
   waitpointBadges,
   watchedTabs,
 } from "./panel-view";
@@ -72,20 +76,6 @@ function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {
   };
 }
 
-describe("relativeTime", () => {
-  test.each([
-    [0, "now"],
-    [12_000, "in 12s"],
-    [-12_000, "12s ago"],
-    [90_000, "in 2m"],
-    [3 * 3_600_000 - 60_000, "in 3h"],
-    [-2 * 86_400_000, "2d ago"],
-  ])("%i ms from now reads %s", (offset, expected) => {
-    expect(relativeTime(at(offset), NOW)).toBe(expected);
-  });
-  test("no time, no text", () => expect(relativeTime(null, NOW)).toBeNull());
-});
-
 describe("the waitpoint capsule", () => {
   test("nothing armed renders nothing", () => {
     expect(capsuleText([], NOW)).toBeNull();
@@ -122,6 +112,12 @@ describe("badges", () => {
       { tone: "warn", text: "delivery retrying · 3 attempts", title: "HTTP 503" },
     ]);
     expect(deliveryBadges(monitor())).toEqual([]);
+  });
+  test("a delivery that needs review is a danger badge", () => {
+    const stuck = monitor({
+      delivery: { wakeId: "w1", state: "needs_review", attempts: 5, nextAttemptAt: null, lastError: "gone" },
+    } as Partial<MonitorView>);
+    expect(deliveryBadges(stuck)).toEqual([{ tone: "danger", text: "delivery needs review", title: "gone" }]);
   });
   test("a failure signal is its own danger badge and flags the session", () => {
     const failed = waitpoint({

@@ -1,29 +1,14 @@
 /**
  * What the side panel shows, as pure functions of the host's `list` answer and the clock (SPEC §7),
- * so it is unit-tested without a browser. The DOM code in entrypoints/sidepanel only renders these.
+ * so it is unit-tested without a browser. The DOM code in lib/panel-*.ts only renders these; the
+ * wording of times and deliveries it shares with the CLI is in shared/wording.ts.
+ * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/native-messages";
 import type { CheckEntry, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas";
+import { deliveryProblem, relativeTimeCoarse } from "../../shared/wording";
 
 export { STATE_LABELS } from "../../shared/states";
-
-/** "in 3h", "12s ago", "now": coarse enough to read at a glance, ticking each second. */
-export function relativeTime(iso: string | null, now: number): string | null {
-  if (iso === null) return null;
-  const ms = Date.parse(iso) - now;
-  const seconds = Math.round(Math.abs(ms) / 1000);
-  if (seconds < 1) return "now";
-  const units: Array<[number, string]> = [
-    [86_400, "d"],
-    [3600, "h"],
-    [60, "m"],
-    [1, "s"],
-  ];
-  const [size, unit] = units.find(([s]) => seconds >= s) as [number, string];
-  // Rounded, so 2h59m reads "3h" (as the waitpoint capsule promises).
-  const amount = `${Math.max(1, Math.round(seconds / size))}${unit}`;
-  return ms > 0 ? `in ${amount}` : `${amount} ago`;
-}
 
 /** A watch streams a live process and a waitpoint listens for signals: neither pauses. */
 export const canPause = (monitor: Pick<MonitorView, "state" | "kind">) =>
@@ -60,15 +45,10 @@ export function waitpointBadges(waitpoint: WaitpointView, monitor: MonitorView):
 
 /** `delivery retrying · N attempts` for any monitor whose wake has not landed yet. */
 export function deliveryBadges(monitor: MonitorView): Badge[] {
-  const delivery = monitor.delivery;
-  if (!delivery) return [];
-  if (delivery.state === "needs_review") {
-    return [{ tone: "danger", text: "delivery needs review", title: delivery.lastError ?? undefined }];
-  }
-  if (delivery.attempts > 0 && delivery.state === "ready" && delivery.lastError) {
-    return [{ tone: "warn", text: `delivery retrying · ${delivery.attempts} attempts`, title: delivery.lastError }];
-  }
-  return [];
+  const problem = deliveryProblem(monitor.delivery);
+  if (!problem) return [];
+  const tone = problem.kind === "needs_review" ? "danger" : "warn";
+  return [{ tone, text: problem.text, title: problem.error ?? undefined }];
 }
 
 /**
@@ -80,7 +60,7 @@ export function capsuleText(waitpoints: WaitpointView[], now: number): string | 
   const first = armed[0];
   if (!first) return null;
   if (armed.length > 1) return `${armed.length} waiting items · ${first.label}`;
-  const expires = relativeTime(first.expiresAt, now);
+  const expires = relativeTimeCoarse(first.expiresAt, now);
   return expires ? `${first.progress} · expires ${expires}` : first.progress;
 }
 
@@ -132,15 +112,15 @@ export function groupBySession(items: PanelItem[]): SessionGroup[] {
 /** The small print under a monitor's name: last and next check, deadline, events. */
 export function monitorDetails(monitor: MonitorView, now: number): string[] {
   const parts: string[] = [];
-  const last = relativeTime(monitor.lastCheckAt, now);
+  const last = relativeTimeCoarse(monitor.lastCheckAt, now);
   if (last) parts.push(`checked ${last}`);
   if (canCancel(monitor.state)) {
-    const next = relativeTime(monitor.nextCheckAt, now);
+    const next = relativeTimeCoarse(monitor.nextCheckAt, now);
     if (next && monitor.state === "waiting") parts.push(`next ${next}`);
-    const deadline = relativeTime(monitor.deadlineAt, now);
+    const deadline = relativeTimeCoarse(monitor.deadlineAt, now);
     if (deadline) parts.push(`deadline ${deadline}`);
   } else if (monitor.ending) {
-    parts.push(`${monitor.ending.reason} ${relativeTime(monitor.ending.at, now)}`);
+    parts.push(`${monitor.ending.reason} ${relativeTimeCoarse(monitor.ending.at, now)}`);
   }
   if (monitor.consecutive) parts.push(monitor.consecutive);
   parts.push(`${monitor.eventCount} event${monitor.eventCount === 1 ? "" : "s"}`);
@@ -182,7 +162,7 @@ export function checkLines(entries: CheckEntry[], now: number, limit = 10): stri
     .map((entry) => {
       const parts = [OUTCOMES[entry.outcome]];
       if (entry.durationMs !== null) parts.push(`${Math.round(entry.durationMs)} ms`);
-      parts.push(relativeTime(entry.at, now) ?? "");
+      parts.push(relativeTimeCoarse(entry.at, now) ?? "");
       return `${parts.join(" · ")}${entry.excerpt ? ` — ${entry.excerpt.split("\n")[0]?.slice(0, 200)}` : ""}`;
     });
 }

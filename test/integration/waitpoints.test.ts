@@ -203,7 +203,9 @@ describe("POST /webhook/signal", () => {
       for (let i = 0; i < 60; i++) expect((await signal({ id: "wp_ffffffffffff", secret: "x" }, own)).status).toBe(404);
       const closed = await signal({ id: w.id, secret: w.secret }, own);
       expect(closed.status).toBe(429);
-      expect(readFileSync(join(own.home, "vigil.log"), "utf8").match(/WARN signal refused \(unknown\)/g)).toHaveLength(60);
+      expect(readFileSync(join(own.home, "vigil.log"), "utf8").match(/WARN signal refused \(unknown\)/g)).toHaveLength(
+        60,
+      );
     } finally {
       await own.dispose();
     }

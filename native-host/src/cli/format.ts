@@ -1,32 +1,10 @@
-/** Human output for the CLI: one line per monitor, a block per monitor, relative times. */
+/**
+ * Human output for the CLI: one line per monitor, a block per monitor, a block per wake (the
+ * relative-time and delivery wording are shared with the side panel: shared/wording.ts).
+ * Design: docs/design.md §7.
+ */
 import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas.js";
-import { formatDuration } from "../core/wake-text.js";
-
-export function relative(iso: string | null, now = Date.now()): string {
-  if (iso === null) return "-";
-  const delta = Date.parse(iso) - now;
-  return delta >= 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
-}
-
-/** "delivery retrying · 3 attempts (last error: …)" and friends; empty when there is nothing to say. */
-export function deliveryText(delivery: MonitorView["delivery"], now = Date.now()): string {
-  if (!delivery) return "";
-  const error = delivery.lastError ? ` (last error: ${delivery.lastError.split("\n")[0]})` : "";
-  switch (delivery.state) {
-    case "ready":
-      return delivery.attempts > 0
-        ? `delivery retrying · ${delivery.attempts} attempts · next ${relative(delivery.nextAttemptAt, now)}${error}`
-        : "wake ready";
-    case "delivering":
-      return `delivering (attempt ${delivery.attempts})`;
-    case "delivered":
-      return `delivered via ${delivery.deliveredVia ?? "?"}`;
-    case "needs_review":
-      return `delivery needs review${error}`;
-    case "cancelled":
-      return "wake cancelled";
-  }
-}
+import { deliveryText, relativeTimeDetailed as relative } from "../../../shared/wording.js";
 
 export function statusLine(view: MonitorView, now = Date.now()): string {
   const ending = view.ending ? ` · ${view.ending.reason}` : "";

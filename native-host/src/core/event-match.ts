@@ -56,3 +56,48 @@ export function offerEvent(
     now,
   );
 }
+
+/**
+ * An inbound event posted to a session: persisted, then offered to the session's armed event
+ * monitors, inside the caller's transaction. Another session's monitors never see it. Returns the
+ * event's id and the monitors it ended.
+ */
+export function acceptEventInTx(
+  deps: EndingDeps,
+  sessionId: string,
+  event: { type: string; payload: unknown },
+  now: number,
+): { id: number; ended: MonitorRecord[] } {
+  const { store } = deps;
+  const id = store.inboundEvents.insert(sessionId, event.type, event.payload, now);
+  const ended: MonitorRecord[] = [];
+  for (const record of store.monitors.list(sessionId)) {
+    if (record.kind !== "event") continue;
+    if (offerEvent(deps, record, { ...event, sessionId }, now)) ended.push(record);
+  }
+  store.inboundEvents.setMatched(
+    id,
+    ended.map((r) => r.id),
+  );
+  return { id, ended };
+}
+
+/** lookbackSeconds: events accepted shortly before arming are matched now, oldest first. */
+export function matchPastEventsInTx(
+  deps: EndingDeps,
+  record: MonitorRecord,
+  lookbackSeconds: number,
+  now: number,
+): boolean {
+  const { store } = deps;
+  const type = (record.source as EventSource).type;
+  for (const event of store.inboundEvents.since(record.sessionId, type, now - lookbackSeconds * 1000)) {
+    const fresh = store.monitors.byUid(record.uid);
+    const offered = { type: event.type, payload: event.payload, sessionId: record.sessionId };
+    if (fresh && offerEvent(deps, fresh, offered, now)) {
+      store.inboundEvents.setMatched(event.id, [record.id]);
+      return true;
+    }
+  }
+  return false;
+}

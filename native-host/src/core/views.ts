@@ -1,11 +1,9 @@
 /** The monitor view (SPEC §11): what the API, CLI and side panel show. Shielded on the way out. */
 import type { DeliveryView, MonitorView } from "../../../shared/schemas.js";
+import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { streakOf } from "./poll-step.js";
-
-const iso = (ms: number | null | undefined): string | null =>
-  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 
 function consecutiveText(record: MonitorRecord): string | null {
   const wanted = (record.source as { consecutive?: number }).consecutive;

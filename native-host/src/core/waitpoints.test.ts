@@ -11,21 +11,21 @@ test("past 12 wakes in an hour, reports are recorded and folded into one late wa
     expect(send(`report ${i}`).verdict).toBe("accepted");
     vi.advanceTimersByTime(60_000);
   }
-  expect(t.engine.wakes("s")).toHaveLength(12);
+  expect(t.engine.queries.wakes("s")).toHaveLength(12);
   send("report 13");
   vi.advanceTimersByTime(60_000);
   send("report 14");
-  const held = t.waitpoints.view(t.engine.monitor("s", w.id));
+  const held = t.waitpoints.view(t.engine.queries.monitor("s", w.id));
   expect(held).toMatchObject({ wakesThisHour: 12, maxWakesPerHour: 12, heldUntil: "2026-12-01T13:00:00.000Z" });
-  expect(t.engine.wakes("s")).toHaveLength(12);
+  expect(t.engine.queries.wakes("s")).toHaveLength(12);
 
   vi.advanceTimersByTime(Date.parse("2026-12-01T13:00:00Z") - Date.now() - 1);
-  expect(t.engine.wakes("s")).toHaveLength(12);
+  expect(t.engine.queries.wakes("s")).toHaveLength(12);
   vi.advanceTimersByTime(1);
-  const all = t.engine.wakes("s");
+  const all = t.engine.queries.wakes("s");
   expect(all).toHaveLength(13);
   expect(all[12]?.payload.events.map((e) => e.text)).toEqual(["ok: report 13", "ok: report 14"]);
-  expect(t.waitpoints.view(t.engine.monitor("s", w.id)).heldUntil).toBeNull();
+  expect(t.waitpoints.view(t.engine.queries.monitor("s", w.id)).heldUntil).toBeNull();
 });
 
 test("a resolved waitpoint answers 'already resolved' for 3 days, then its id is unknown", () => {

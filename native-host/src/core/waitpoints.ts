@@ -9,14 +9,17 @@ import type { SignalBody, SignalSource, WaitCreate, WaitpointView } from "../../
 export type { WaitpointView };
 
 import type { ResolvedSettings } from "../base/config.js";
-import { NotFoundError, ValidationError } from "../base/errors.js";
+import { ValidationError } from "../base/errors.js";
+import { iso } from "../base/iso.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
 import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
+import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { isActive } from "./states.js";
+import { waitpointView } from "./waitpoint-view.js";
 
 export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
 export const MISS_BUDGET = { misses: 60, windowMs: 60_000 };
@@ -52,7 +55,6 @@ export interface SignalOutcome {
 const hash = (secret: string) => createHash("sha256").update(secret).digest();
 const cap = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)} …[cut at ${max} characters]` : text;
-const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export class Waitpoints {
   readonly #misses: number[] = [];
@@ -66,7 +68,7 @@ export class Waitpoints {
     input: WaitCreate,
   ): { id: string; secret: string; state: "armed"; how_to_signal: HowToSignal } {
     const { store, now: clock, settings } = this.deps;
-    if (!store.sessions.get(sessionId)) throw new NotFoundError(`Unknown session ${sessionId}`);
+    sessionOrThrow(store, sessionId);
     const members = input.members ?? null;
     const quorum = input.quorum === "all" || input.quorum === undefined ? (members ? members.length : 1) : input.quorum;
     if (input.quorum === "all" && !members)
@@ -127,7 +129,7 @@ export class Waitpoints {
 
   list(sessionId: string): WaitpointView[] {
     const { store } = this.deps;
-    if (!store.sessions.get(sessionId)) throw new NotFoundError(`Unknown session ${sessionId}`);
+    sessionOrThrow(store, sessionId);
     return store.monitors
       .list(sessionId)
       .filter((record) => record.kind === "signal")
@@ -136,61 +138,11 @@ export class Waitpoints {
 
   /** Only the owning session sees its waitpoints: another session's id is unknown here. */
   record(sessionId: string, id: string): MonitorRecord {
-    const { store } = this.deps;
-    if (!store.sessions.get(sessionId)) throw new NotFoundError(`Unknown session ${sessionId}`);
-    const record = store.monitors.get(sessionId, id);
-    if (record?.kind !== "signal") throw new NotFoundError(`Unknown waitpoint ${id} in session ${sessionId}`);
-    return record;
+    return monitorOrThrow(this.deps.store, sessionId, id, "waitpoint");
   }
 
   view(record: MonitorRecord): WaitpointView {
-    const { store, now, settings } = this.deps;
-    const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
-    const signals = store.waitpoints.signals(record.uid);
-    const received = countTerminal(wp.members, signals);
-    const total = wp.members ? wp.members.length : wp.quorum;
-    const recent = store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS);
-    const held =
-      recent.length >= settings.waitpointMaxWakesPerHour && record.trigger?.nextDueAt ? record.trigger.nextDueAt : null;
-    const state = isActive(record.state)
-      ? "armed"
-      : record.endingReason === "stopped"
-        ? "cancelled"
-        : record.endingReason === "timeout"
-          ? "expired"
-          : record.endingReason === "failed"
-            ? "failed"
-            : "resolved";
-    return this.deps.shield.json({
-      id: wp.id,
-      sessionId: record.sessionId,
-      label: record.name,
-      intent: record.continuation ?? "",
-      state,
-      monitorState: record.state,
-      members: wp.members,
-      quorum: wp.quorum,
-      failFast: wp.failFast,
-      maxSignals: wp.maxSignals,
-      received,
-      heartbeats: signals.length - signals.filter((s) => s.status !== "progress").length,
-      progress: `${record.name} · ${received}/${total} received`,
-      createdAt: iso(record.createdAt) as string,
-      expiresAt: iso(record.trigger?.deadlineAt),
-      endedAt: iso(record.endingAt),
-      wakesSent: store.waitpoints.wakeCount(record.uid),
-      wakesThisHour: recent.length,
-      maxWakesPerHour: settings.waitpointMaxWakesPerHour,
-      heldUntil: iso(held),
-      signals: signals.map((s) => ({
-        status: s.status,
-        member: s.member,
-        message: s.message,
-        data: s.data,
-        via: s.via,
-        at: iso(s.receivedAt) as string,
-      })),
-    });
+    return waitpointView(this.deps, record);
   }
 
   // ------------------------------------------------------------------ signals

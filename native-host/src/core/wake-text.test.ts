@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { fence, formatDuration, type WakeFacts, wakePayload, wakeText } from "./wake-text.js";
+import { formatDuration } from "../../../shared/wording.js";
+import { fence, type WakeFacts, wakePayload, wakeText } from "./wake-text.js";
 
 const armedAt = Date.parse("2026-12-01T10:00:00Z");
 

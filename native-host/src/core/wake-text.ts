@@ -5,6 +5,7 @@
  * fenced and labelled as data, never instructions.
  */
 import type { EndingReason, MonitorEvent, SourceKind, WakePayload } from "../../../shared/schemas.js";
+import { formatDuration } from "../../../shared/wording.js";
 
 export const WAKE_EVENT_LIMIT = 20;
 
@@ -54,16 +55,6 @@ const SIGNAL_HEADLINES: Partial<Record<EndingReason | "events" | "stalled", stri
   timeout: "it expired before it resolved",
   events: "new reports arrived; it stays open as a mailbox",
 };
-
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ${s % 60}s`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return `${h}h ${m % 60}m`;
-  return `${Math.floor(h / 24)}d ${h % 24}h`;
-}
 
 /** A fence longer than any backtick run inside, so the data cannot close it. */
 export function fence(label: string, content: string): string {

@@ -15,13 +15,13 @@ test("pause does not extend the deadline; passing it ends the wait with timeout 
   expect(t.engine.nextTimerAt).toBe(Date.parse("2026-12-01T12:01:00Z"));
 
   vi.advanceTimersByTime(59_999);
-  expect(t.engine.view(t.engine.monitor("s", "mon-1")).state).toBe("paused");
+  expect(t.engine.queries.view(t.engine.queries.monitor("s", "mon-1")).state).toBe("paused");
   vi.advanceTimersByTime(1);
 
-  const ended = t.engine.view(t.engine.monitor("s", "mon-1"));
+  const ended = t.engine.queries.view(t.engine.queries.monitor("s", "mon-1"));
   expect(ended.state).toBe("ready");
   expect(ended.ending).toEqual({ reason: "timeout", at: "2026-12-01T12:01:00.000Z", detail: "deadline of 60s passed" });
-  const wakes = t.engine.wakes("s");
+  const wakes = t.engine.queries.wakes("s");
   expect(wakes).toHaveLength(1);
   expect(wakes[0]?.text).toContain(
     "Ended (timeout): its deadline passed before the condition was met (a failure), after 1m 0s",
@@ -41,7 +41,7 @@ test("one timer serves every monitor: it is set for the earliest deadline", () =
   expect(vi.getTimerCount()).toBe(1);
   expect(t.engine.nextTimerAt).toBe(Date.parse("2026-12-01T12:02:00Z"));
   vi.advanceTimersByTime(120_000);
-  expect(t.engine.monitors("s").map((m) => m.state)).toEqual(["paused", "ready", "paused"]);
+  expect(t.engine.queries.monitors("s").map((m) => m.state)).toEqual(["paused", "ready", "paused"]);
   expect(t.engine.nextTimerAt).toBe(Date.parse("2026-12-01T12:05:00Z"));
 });
 
@@ -53,7 +53,7 @@ test("deleting a session removes its monitors and wakes, so nothing old can resu
   });
   t.engine.control("s", "mon-1", "pause");
   t.engine.deleteSession("s");
-  expect(() => t.engine.monitors("s")).toThrow("Unknown session s");
+  expect(() => t.engine.queries.monitors("s")).toThrow("Unknown session s");
   expect(t.engine.nextTimerAt).toBeNull();
   expect(t.store.db.prepare("SELECT count(*) AS n FROM triggers").get()).toEqual({ n: 0 });
 });

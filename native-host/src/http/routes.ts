@@ -50,13 +50,14 @@ function param(value: string | undefined, name: string): string {
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
   const { engine, delivery, waitpoints, vault, browser } = services;
+  const { queries } = engine;
   routes.on("GET", "/healthz", () => ({ status: 200, body: { ok: true } }), { public: true });
 
   routes.on("GET", "/api/status", () => ({
     status: 200,
     body: {
       pid: process.pid,
-      sessions: engine.sessions().length,
+      sessions: queries.sessions().length,
       runningChecks: engine.runningChecks,
       browserConnected: browser.connected,
       checkLag: engine.checkLag.summary(),
@@ -69,33 +70,33 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     const input = await c.body(SessionCreateSchema);
     const { session, created } = engine.createSession(input);
     const extra = input.adapter ? delivery.setAdapter(session.id, input.adapter) : {};
-    return { status: created ? 201 : 200, body: sessionView(engine.session(session.id), extra) };
+    return { status: created ? 201 : 200, body: sessionView(queries.session(session.id), extra) };
   });
   routes.on("PATCH", "/api/sessions/:sid", async (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     const patch = await c.body(SessionPatchSchema);
     if (patch.label !== undefined) engine.setSessionLabel(sid, patch.label);
     const extra = patch.adapter ? delivery.setAdapter(sid, patch.adapter) : {};
-    return { status: 200, body: sessionView(engine.session(sid), extra) };
+    return { status: 200, body: sessionView(queries.session(sid), extra) };
   });
   routes.on("POST", "/api/sessions/:sid/turn", async (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     const { state, leaseSeconds } = await c.body(TurnSchema);
     return { status: 200, body: sessionView(delivery.setTurn(sid, state, leaseSeconds)) };
   });
   routes.on("GET", "/api/sessions", () => ({
     status: 200,
-    body: engine.sessions().map((session) => sessionView(session)),
+    body: queries.sessions().map((session) => sessionView(session)),
   }));
   routes.on("GET", "/api/sessions/:sid", (c) => ({
     status: 200,
-    body: sessionView(engine.session(param(c.params.sid, "session id"))),
+    body: sessionView(queries.session(param(c.params.sid, "session id"))),
   }));
   routes.on("DELETE", "/api/sessions/:sid", (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     delivery.abandonSession(sid);
     engine.deleteSession(sid);
     return { status: 200, body: { deleted: true } };
@@ -104,34 +105,34 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   // ---- monitors
   routes.on("POST", "/api/sessions/:sid/monitors", async (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     return { status: 201, body: engine.createMonitor(sid, await c.body(MonitorCreateSchema)) };
   });
   routes.on("POST", "/api/sessions/:sid/monitors/events", async (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     return { status: 202, body: engine.postEvent(sid, await c.body(EventPostSchema)) };
   });
   routes.on("GET", "/api/sessions/:sid/monitors", (c) => ({
     status: 200,
-    body: engine.monitors(param(c.params.sid, "session id")),
+    body: queries.monitors(param(c.params.sid, "session id")),
   }));
   routes.on("GET", "/api/sessions/:sid/monitors/:mid", (c) => {
-    const record = engine.monitor(param(c.params.sid, "session id"), param(c.params.mid, "monitor id"));
-    return { status: 200, body: engine.view(record) };
+    const record = queries.monitor(param(c.params.sid, "session id"), param(c.params.mid, "monitor id"));
+    return { status: 200, body: queries.view(record) };
   });
   routes.on("GET", "/api/sessions/:sid/monitors/:mid/events", (c) => ({
     status: 200,
-    body: engine.events(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
+    body: queries.events(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
   }));
   routes.on("GET", "/api/sessions/:sid/monitors/:mid/checks", (c) => ({
     status: 200,
-    body: engine.checks(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
+    body: queries.checks(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
   }));
   routes.on("POST", "/api/sessions/:sid/monitors/:mid/control", async (c) => {
     const sid = param(c.params.sid, "session id");
     const mid = param(c.params.mid, "monitor id");
-    engine.monitor(sid, mid);
+    queries.monitor(sid, mid);
     const { action } = await c.body(ControlSchema);
     return { status: 200, body: engine.control(sid, mid, action) };
   });
@@ -139,18 +140,18 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   // ---- wakes
   routes.on("GET", "/api/sessions/:sid/wakes", (c) => ({
     status: 200,
-    body: engine.wakes(param(c.params.sid, "session id")),
+    body: queries.wakes(param(c.params.sid, "session id")),
   }));
   routes.on("POST", "/api/sessions/:sid/wakes/claim", async (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     const via = c.query.via === "mcp" ? "mcp push (unacknowledged)" : "inbox claim";
     const wakes = await delivery.claim(sid, { waitMs: waitSeconds(c.query.wait) * 1000, via, signal: c.signal });
     return { status: 200, body: { wakes } };
   });
   routes.on("GET", "/api/sessions/:sid/wakes/:wid", (c) => ({
     status: 200,
-    body: engine.wake(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
+    body: queries.wake(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
   routes.on("POST", "/api/sessions/:sid/wakes/:wid/retry", (c) => ({
     status: 200,
@@ -160,7 +161,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   // ---- waitpoints (SPEC §5)
   routes.on("POST", "/api/sessions/:sid/waitpoints", async (c) => {
     const sid = param(c.params.sid, "session id");
-    engine.session(sid);
+    queries.session(sid);
     return { status: 201, body: waitpoints.create(sid, await c.body(WaitCreateSchema)) };
   });
   routes.on("GET", "/api/sessions/:sid/waitpoints", (c) => ({
@@ -174,7 +175,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("DELETE", "/api/sessions/:sid/waitpoints/:wid", (c) => {
     const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
     engine.control(record.sessionId, record.id, "cancel");
-    return { status: 200, body: waitpoints.view(engine.monitor(record.sessionId, record.id)) };
+    return { status: 200, body: waitpoints.view(queries.monitor(record.sessionId, record.id)) };
   });
   routes.on(
     "POST",

@@ -5,6 +5,7 @@
  * run inside immediate transactions.
  */
 import type { DeliveryView, WakePayload, WakeState, WakeView } from "../../../shared/schemas.js";
+import { iso } from "../base/iso.js";
 import type { Db } from "./db.js";
 
 export interface NewWake {
@@ -43,8 +44,6 @@ export function parseWakeId(id: string): number | null {
   const match = /^wake-(\d{1,15})$/.exec(id);
   return match ? Number(match[1]) : null;
 }
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function toWakeView(raw: RawWake): WakeView {
   return {

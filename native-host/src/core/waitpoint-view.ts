@@ -1,0 +1,71 @@
+/**
+ * The waitpoint view: what the API, the CLI and the side panel show of a waitpoint (its state in
+ * waitpoint words, signals received, the hourly wake cap). Shielded on the way out.
+ * Design: docs/design.md §5.
+ */
+import type { WaitpointView } from "../../../shared/schemas.js";
+import type { ResolvedSettings } from "../base/config.js";
+import { iso } from "../base/iso.js";
+import type { Shield } from "../secrets/shield.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import type { Store } from "../store/store.js";
+import type { WaitpointRow } from "../store/waitpoints.js";
+import { countTerminal, HOUR_MS } from "./barrier.js";
+import { isActive } from "./states.js";
+
+export interface WaitpointViewDeps {
+  store: Store;
+  shield: Shield;
+  now: () => number;
+  settings: ResolvedSettings;
+}
+
+export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): WaitpointView {
+  const { store, now, settings } = deps;
+  const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
+  const signals = store.waitpoints.signals(record.uid);
+  const received = countTerminal(wp.members, signals);
+  const total = wp.members ? wp.members.length : wp.quorum;
+  const recent = store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS);
+  const held =
+    recent.length >= settings.waitpointMaxWakesPerHour && record.trigger?.nextDueAt ? record.trigger.nextDueAt : null;
+  const state = isActive(record.state)
+    ? "armed"
+    : record.endingReason === "stopped"
+      ? "cancelled"
+      : record.endingReason === "timeout"
+        ? "expired"
+        : record.endingReason === "failed"
+          ? "failed"
+          : "resolved";
+  return deps.shield.json({
+    id: wp.id,
+    sessionId: record.sessionId,
+    label: record.name,
+    intent: record.continuation ?? "",
+    state,
+    monitorState: record.state,
+    members: wp.members,
+    quorum: wp.quorum,
+    failFast: wp.failFast,
+    maxSignals: wp.maxSignals,
+    received,
+    heartbeats: signals.length - signals.filter((s) => s.status !== "progress").length,
+    progress: `${record.name} · ${received}/${total} received`,
+    createdAt: iso(record.createdAt) as string,
+    expiresAt: iso(record.trigger?.deadlineAt),
+    endedAt: iso(record.endingAt),
+    wakesSent: store.waitpoints.wakeCount(record.uid),
+    wakesThisHour: recent.length,
+    maxWakesPerHour: settings.waitpointMaxWakesPerHour,
+    heldUntil: iso(held),
+    signals: signals.map((s) => ({
+      status: s.status,
+      member: s.member,
+      message: s.message,
+      data: s.data,
+      via: s.via,
+      at: iso(s.receivedAt) as string,
+    })),
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * The read side: views of sessions, monitors, their events and checks, and wakes, for the HTTP
+ * routes. Reads only; every change goes through the Engine.
+ * Design: docs/design.md §6, §7.
+ */
+import type { MonitorEvent, MonitorView, WakeView } from "../../../shared/schemas.js";
+import { NotFoundError } from "../base/errors.js";
+import { monitorOrThrow, sessionOrThrow } from "../core/lookup.js";
+import { toMonitorView } from "../core/views.js";
+import type { Shield } from "../secrets/shield.js";
+import type { CheckEntry } from "../store/checks.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import type { SessionRow } from "../store/sessions.js";
+import type { Store } from "../store/store.js";
+import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
+
+export class Queries {
+  constructor(
+    private readonly store: Store,
+    private readonly shield: Shield,
+  ) {}
+
+  session(id: string): SessionRow {
+    return sessionOrThrow(this.store, id);
+  }
+
+  sessions(): SessionRow[] {
+    return this.store.sessions.list();
+  }
+
+  monitor(sessionId: string, id: string): MonitorRecord {
+    return monitorOrThrow(this.store, sessionId, id);
+  }
+
+  view(record: MonitorRecord): MonitorView {
+    const latest = this.store.wakes.latestOfMonitor(record.uid);
+    return toMonitorView(record, this.shield, latest ? toDeliveryView(latest) : null);
+  }
+
+  monitors(sessionId: string): MonitorView[] {
+    this.session(sessionId);
+    return this.store.monitors.list(sessionId).map((record) => this.view(record));
+  }
+
+  events(sessionId: string, id: string): MonitorEvent[] {
+    return this.store.events.recent(this.monitor(sessionId, id).uid);
+  }
+
+  checks(sessionId: string, id: string): CheckEntry[] {
+    return this.store.checks.list(this.monitor(sessionId, id).uid);
+  }
+
+  wakes(sessionId: string): WakeView[] {
+    this.session(sessionId);
+    return this.store.wakes.list(sessionId).map(toWakeView);
+  }
+
+  wake(sessionId: string, wakeId: string): WakeView {
+    this.session(sessionId);
+    const number = parseWakeId(wakeId);
+    const row = number === null ? undefined : this.store.wakes.get(sessionId, number);
+    if (!row) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
+    return toWakeView(row);
+  }
+}

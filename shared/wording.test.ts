@@ -1,0 +1,129 @@
+/**
+ * The wording shared by the CLI and the side panel: relative times, durations and delivery states,
+ * asserted as the exact strings a person reads on each surface.
+ * Design: docs/design.md §7.
+ */
+import { describe, expect, test } from "vitest";
+import type { DeliveryView } from "./schemas.js";
+import {
+  deliveryHeadline,
+  deliveryProblem,
+  deliveryText,
+  formatDuration,
+  relativeTimeCoarse,
+  relativeTimeDetailed,
+} from "./wording.js";
+
+const NOW = Date.parse("2026-12-02T12:00:00Z");
+const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
+
+const delivery = (overrides: Partial<DeliveryView> = {}): DeliveryView => ({
+  wakeId: "wake-1",
+  state: "ready",
+  attempts: 0,
+  nextAttemptAt: null,
+  lastError: null,
+  deliveredVia: null,
+  ...overrides,
+});
+
+describe("formatDuration", () => {
+  test.each([
+    [0, "0s"],
+    [-5_000, "0s"],
+    [4_000, "4s"],
+    [59_400, "59s"],
+    [125_000, "2m 5s"],
+    [3_725_000, "1h 2m"],
+    [90_000_000, "1d 1h"],
+  ])("%i ms reads %s", (ms, text) => expect(formatDuration(ms)).toBe(text));
+});
+
+describe("relativeTimeCoarse (the side panel)", () => {
+  test.each([
+    [0, "now"],
+    [400, "now"],
+    [12_000, "in 12s"],
+    [-12_000, "12s ago"],
+    [90_000, "in 2m"],
+    [3 * 3_600_000 - 60_000, "in 3h"],
+    [-2 * 86_400_000, "2d ago"],
+  ])("%i ms from now reads %s", (offset, text) => expect(relativeTimeCoarse(at(offset), NOW)).toBe(text));
+  test("no time, no text", () => expect(relativeTimeCoarse(null, NOW)).toBeNull());
+});
+
+describe("relativeTimeDetailed (the CLI)", () => {
+  test.each([
+    [0, "in 0s"],
+    [8_000, "in 8s"],
+    [-3_000, "3s ago"],
+    [90_000, "in 1m 30s"],
+    [3 * 3_600_000 - 60_000, "in 2h 59m"],
+    [-(86_400_000 + 3_600_000), "1d 1h ago"],
+  ])("%i ms from now reads %s", (offset, text) => expect(relativeTimeDetailed(at(offset), NOW)).toBe(text));
+  test("no time reads a dash", () => expect(relativeTimeDetailed(null, NOW)).toBe("-"));
+});
+
+describe("deliveryHeadline", () => {
+  test.each<[Partial<DeliveryView>, string]>([
+    [{}, "wake ready"],
+    [{ attempts: 3, lastError: "HTTP 503" }, "delivery retrying · 3 attempts"],
+    [{ state: "delivering", attempts: 2 }, "delivering (attempt 2)"],
+    [{ state: "delivered", deliveredVia: "webhook" }, "delivered via webhook"],
+    [{ state: "delivered" }, "delivered via ?"],
+    [{ state: "needs_review", lastError: "boom" }, "delivery needs review"],
+    [{ state: "cancelled" }, "wake cancelled"],
+  ])("%j → %s", (overrides, text) => expect(deliveryHeadline(delivery(overrides))).toBe(text));
+});
+
+describe("deliveryText (the CLI's line)", () => {
+  test.each<[Partial<DeliveryView>, string]>([
+    [{}, "wake ready"],
+    [
+      { attempts: 3, nextAttemptAt: "2026-12-02T12:00:08Z", lastError: "POST http://x answered 503" },
+      "delivery retrying · 3 attempts · next in 8s (last error: POST http://x answered 503)",
+    ],
+    [{ attempts: 1 }, "delivery retrying · 1 attempts · next -"],
+    [{ state: "delivering", attempts: 2 }, "delivering (attempt 2)"],
+    [{ state: "delivered", deliveredVia: "webhook", lastError: "old" }, "delivered via webhook"],
+    [
+      { state: "needs_review", lastError: "delivery interrupted\nmore" },
+      "delivery needs review (last error: delivery interrupted)",
+    ],
+    [{ state: "needs_review" }, "delivery needs review"],
+    [{ state: "cancelled" }, "wake cancelled"],
+  ])("%j → %s", (overrides, text) => expect(deliveryText(delivery(overrides), NOW)).toBe(text));
+  test("no wake, nothing to say", () => expect(deliveryText(null, NOW)).toBe(""));
+});
+
+describe("deliveryProblem (the side panel's warning)", () => {
+  test("a retry after an error, with the whole error", () => {
+    expect(deliveryProblem(delivery({ attempts: 3, lastError: "HTTP 503\nbody" }))).toEqual({
+      kind: "retrying",
+      text: "delivery retrying · 3 attempts",
+      error: "HTTP 503\nbody",
+    });
+  });
+  test("a wake that needs review, with or without an error", () => {
+    expect(deliveryProblem(delivery({ state: "needs_review", attempts: 5, lastError: "gone" }))).toEqual({
+      kind: "needs_review",
+      text: "delivery needs review",
+      error: "gone",
+    });
+    expect(deliveryProblem(delivery({ state: "needs_review" }))).toEqual({
+      kind: "needs_review",
+      text: "delivery needs review",
+      error: null,
+    });
+  });
+  test.each<[string, Partial<DeliveryView> | null]>([
+    ["no wake", null],
+    ["a fresh wake", {}],
+    ["a retry without an error", { attempts: 2 }],
+    ["a delivery in flight", { state: "delivering", attempts: 1, lastError: "earlier" }],
+    ["a delivered wake", { state: "delivered", deliveredVia: "webhook", attempts: 2, lastError: "earlier" }],
+    ["a cancelled wake", { state: "cancelled", lastError: "earlier" }],
+  ])("%s is no problem", (_, overrides) => {
+    expect(deliveryProblem(overrides === null ? null : delivery(overrides))).toBeNull();
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * How times and wake deliveries read to a person, for the CLI and the side panel alike: relative
+ * times ("in 3h", "12s ago"), durations ("1h 2m") and a wake's delivery state ("delivery retrying ·
+ * 3 attempts"). Pure functions of their arguments and an explicit `now`: no DOM, no Node APIs.
+ * Where the two surfaces read differently (the panel is coarser), each has its own named function.
+ * Design: docs/design.md §7.
+ */
+import type { DeliveryView } from "./schemas.js";
+
+/** A span of time in at most two units, floored: "4s", "2m 5s", "1h 2m", "1d 1h". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h}h ${m % 60}m`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
+
+const COARSE_UNITS: Array<[number, string]> = [
+  [86_400, "d"],
+  [3600, "h"],
+  [60, "m"],
+  [1, "s"],
+];
+
+/**
+ * The side panel's relative time: one rounded unit ("in 3h", "12s ago", "now"), coarse enough to
+ * read at a glance while it ticks each second. No time, no text (null).
+ */
+export function relativeTimeCoarse(iso: string | null, now: number): string | null {
+  if (iso === null) return null;
+  const ms = Date.parse(iso) - now;
+  const seconds = Math.round(Math.abs(ms) / 1000);
+  if (seconds < 1) return "now";
+  const [size, unit] = COARSE_UNITS.find(([s]) => seconds >= s) as [number, string];
+  // Rounded, so 2h59m reads "3h" (as the waitpoint capsule promises).
+  const amount = `${Math.max(1, Math.round(seconds / size))}${unit}`;
+  return ms > 0 ? `in ${amount}` : `${amount} ago`;
+}
+
+/** The CLI's relative time: two units ("in 1h 2m", "3s ago", "in 0s"); no time reads "-". */
+export function relativeTimeDetailed(iso: string | null, now: number): string {
+  if (iso === null) return "-";
+  const delta = Date.parse(iso) - now;
+  return delta >= 0 ? `in ${formatDuration(delta)}` : `${formatDuration(-delta)} ago`;
+}
+
+/**
+ * The delivery state in a few words: "wake ready", "delivery retrying · 3 attempts", "delivering
+ * (attempt 2)", "delivered via webhook", "delivery needs review", "wake cancelled".
+ */
+export function deliveryHeadline(delivery: DeliveryView): string {
+  switch (delivery.state) {
+    case "ready":
+      return delivery.attempts > 0 ? `delivery retrying · ${delivery.attempts} attempts` : "wake ready";
+    case "delivering":
+      return `delivering (attempt ${delivery.attempts})`;
+    case "delivered":
+      return `delivered via ${delivery.deliveredVia ?? "?"}`;
+    case "needs_review":
+      return "delivery needs review";
+    case "cancelled":
+      return "wake cancelled";
+  }
+}
+
+/**
+ * The CLI's full delivery line: the headline, when a retry comes next, and the first line of the
+ * last error ("delivery retrying · 3 attempts · next in 8s (last error: …)"); "" without a wake.
+ */
+export function deliveryText(delivery: DeliveryView | null, now: number): string {
+  if (!delivery) return "";
+  const error = delivery.lastError ? ` (last error: ${delivery.lastError.split("\n")[0]})` : "";
+  const headline = deliveryHeadline(delivery);
+  if (delivery.state === "ready" && delivery.attempts > 0)
+    return `${headline} · next ${relativeTimeDetailed(delivery.nextAttemptAt, now)}${error}`;
+  if (delivery.state === "needs_review") return `${headline}${error}`;
+  return headline;
+}
+
+/** A wake that has not landed and wants a look: how bad, the headline, and the whole last error. */
+export interface DeliveryProblem {
+  /** `needs_review`: it stopped trying; `retrying`: an attempt failed and another is coming. */
+  kind: "needs_review" | "retrying";
+  text: string;
+  error: string | null;
+}
+
+/**
+ * The side panel's delivery warning: a wake that needs review, or one being retried after an error;
+ * null while delivery is fine (ready, delivering, delivered, cancelled) or there is no wake.
+ */
+export function deliveryProblem(delivery: DeliveryView | null): DeliveryProblem | null {
+  if (!delivery) return null;
+  if (delivery.state === "needs_review")
+    return { kind: "needs_review", text: deliveryHeadline(delivery), error: delivery.lastError };
+  if (delivery.attempts > 0 && delivery.state === "ready" && delivery.lastError)
+    return { kind: "retrying", text: deliveryHeadline(delivery), error: delivery.lastError };
+  return null;
+}
