@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { evaluateCondition } from "./conditions.js";
-import { type Condition, ConditionSchema, OPERATORS } from "./schemas.js";
+import { type Condition, ConditionSchema, OPERATORS } from "./schemas/conditions.js";
 
 const obs = {
   exitCode: 0,

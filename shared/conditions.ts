@@ -7,7 +7,7 @@
  * `not(not c) ≡ c`, `any([c]) ≡ c` and `all([c]) ≡ c` hold.
  */
 import { createHash } from "node:crypto";
-import type { Condition, LeafCondition } from "./schemas.js";
+import type { Condition, LeafCondition } from "./schemas/conditions.js";
 
 export type Verdict = "met" | "not_met" | "unavailable";
 

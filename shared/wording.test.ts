@@ -4,7 +4,7 @@
  * Design: docs/design.md §7.
  */
 import { describe, expect, test } from "vitest";
-import type { DeliveryView } from "./schemas.js";
+import type { DeliveryView } from "./schemas/views.js";
 import {
   deliveryHeadline,
   deliveryProblem,

@@ -5,7 +5,7 @@
  * Where the two surfaces read differently (the panel is coarser), each has its own named function.
  * Design: docs/design.md §7.
  */
-import type { DeliveryView } from "./schemas.js";
+import type { DeliveryView } from "./schemas/views.js";
 
 /** A span of time in at most two units, floored: "4s", "2m 5s", "1h 2m", "1d 1h". */
 export function formatDuration(ms: number): string {

@@ -3,7 +3,7 @@
  * tabs, side-panel ports relayed to the host, and the watched tabs marked. Entry: startBackground.
  */
 import type { Browser } from "wxt/browser";
-import type { PanelList } from "../../shared/native-messages";
+import type { PanelList } from "../../shared/schemas/native-messages";
 import { HostConnection, type NativePortLike } from "./host-connection";
 import { TabMarks } from "./marks";
 import { listTabs, observe, observeApi } from "./observe";

@@ -9,7 +9,7 @@ import {
   HostRequestSchema,
   NATIVE_HOST_NAME,
   type NativeReply,
-} from "../../shared/native-messages";
+} from "../../shared/schemas/native-messages";
 import type { LinkState, PanelRequest } from "./panel-protocol";
 
 /** The parts of `browser.runtime.Port` used here (so tests can hand in a fake). */

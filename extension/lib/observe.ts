@@ -3,7 +3,7 @@
  * checking the tab is exactly at `url`. It never activates, navigates or clicks, and the only code
  * it runs in the page is `readElement` below — fixed in the extension, never supplied by an agent.
  */
-import type { HostReply, HostRequest, Observation, ObserveErrorCode, Tab } from "../../shared/native-messages";
+import type { HostReply, HostRequest, Observation, ObserveErrorCode, Tab } from "../../shared/schemas/native-messages";
 
 type BrowserApi = typeof import("wxt/browser").browser;
 type ObserveRequest = Extract<HostRequest, { type: "observe" }>;

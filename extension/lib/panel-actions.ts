@@ -5,7 +5,7 @@
  * fetched again.
  * Design: docs/design.md §7.
  */
-import type { PanelItem } from "../../shared/native-messages";
+import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { PanelPort } from "./panel-port";
 import type { PanelData } from "./panel-refresh";
 import { itemKey, type PanelState } from "./panel-state";

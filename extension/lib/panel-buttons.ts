@@ -4,7 +4,7 @@
  * (lib/panel-actions.ts); Cancel asks "Stop waiting?" before it acts.
  * Design: docs/design.md §7.
  */
-import type { PanelItem } from "../../shared/native-messages";
+import type { PanelItem } from "../../shared/schemas/native-messages";
 import { h } from "./dom";
 import { itemKey, type PanelState } from "./panel-state";
 import { canCancel } from "./panel-view";

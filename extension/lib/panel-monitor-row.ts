@@ -4,8 +4,8 @@
  * Checks; and, when open, its check log ("why has it not fired?").
  * Design: docs/design.md §7.
  */
-import type { PanelItem } from "../../shared/native-messages";
-import type { CheckEntry } from "../../shared/schemas";
+import type { PanelItem } from "../../shared/schemas/native-messages";
+import type { CheckEntry } from "../../shared/schemas/views";
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";

@@ -2,7 +2,7 @@
  * Between the side panel and the background worker (runtime port named "panel"). The panel sends
  * native requests without ids; the background relays them over the native port and answers.
  */
-import type { NativeRequest, WithoutId } from "../../shared/native-messages";
+import type { NativeRequest, WithoutId } from "../../shared/schemas/native-messages";
 
 export type PanelRequest = WithoutId<NativeRequest>;
 

@@ -4,8 +4,8 @@
  * runs happens once, right after it. Each refresh ends in a render.
  * Design: docs/design.md §7.
  */
-import type { PanelList } from "../../shared/native-messages";
-import type { CheckEntry } from "../../shared/schemas";
+import type { PanelList } from "../../shared/schemas/native-messages";
+import type { CheckEntry } from "../../shared/schemas/views";
 import type { PanelPush } from "./panel-port";
 import type { PanelRequest } from "./panel-protocol";
 import type { PanelState } from "./panel-state";

@@ -4,8 +4,8 @@
  * other panel-*.ts modules read and change it, and lib/panel-render.ts draws it.
  * Design: docs/design.md §7.
  */
-import type { PanelItem, PanelList } from "../../shared/native-messages";
-import type { CheckEntry } from "../../shared/schemas";
+import type { PanelItem, PanelList } from "../../shared/schemas/native-messages";
+import type { CheckEntry } from "../../shared/schemas/views";
 import type { LinkState } from "./panel-protocol";
 
 export interface PanelState {

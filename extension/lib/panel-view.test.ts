@@ -4,8 +4,8 @@
  * Design: docs/design.md §7.
  */
 import { describe, expect, test } from "vitest";
-import type { PanelItem } from "../../shared/native-messages";
-import type { MonitorView, WaitpointView } from "../../shared/schemas";
+import type { PanelItem } from "../../shared/schemas/native-messages";
+import type { MonitorView, WaitpointView } from "../../shared/schemas/views";
 import {
   canPause,
   capsuleText,

@@ -4,8 +4,8 @@
  * wording of times and deliveries it shares with the CLI is in shared/wording.ts.
  * Design: docs/design.md §7.
  */
-import type { PanelItem } from "../../shared/native-messages";
-import type { CheckEntry, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas";
+import type { PanelItem } from "../../shared/schemas/native-messages";
+import type { CheckEntry, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas/views";
 import { deliveryProblem, relativeTimeCoarse } from "../../shared/wording";
 
 export { STATE_LABELS } from "../../shared/states";

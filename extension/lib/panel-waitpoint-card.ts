@@ -3,8 +3,8 @@
  * and expiry, its badges (wake budget, delivery, failure), the signals received, and Cancel.
  * Design: docs/design.md §7.
  */
-import type { PanelItem } from "../../shared/native-messages";
-import type { WaitpointView } from "../../shared/schemas";
+import type { PanelItem } from "../../shared/schemas/native-messages";
+import type { WaitpointView } from "../../shared/schemas/views";
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons } from "./panel-buttons";

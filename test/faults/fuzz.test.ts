@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { encodeFrame } from "../../native-host/src/native/framing.js";
-import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/native-messages.js";
+import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/schemas/native-messages.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 import { NativePort } from "../helpers/native-port.js";
 

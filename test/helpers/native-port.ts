@@ -4,7 +4,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { encodeFrame, FrameDecoder } from "../../native-host/src/native/framing.js";
-import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/native-messages.js";
+import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/schemas/native-messages.js";
 import { BIN, waitFor } from "./daemon.js";
 
 export class NativePort {

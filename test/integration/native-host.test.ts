@@ -1,6 +1,6 @@
 /** The real `vigil native-host`, spoken to the way the browser does: framed JSON on stdin/stdout. */
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/native-messages.js";
+import { MAX_BROWSER_TO_HOST_BYTES } from "../../shared/schemas/native-messages.js";
 import { TestDaemon } from "../helpers/daemon.js";
 import { NativePort } from "../helpers/native-port.js";
 

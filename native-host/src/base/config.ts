@@ -4,7 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { formatZodError, type Settings, SettingsSchema } from "../../../shared/schemas.js";
+import { type Settings, SettingsSchema } from "../../../shared/schemas/settings.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 
 export interface ResolvedSettings {
   /** A waitpoint's default lifetime (expires_in_hours overrides it). */

@@ -13,8 +13,8 @@ import {
   type HostRequest,
   type ObserveErrorCode,
   type WithoutId,
-} from "../../../shared/native-messages.js";
-import { formatZodError } from "../../../shared/schemas.js";
+} from "../../../shared/schemas/native-messages.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { LineSplitter } from "../base/line-splitter.js";
 import type { Logger } from "../base/log.js";
 

@@ -3,7 +3,7 @@
  * relative-time and delivery wording are shared with the side panel: shared/wording.ts).
  * Design: docs/design.md §7.
  */
-import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas.js";
+import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas/views.js";
 import { deliveryText, relativeTimeDetailed as relative } from "../../../shared/wording.js";
 
 export function statusLine(view: MonitorView, now = Date.now()): string {

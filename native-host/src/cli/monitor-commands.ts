@@ -1,6 +1,7 @@
 /** `vigil ls|show|events|pause|resume|cancel|wait|watch`. */
 import { type Command, Option } from "commander";
-import type { Condition, MonitorEvent, MonitorView } from "../../../shared/schemas.js";
+import type { Condition } from "../../../shared/schemas/conditions.js";
+import type { MonitorEvent, MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { homeOf, print, sessionOf } from "./context.js";
 import { monitorBlock, statusLine } from "./format.js";

@@ -1,6 +1,6 @@
 /** `vigil status`, `vigil sessions …`, `vigil inbox`. */
 import type { Command } from "commander";
-import type { WakeView } from "../../../shared/schemas.js";
+import type { WakeView } from "../../../shared/schemas/views.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";

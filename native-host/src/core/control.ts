@@ -4,7 +4,7 @@
  * deadline and stops checks; resume checks at once. A delivery already started cannot be cancelled.
  * Design: docs/design.md §4.3.
  */
-import type { ControlAction } from "../../../shared/schemas.js";
+import type { ControlAction } from "../../../shared/schemas/inputs.js";
 import { ConflictError } from "../base/errors.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { Store } from "../store/store.js";

@@ -2,7 +2,7 @@
  * The one place a monitor ends and the one place a wake is written (SPEC §2, §6). Both run inside
  * the caller's transaction.
  */
-import type { EndingReason } from "../../../shared/schemas.js";
+import type { EndingReason } from "../../../shared/schemas/views.js";
 import type { Logger } from "../base/log.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";

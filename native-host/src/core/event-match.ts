@@ -4,7 +4,7 @@
  * the condition on the observation `{type, payload, sessionId, source}`.
  */
 import { canonicalJson, evaluateCondition, readPath } from "../../../shared/conditions.js";
-import type { EventSource } from "../../../shared/schemas.js";
+import type { EventSource } from "../../../shared/schemas/sources.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 

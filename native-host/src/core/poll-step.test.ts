@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { EXIT_ZERO } from "../../../shared/schemas.js";
+import { EXIT_ZERO } from "../../../shared/schemas/conditions.js";
 import type { CheckResult } from "./check-result.js";
 import { type PollState, pollStep } from "./poll-step.js";
 

@@ -3,7 +3,7 @@
  * keep waiting, or end — and why.
  */
 import { type ConditionState, describeCondition, evaluateCondition, type Verdict } from "../../../shared/conditions.js";
-import type { Condition } from "../../../shared/schemas.js";
+import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { CheckResult } from "./check-result.js";
 
 /** Unrunnable checks tolerated in a row after the first poll; the next one ends the monitor. */

@@ -3,7 +3,8 @@
  * if it was paused, cancelled or ended while the check ran the result is discarded; otherwise the
  * poll step decides, the observation is shielded and capped, and the next due time is set.
  */
-import type { Condition, Source } from "../../../shared/schemas.js";
+import type { Condition } from "../../../shared/schemas/conditions.js";
+import type { Source } from "../../../shared/schemas/sources.js";
 import { nextCheckAt } from "./cadence.js";
 import type { CheckResult } from "./check-result.js";
 import { type EndingDeps, endInTx } from "./endings.js";

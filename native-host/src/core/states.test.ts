@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { MONITOR_STATES } from "../../../shared/schemas.js";
+import { MONITOR_STATES } from "../../../shared/schemas/views.js";
 import { type MonitorEvent, TRANSITIONS, TransitionError, transition } from "./states.js";
 
 const EVENTS: MonitorEvent[] = [

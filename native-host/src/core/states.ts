@@ -3,7 +3,7 @@
  * through `transition`, and the store writes it with `WHERE state = <from>` so that a concurrent
  * change cannot be overwritten.
  */
-import type { MonitorState } from "../../../shared/schemas.js";
+import type { MonitorState } from "../../../shared/schemas/views.js";
 
 export type MonitorEvent =
   | "pause" // a person or agent pauses checks

@@ -3,7 +3,7 @@
  * waitpoint words, signals received, the hourly wake cap). Shielded on the way out.
  * Design: docs/design.md §5.
  */
-import type { WaitpointView } from "../../../shared/schemas.js";
+import type { WaitpointView } from "../../../shared/schemas/views.js";
 import type { ResolvedSettings } from "../base/config.js";
 import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";

@@ -4,7 +4,9 @@
  * trigger's next_due_at is when a pending wake goes out (3 s barrier settle, or the hourly cap).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { SignalBody, SignalSource, WaitCreate, WaitpointView } from "../../../shared/schemas.js";
+import type { SignalBody, WaitCreate } from "../../../shared/schemas/inputs.js";
+import type { SignalSource } from "../../../shared/schemas/sources.js";
+import type { WaitpointView } from "../../../shared/schemas/views.js";
 
 export type { WaitpointView };
 

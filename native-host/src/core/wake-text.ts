@@ -4,7 +4,8 @@
  * arming time, up to 20 events and how many were omitted. Everything observed from outside is
  * fenced and labelled as data, never instructions.
  */
-import type { EndingReason, MonitorEvent, SourceKind, WakePayload } from "../../../shared/schemas.js";
+import type { SourceKind } from "../../../shared/schemas/sources.js";
+import type { EndingReason, MonitorEvent, WakePayload } from "../../../shared/schemas/views.js";
 import { formatDuration } from "../../../shared/wording.js";
 
 export const WAKE_EVENT_LIMIT = 20;

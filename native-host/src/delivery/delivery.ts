@@ -7,7 +7,8 @@
  * goes out together as the next turn. A turn's wakes are claimed in one immediate transaction, so
  * two claimers can never take the same wake, and a delivered wake is final in the schema.
  */
-import type { Adapter, WakeView } from "../../../shared/schemas.js";
+import type { Adapter } from "../../../shared/schemas/inputs.js";
+import type { WakeView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
 import type { Changes } from "../core/changes.js";

@@ -4,7 +4,9 @@
  * and the per-session limits (inside the arming transaction).
  * Design: docs/design.md §4.1, §8.
  */
-import { formatZodError, type MonitorCreate, type Source, SourceSchema } from "../../../shared/schemas.js";
+import type { MonitorCreate } from "../../../shared/schemas/inputs.js";
+import { type Source, SourceSchema } from "../../../shared/schemas/sources.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { LimitError, ValidationError } from "../base/errors.js";
 import type { Probe } from "../probes/probe.js";
 import { kindsInGroup, LIMITS, probeFor } from "../probes/registry.js";

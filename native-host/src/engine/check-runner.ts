@@ -4,7 +4,7 @@
  * turn of the event loop), then records each result through the core's poll step.
  * Design: docs/design.md §3, §4.3.
  */
-import type { EndingReason } from "../../../shared/schemas.js";
+import type { EndingReason } from "../../../shared/schemas/views.js";
 import { type Logger, toError } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { CheckResult } from "../core/check-result.js";

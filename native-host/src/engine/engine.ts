@@ -5,14 +5,8 @@
  * built by the composition root and handed in.
  * Design: docs/design.md §1, §4.
  */
-import type {
-  ControlAction,
-  EndingReason,
-  EventPost,
-  MonitorCreate,
-  MonitorView,
-  SessionCreate,
-} from "../../../shared/schemas.js";
+import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
+import type { EndingReason, MonitorView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";

@@ -3,7 +3,7 @@
  * routes. Reads only; every change goes through the Engine.
  * Design: docs/design.md §6, §7.
  */
-import type { MonitorEvent, MonitorView, WakeView } from "../../../shared/schemas.js";
+import type { MonitorEvent, MonitorView, WakeView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
 import { monitorOrThrow, sessionOrThrow } from "../core/lookup.js";
 import { toMonitorView } from "../core/views.js";

@@ -4,7 +4,7 @@
  * Design: docs/design.md §3, §8.
  */
 import { homedir } from "node:os";
-import type { Source } from "../../../shared/schemas.js";
+import type { Source } from "../../../shared/schemas/sources.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Vault } from "../secrets/vault.js";
 import type { MonitorRecord } from "../store/monitors.js";

@@ -3,7 +3,7 @@
  * wakes by the core's WatchBatch; a watch that exits or floods (over 60 events a minute) ends.
  * Design: docs/design.md §3.
  */
-import type { EndingReason } from "../../../shared/schemas.js";
+import type { EndingReason } from "../../../shared/schemas/views.js";
 import type { EndingDeps } from "../core/endings.js";
 import { insertWake } from "../core/endings.js";
 import { isActive } from "../core/states.js";

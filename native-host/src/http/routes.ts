@@ -1,10 +1,8 @@
 /** The REST routes of SPEC §11, each a thin call into the engine. */
 
 import {
-  BrowserObserveSchema,
   ControlSchema,
   EventPostSchema,
-  formatZodError,
   MonitorCreateSchema,
   SessionCreateSchema,
   SessionPatchSchema,
@@ -14,7 +12,9 @@ import {
   VaultKeySchema,
   VaultSetSchema,
   WaitCreateSchema,
-} from "../../../shared/schemas.js";
+} from "../../../shared/schemas/inputs.js";
+import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";

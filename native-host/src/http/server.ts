@@ -5,7 +5,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import FindMyWay from "find-my-way";
-import { formatZodError } from "../../../shared/schemas.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
 import type { ApiServices, Handler, RouteContext, RouteOptions, Routes } from "./route-context.js";

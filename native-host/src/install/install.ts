@@ -7,7 +7,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, 
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { chromiumOrigin, EXTENSION_ID, GECKO_ID } from "../../../shared/extension-identity.js";
-import { NATIVE_HOST_NAME } from "../../../shared/native-messages.js";
+import { NATIVE_HOST_NAME } from "../../../shared/schemas/native-messages.js";
 import { ValidationError } from "../base/errors.js";
 import { packageRoot } from "../base/paths.js";
 

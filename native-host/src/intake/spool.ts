@@ -17,7 +17,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { formatZodError, SIGNAL_LIMITS, type SignalBody, SignalBodySchema } from "../../../shared/schemas.js";
+import { SIGNAL_LIMITS, type SignalBody, SignalBodySchema } from "../../../shared/schemas/inputs.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { type Logger, toError } from "../base/log.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 

@@ -11,13 +11,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
-import {
-  BrowserObserveSchema,
-  MonitorCreateSchema,
-  type MonitorView,
-  WaitCreateSchema,
-  type WakeView,
-} from "../../../shared/schemas.js";
+import { MonitorCreateSchema, WaitCreateSchema } from "../../../shared/schemas/inputs.js";
+import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
+import type { MonitorView, WakeView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
 

@@ -19,8 +19,9 @@ import {
   type NativeRequest,
   NativeRequestSchema,
   type PanelItem,
-} from "../../../shared/native-messages.js";
-import { formatZodError, type MonitorView, type WaitpointView } from "../../../shared/schemas.js";
+} from "../../../shared/schemas/native-messages.js";
+import type { MonitorView, WaitpointView } from "../../../shared/schemas/views.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ApiClient } from "../api/client.js";
 import { LineSplitter } from "../base/line-splitter.js";
 import { homePaths } from "../base/paths.js";

@@ -7,8 +7,9 @@
  */
 
 import { conditionPaths } from "../../../shared/conditions.js";
-import { ObservationSchema } from "../../../shared/native-messages.js";
-import { type BrowserSource, BrowserSourceSchema, formatZodError } from "../../../shared/schemas.js";
+import { ObservationSchema } from "../../../shared/schemas/native-messages.js";
+import { type BrowserSource, BrowserSourceSchema } from "../../../shared/schemas/sources.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";

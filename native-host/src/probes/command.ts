@@ -1,5 +1,6 @@
 /** `command`: a shell command polled until its condition (by default: exit 0) holds (SPEC §3). */
-import { type CommandSource, CommandSourceSchema, EXIT_ZERO } from "../../../shared/schemas.js";
+import { EXIT_ZERO } from "../../../shared/schemas/conditions.js";
+import { type CommandSource, CommandSourceSchema } from "../../../shared/schemas/sources.js";
 import { rewriteForShell } from "../secrets/references.js";
 import type { PollProbe } from "./probe.js";
 import { runShell } from "./run-shell.js";

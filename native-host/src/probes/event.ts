@@ -3,7 +3,7 @@
  * Events arrive through the engine's postEvent; the optional read-only `fallback` is polled at the
  * interval to reconcile an event missed while the daemon was down.
  */
-import { type EventSource, EventSourceSchema } from "../../../shared/schemas.js";
+import { type EventSource, EventSourceSchema } from "../../../shared/schemas/sources.js";
 import { readOnlyTool } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";

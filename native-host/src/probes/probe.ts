@@ -4,7 +4,8 @@
  * whose lines become events.
  */
 import type { z } from "zod";
-import type { Condition, Source } from "../../../shared/schemas.js";
+import type { Condition } from "../../../shared/schemas/conditions.js";
+import type { Source } from "../../../shared/schemas/sources.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { CheckResult } from "../core/check-result.js";
 import type { Timing } from "./timing.js";

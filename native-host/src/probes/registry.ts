@@ -1,5 +1,5 @@
 /** Every source kind, registered in one place. Adding a kind is adding a file and a line here. */
-import type { Source, SourceKind } from "../../../shared/schemas.js";
+import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
 import { browserProbe } from "./browser.js";
 import { commandProbe } from "./command.js";
 import { eventProbe } from "./event.js";

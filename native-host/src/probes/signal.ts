@@ -1,5 +1,6 @@
 /** `signal`: a waitpoint (SPEC §5). Armed through wait_create; its signals come from outside. */
-import { type SignalSource, SignalSourceSchema, WAIT_LIMITS } from "../../../shared/schemas.js";
+import { WAIT_LIMITS } from "../../../shared/schemas/inputs.js";
+import { type SignalSource, SignalSourceSchema } from "../../../shared/schemas/sources.js";
 import { ValidationError } from "../base/errors.js";
 import type { SignalProbe } from "./probe.js";
 

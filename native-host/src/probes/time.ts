@@ -1,5 +1,5 @@
 /** `time`: wake at `at` (UTC ISO), which must come before the monitor's deadline (SPEC §4.1). */
-import { type TimeSource, TimeSourceSchema } from "../../../shared/schemas.js";
+import { type TimeSource, TimeSourceSchema } from "../../../shared/schemas/sources.js";
 import { ValidationError } from "../base/errors.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";

@@ -1,5 +1,5 @@
 /** `tool`: a read-only tool call polled until its condition holds (SPEC §4.1). */
-import { type ToolSource, ToolSourceSchema } from "../../../shared/schemas.js";
+import { type ToolSource, ToolSourceSchema } from "../../../shared/schemas/sources.js";
 import { readOnlyTool } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";

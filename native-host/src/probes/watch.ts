@@ -1,5 +1,5 @@
 /** `watch`: a long-running command whose output lines become events (SPEC §3). */
-import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas.js";
+import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas/sources.js";
 import { loadExeca } from "../base/lazy-execa.js";
 import { LineSplitter } from "../base/line-splitter.js";
 import { rewriteForShell } from "../secrets/references.js";

@@ -1,5 +1,5 @@
 /** The check log: each check's outcome, last 100 per monitor, so "why didn't it fire?" has an answer. */
-import type { CheckEntry, CheckOutcome } from "../../../shared/schemas.js";
+import type { CheckEntry, CheckOutcome } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 
 export const CHECK_LOG_CAP = 100;

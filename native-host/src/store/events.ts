@@ -1,5 +1,5 @@
 /** Each monitor's event log, capped to the last 200 entries. */
-import type { MonitorEvent } from "../../../shared/schemas.js";
+import type { MonitorEvent } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 
 export const EVENT_LOG_CAP = 200;

@@ -5,7 +5,8 @@
  */
 
 import type { ConditionState } from "../../../shared/conditions.js";
-import type { EndingReason, MonitorState, Source, SourceKind } from "../../../shared/schemas.js";
+import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
+import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 
 export interface MonitorRecord {

@@ -1,5 +1,5 @@
 /** The sessions table. */
-import type { Adapter } from "../../../shared/schemas.js";
+import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { Db } from "./db.js";
 
 export interface SessionRow {

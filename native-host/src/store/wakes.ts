@@ -4,7 +4,7 @@
  * (`attempts`, `next_attempt_at`, `lease_until`); claims are single UPDATE … RETURNING statements
  * run inside immediate transactions.
  */
-import type { DeliveryView, WakePayload, WakeState, WakeView } from "../../../shared/schemas.js";
+import type { DeliveryView, WakePayload, WakeState, WakeView } from "../../../shared/schemas/views.js";
 import { iso } from "../base/iso.js";
 import type { Db } from "./db.js";
 

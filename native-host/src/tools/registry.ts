@@ -1,6 +1,6 @@
 /** Every built-in tool, in one place. A monitor may call only the read-only ones. */
 
-import { formatZodError } from "../../../shared/schemas.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ValidationError } from "../base/errors.js";
 import { fileRead, fileStat } from "./file-tools.js";
 import { httpGet } from "./http-get.js";

@@ -1,5 +1,6 @@
 /** What a push adapter is handed for one turn, and what it reports back. */
-import type { Adapter, WakePayload } from "../../../../shared/schemas.js";
+import type { Adapter } from "../../../../shared/schemas/inputs.js";
+import type { WakePayload } from "../../../../shared/schemas/views.js";
 
 export interface TurnWake {
   id: string;

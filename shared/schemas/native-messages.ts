@@ -3,7 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
-import type { MonitorView, WaitpointView } from "./schemas.js";
+import type { MonitorView, WaitpointView } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
 /** Chrome refuses host → browser messages over 1 MB. */

@@ -1,0 +1,161 @@
+/**
+ * What callers send (design.md §7): HTTP bodies, MCP arguments and CLI options for sessions,
+ * adapters, monitors, inbound events, the vault, waitpoints and signals.
+ */
+import { z } from "zod";
+import { HttpUrl, SourceSchema } from "./sources.js";
+
+export const EventPostSchema = z.strictObject({
+  type: z.string().min(1).max(200),
+  payload: z.unknown().default({}),
+});
+export type EventPost = z.infer<typeof EventPostSchema>;
+
+const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, "Expected letters, digits, '.', '_', ':' or '-'");
+
+/** Placeholders a command adapter's argv may hold. */
+export const ARGV_PLACEHOLDERS = ["session", "wake_id", "wake_ids", "turn"] as const;
+
+const CommandAdapterSchema = z
+  .strictObject({
+    kind: z.literal("command"),
+    argv: z
+      .array(z.string().min(1, "Expected non-empty argv items").max(4096))
+      .min(1, "Expected argv with a program")
+      .max(64),
+    timeoutSeconds: z.number().int().min(1).max(3600).optional(),
+  })
+  .superRefine((adapter, ctx) => {
+    adapter.argv.forEach((item, i) => {
+      for (const match of item.matchAll(/\{([^{}]*)\}/g)) {
+        const name = match[1] as string;
+        if (!(ARGV_PLACEHOLDERS as readonly string[]).includes(name)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["argv", i],
+            message: `Expected placeholders ${ARGV_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")}, got {${name}}`,
+          });
+        }
+      }
+    });
+    if (/[{}]/.test(adapter.argv[0] ?? "")) {
+      ctx.addIssue({ code: "custom", path: ["argv", 0], message: "Expected a program path without placeholders" });
+    }
+  });
+
+const WebhookAdapterSchema = z.strictObject({
+  kind: z.literal("webhook"),
+  url: HttpUrl,
+  /** Extra headers; values may hold ${secret:KEY}. */
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]{1,100}$/), z.string().max(4096)).optional(),
+  timeoutSeconds: z.number().int().min(1).max(120).optional(),
+});
+
+export const AdapterSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("inbox") }),
+  CommandAdapterSchema,
+  WebhookAdapterSchema,
+  z.strictObject({ kind: z.literal("mcp") }),
+]);
+export type Adapter = z.infer<typeof AdapterSchema>;
+export type AdapterKind = Adapter["kind"];
+
+export const SessionPatchSchema = z.strictObject({
+  label: z.string().max(200).optional(),
+  adapter: AdapterSchema.optional(),
+});
+
+export const TurnSchema = z.strictObject({
+  state: z.enum(["busy", "idle"]),
+  /** A busy turn ends by itself after this long, so a crashed platform cannot hold wakes forever. */
+  leaseSeconds: z.number().int().min(1).max(86_400).optional(),
+});
+
+export const SessionCreateSchema = z.strictObject({
+  id: Id.optional(),
+  label: z.string().max(200).optional(),
+  root: z.string().min(1).max(4096).optional(),
+  adapter: AdapterSchema.optional(),
+});
+export type SessionCreate = z.infer<typeof SessionCreateSchema>;
+
+export const MonitorCreateSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200).optional(),
+  source: SourceSchema,
+  intervalSeconds: z.number().finite().optional(),
+  timeoutSeconds: z.number().finite().optional(),
+  continuation: z.string().max(4000).optional(),
+});
+export type MonitorCreate = z.infer<typeof MonitorCreateSchema>;
+
+export const ControlSchema = z.strictObject({ action: z.enum(["pause", "resume", "cancel"]) });
+export type ControlAction = z.infer<typeof ControlSchema>["action"];
+
+export const VaultKeySchema = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "Expected a key of letters, digits and '_' (not starting with a digit)");
+export const VaultSetSchema = z.strictObject({
+  value: z.string().min(4, "Expected a value of at least 4 characters (shorter ones cannot be shielded)").max(8192),
+});
+
+const MemberName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Expected a member name of letters, digits, '.', '_' or '-'");
+
+export const WAIT_LIMITS = { maxExpiresInHours: 720, maxMembers: 100, maxSignals: 1000 } as const;
+
+export const WaitCreateSchema = z
+  .strictObject({
+    label: z.string().trim().min(1, "Expected a short label").max(200),
+    intent: z.string().trim().min(1, "Expected the intent: what you wait for and what you will do then").max(4000),
+    members: z.array(MemberName).min(1).max(WAIT_LIMITS.maxMembers).optional(),
+    quorum: z.union([z.number().int().min(1), z.literal("all")]).optional(),
+    fail_fast: z.boolean().optional(),
+    max_signals: z.number().int().min(1).max(WAIT_LIMITS.maxSignals).optional(),
+    expires_in_hours: z
+      .number()
+      .positive()
+      .max(WAIT_LIMITS.maxExpiresInHours, "Expected at most 720 hours (30 days)")
+      .optional(),
+    /** No signal of any kind (progress included) for this long wakes the owner with "stalled". */
+    heartbeat_timeout_seconds: z
+      .number()
+      .positive()
+      .max(WAIT_LIMITS.maxExpiresInHours * 3600)
+      .optional(),
+  })
+  .superRefine((input, ctx) => {
+    if (input.members && new Set(input.members).size !== input.members.length) {
+      ctx.addIssue({ code: "custom", path: ["members"], message: "Expected distinct member names" });
+    }
+    if (typeof input.quorum === "number" && input.members && input.quorum > input.members.length) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["quorum"],
+        message: `Expected a quorum of at most ${input.members.length} (the number of members), got ${input.quorum}`,
+      });
+    }
+  });
+export type WaitCreate = z.infer<typeof WaitCreateSchema>;
+
+export const SIGNAL_STATUSES = ["ok", "fail", "progress"] as const;
+export const SIGNAL_LIMITS = { bodyBytes: 64 * 1024, messageChars: 2000, dataChars: 16_000 } as const;
+
+/** POST /webhook/signal and spool files. Over-long message/data are cut, not refused. */
+export const SignalBodySchema = z.strictObject({
+  id: z.string().min(1).max(64),
+  secret: z.string().min(1).max(256),
+  status: z.enum(SIGNAL_STATUSES).default("ok"),
+  message: z.string().optional(),
+  member: z.string().max(64).optional(),
+  data: z.unknown().optional(),
+  /** The sender's identity for this signal: a repeat with the same key is a duplicate. */
+  key: z.string().min(1).max(200).optional(),
+});
+export type SignalBody = z.infer<typeof SignalBodySchema>;

@@ -1,0 +1,19 @@
+/**
+ * `$VIGIL_HOME/settings.json` (design.md §1): every key optional; base/config.ts fills the rest
+ * from the environment and defaults.
+ */
+import { z } from "zod";
+import { WAIT_LIMITS } from "./inputs.js";
+
+/** `$VIGIL_HOME/settings.json` (every key optional; environment variables fill the rest). */
+export const SettingsSchema = z.strictObject({
+  waitpointTtlMs: z
+    .number()
+    .int()
+    .min(60_000)
+    .max(WAIT_LIMITS.maxExpiresInHours * 3_600_000)
+    .optional(),
+  waitpointSweepMs: z.number().int().min(0).max(3_600_000).optional(),
+  waitpointMaxWakesPerHour: z.number().int().min(1).max(1000).optional(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;

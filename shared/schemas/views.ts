@@ -1,0 +1,154 @@
+/**
+ * What the interfaces show (design.md §7, §11): the monitor, waitpoint, session, wake and delivery
+ * views, ending reasons and wake states. The API, the CLI, MCP and the side panel read these
+ * shapes.
+ */
+import type { MonitorState } from "../states.js";
+import type { Source, SourceKind } from "./sources.js";
+
+export { MONITOR_STATES, type MonitorState, STATE_LABELS } from "../states.js";
+
+export const ENDING_REASONS = [
+  "met",
+  "failed",
+  "exited",
+  "timeout",
+  "stopped",
+  "rate_limited",
+  "error",
+  "lost",
+] as const;
+export type EndingReason = (typeof ENDING_REASONS)[number];
+
+export const WAKE_STATES = ["ready", "delivering", "delivered", "needs_review", "cancelled"] as const;
+export type WakeState = (typeof WAKE_STATES)[number];
+
+export interface Ending {
+  reason: EndingReason;
+  at: string;
+  detail: string | null;
+}
+
+export interface MonitorView {
+  id: string;
+  sessionId: string;
+  name: string;
+  kind: SourceKind;
+  state: MonitorState;
+  ending: Ending | null;
+  eventCount: number;
+  lastEvent: string | null;
+  lastObservation: unknown;
+  lastError: string | null;
+  errorCount: number;
+  /** With `consecutive`: how many checks in a row have met the condition, as "2/3 consecutive". */
+  consecutive: string | null;
+  /** Checks made so far (null once the monitor has ended). */
+  polls: number | null;
+  createdAt: string;
+  lastCheckAt: string | null;
+  nextCheckAt: string | null;
+  deadlineAt: string | null;
+  intervalSeconds: number | null;
+  timeoutSeconds: number;
+  source: Source;
+  continuation: string | null;
+  /** Its latest wake's delivery, once it has one. */
+  delivery: DeliveryView | null;
+}
+
+export interface WaitpointView {
+  id: string;
+  sessionId: string;
+  label: string;
+  intent: string;
+  state: "armed" | "resolved" | "failed" | "cancelled" | "expired";
+  monitorState: MonitorState;
+  members: string[] | null;
+  quorum: number;
+  failFast: boolean;
+  maxSignals: number;
+  received: number;
+  heartbeats: number;
+  /** `train-arm2 · 0/1 received · expires in 3h` — the side panel's capsule text, minus the time. */
+  progress: string;
+  createdAt: string;
+  expiresAt: string | null;
+  endedAt: string | null;
+  wakesSent: number;
+  wakesThisHour: number;
+  maxWakesPerHour: number;
+  /** The hourly cap holds a wake back until this time. */
+  heldUntil: string | null;
+  signals: Array<{
+    status: string;
+    member: string | null;
+    message: string | null;
+    data: string | null;
+    via: string;
+    at: string;
+  }>;
+}
+
+/** One entry of a monitor's check log (last 100): why it did or did not fire. */
+export type CheckOutcome = "met" | "not_met" | "unavailable" | "error";
+export interface CheckEntry {
+  seq: number;
+  at: string;
+  outcome: CheckOutcome;
+  durationMs: number | null;
+  excerpt: string | null;
+}
+
+export interface MonitorEvent {
+  seq: number;
+  at: string;
+  text: string;
+}
+
+export interface WakeView {
+  id: string;
+  sessionId: string;
+  state: WakeState;
+  kind: "events" | "ending";
+  monitors: string[];
+  text: string;
+  payload: WakePayload;
+  createdAt: string;
+  /** Delivery: attempts so far, when the next one is due, what went wrong, how it went out. */
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  turn: number | null;
+  deliveredAt: string | null;
+  deliveredVia: string | null;
+  /** The command adapter's stdout/stderr tail. */
+  output: string | null;
+}
+
+/** A monitor's latest wake, as its view shows it. */
+export interface DeliveryView {
+  wakeId: string;
+  state: WakeState;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredVia: string | null;
+}
+
+/** The JSON form of a wake: the same facts as its text (SPEC §6). */
+export interface WakePayload {
+  wakeId: string;
+  sessionId: string;
+  monitor: { id: string; name: string; kind: SourceKind; description: string };
+  reason: EndingReason | "events" | "stalled";
+  endedAt: string | null;
+  armedAt: string;
+  waitedSeconds: number;
+  detail: string | null;
+  lastObservation: unknown;
+  lastError: string | null;
+  continuation: string | null;
+  events: MonitorEvent[];
+  omittedEvents: number;
+}
