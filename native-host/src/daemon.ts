@@ -4,10 +4,12 @@
  * daemon.json when ready, exits cleanly on SIGTERM/SIGINT.
  * Design: docs/design.md §1.
  */
+
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ROUTES } from "../../shared/api-routes.js";
 import { DEFAULT_SETTINGS, loadSettings, type ResolvedSettings } from "./base/config.js";
 import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./base/home.js";
 import { createLogger, type Logger } from "./base/log.js";
@@ -97,7 +99,11 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     log,
     shield,
     settings,
-    signalTarget: () => ({ command: signalCommand(options.home), url: `${url}/webhook/signal`, spoolDir: paths.spool }),
+    signalTarget: () => ({
+      command: signalCommand(options.home),
+      url: `${url}${ROUTES.signal.path}`,
+      spoolDir: paths.spool,
+    }),
   });
   const { engine, delivery, browser, waitpoints, changes } = services;
   engine.start();

@@ -4,6 +4,7 @@
  * shapes.
  */
 import type { MonitorState } from "../states.js";
+import type { Adapter } from "./inputs.js";
 import type { Source, SourceKind } from "./sources.js";
 
 export { MONITOR_STATES, type MonitorState, STATE_LABELS } from "../states.js";
@@ -151,4 +152,53 @@ export interface WakePayload {
   continuation: string | null;
   events: MonitorEvent[];
   omittedEvents: number;
+}
+
+/** A session as the API shows it (`webhookSecret` only in the answer that set a webhook adapter). */
+export interface SessionView {
+  id: string;
+  label: string | null;
+  root: string | null;
+  adapter: Adapter;
+  /** While the agent said it is busy (turn lease), the ISO time the lease ends; else null. */
+  busyUntil: string | null;
+  createdAt: string;
+  webhookSecret?: string;
+}
+
+/** `GET /api/status`: what the daemon is doing. */
+export interface StatusView {
+  pid: number;
+  sessions: number;
+  runningChecks: number;
+  browserConnected: boolean;
+  checkLag: { n: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null };
+  nextTimerAt: string | null;
+}
+
+/** A vault key: its name and who used it, never its value. */
+export interface VaultEntry {
+  key: string;
+  updatedAt: string;
+  usedBy: Array<{ sessionId: string; monitorId: string; purpose: "start" | "resume"; at: string }>;
+}
+
+/** How a job signals a waitpoint: the same capability as a CLI line, a curl line, a shell snippet. */
+export interface HowToSignal {
+  env: string;
+  cli: string;
+  curl: string;
+  shell: string;
+  attach_to_pid: string;
+  recommended: "cli" | "shell";
+  member_note?: string;
+  heartbeat?: string;
+}
+
+/** The answer to wait_create: the one time the secret is shown. */
+export interface WaitCreated {
+  id: string;
+  secret: string;
+  state: "armed";
+  how_to_signal: HowToSignal;
 }

@@ -1,5 +1,11 @@
-/** How the CLI reaches the daemon: `$VIGIL_HOME/daemon.json` for the address, `token` for auth. */
+/**
+ * The one client of the daemon's HTTP API, used by the CLI, the MCP server and the native bridge.
+ * It finds the daemon through `$VIGIL_HOME/daemon.json` and authenticates with `token`; every
+ * request is named by its route in shared/api-routes.ts, so no caller builds a URL by hand.
+ * Design: docs/design.md §1, §7.
+ */
 import { readFileSync } from "node:fs";
+import { type PathParams, pathOf, ROUTES, type RouteName, type RouteTypes } from "../../../shared/api-routes.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
 
@@ -13,6 +19,24 @@ export class CliError extends Error {
     this.name = "CliError";
   }
 }
+
+type NoParams = Record<never, string>;
+
+/** What one call takes: its path parameters (when the path has any), its body (when it takes one). */
+export type CallOptions<K extends RouteName> = (PathParams<K> extends NoParams
+  ? { params?: PathParams<K> }
+  : { params: PathParams<K> }) &
+  (RouteTypes[K]["body"] extends undefined ? { body?: undefined } : { body: RouteTypes[K]["body"] }) & {
+    query?: Record<string, string | number | undefined>;
+    signal?: AbortSignal;
+  };
+
+type Args<K extends RouteName> =
+  PathParams<K> extends NoParams
+    ? RouteTypes[K]["body"] extends undefined
+      ? [options?: CallOptions<K>]
+      : [options: CallOptions<K>]
+    : [options: CallOptions<K>];
 
 export class ApiClient {
   readonly baseUrl: string;
@@ -31,16 +55,26 @@ export class ApiClient {
     }
   }
 
-  async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  /** Calls one route; a refusal becomes a CliError carrying the daemon's message. */
+  async call<K extends RouteName>(name: K, ...[options]: Args<K>): Promise<RouteTypes[K]["reply"]> {
+    const route = ROUTES[name];
+    const opts = (options ?? {}) as {
+      params?: Record<string, string>;
+      body?: unknown;
+      query?: Record<string, string | number | undefined>;
+      signal?: AbortSignal;
+    };
+    const url = `${this.baseUrl}${pathOf(route, opts.params, opts.query)}`;
     let response: Response;
     try {
-      response = await fetch(`${this.baseUrl}${path}`, {
-        method,
+      response = await fetch(url, {
+        method: route.method,
         headers: { authorization: `Bearer ${this.#token}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        signal: opts.signal,
       });
     } catch (error) {
+      if (opts.signal?.aborted) throw error;
       throw new CliError(
         `Cannot reach the Vigil daemon at ${this.baseUrl} (${(error as Error).message}). Is it running? Start it with: vigil serve`,
       );
@@ -51,6 +85,6 @@ export class ApiClient {
       const message = (parsed as { error?: string } | undefined)?.error ?? `HTTP ${response.status}`;
       throw new CliError(message);
     }
-    return parsed as T;
+    return parsed as RouteTypes[K]["reply"];
   }
 }

@@ -135,7 +135,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
   findings.push(checkBuiltExtension());
   if (running) {
     try {
-      const status = await new ApiClient(home).request<{ browserConnected: boolean }>("GET", "/api/status");
+      const status = await new ApiClient(home).call("status");
       findings.push(
         status.browserConnected
           ? { ok: true, what: "a browser with the Vigil extension is connected" }

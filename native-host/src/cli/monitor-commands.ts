@@ -1,7 +1,6 @@
 /** `vigil ls|show|events|pause|resume|cancel|wait|watch`. */
 import { type Command, Option } from "commander";
 import type { Condition } from "../../../shared/schemas/conditions.js";
-import type { MonitorEvent, MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { homeOf, print, sessionOf } from "./context.js";
 import { monitorBlock, statusLine } from "./format.js";
@@ -14,9 +13,6 @@ function seconds(flag: string, raw: string | undefined): number | undefined {
   if (!Number.isFinite(value)) throw new CliError(`Expected ${flag} to be a number of seconds, got ${raw}`, 2);
   return value;
 }
-
-const monitorPath = (sid: string, mid?: string) =>
-  `/api/sessions/${encodeURIComponent(sid)}/monitors${mid ? `/${encodeURIComponent(mid)}` : ""}`;
 
 interface PredicateOptions {
   contains?: string;
@@ -51,7 +47,7 @@ export function predicateCondition(options: PredicateOptions): Condition | undef
 }
 
 async function ensureSession(client: ApiClient, sid: string): Promise<void> {
-  await client.request("POST", "/api/sessions", { id: sid, root: process.cwd() });
+  await client.call("createSession", { body: { id: sid, root: process.cwd() } });
 }
 
 const TERMINAL_EXIT: Record<string, number> = { met: 0 };
@@ -61,7 +57,7 @@ async function follow(client: ApiClient, sid: string, mid: string): Promise<void
   const tty = process.stderr.isTTY;
   let printed = "";
   for (;;) {
-    const view = await client.request<MonitorView>("GET", monitorPath(sid, mid));
+    const view = await client.call("getMonitor", { params: { sid, mid } });
     const line = statusLine(view);
     // A terminal gets one line redrawn in place; a log gets a line only when something changed.
     const changed = line.replace(/ · (next check|deadline) [^·]*/g, "") !== printed;
@@ -85,11 +81,10 @@ function controlCommand(program: Command, action: "pause" | "resume" | "cancel",
     .option("--session <id>", SESSION_HELP)
     .action(async (mid: string, options: { session?: string }, command: Command) => {
       const sid = sessionOf(options);
-      const view = await new ApiClient(homeOf(command)).request<MonitorView>(
-        "POST",
-        `${monitorPath(sid, mid)}/control`,
-        { action },
-      );
+      const view = await new ApiClient(homeOf(command)).call("controlMonitor", {
+        params: { sid, mid },
+        body: { action },
+      });
       print(statusLine(view));
     });
 }
@@ -103,12 +98,8 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { session?: string; all?: boolean; json?: boolean }, command: Command) => {
       const client = new ApiClient(homeOf(command));
-      const sids = options.all
-        ? (await client.request<Array<{ id: string }>>("GET", "/api/sessions")).map((s) => s.id)
-        : [sessionOf(options)];
-      const views = (
-        await Promise.all(sids.map((sid) => client.request<MonitorView[]>("GET", monitorPath(sid))))
-      ).flat();
+      const sids = options.all ? (await client.call("listSessions")).map((s) => s.id) : [sessionOf(options)];
+      const views = (await Promise.all(sids.map((sid) => client.call("listMonitors", { params: { sid } })))).flat();
       if (options.json) return print(JSON.stringify(views, null, 2));
       if (views.length === 0) return print("no monitors");
       for (const view of views) print(`${options.all ? `${view.sessionId} ` : ""}${statusLine(view)}`);
@@ -120,10 +111,9 @@ export function registerMonitorCommands(program: Command): void {
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print the monitor view as JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
-      const view = await new ApiClient(homeOf(command)).request<MonitorView>(
-        "GET",
-        monitorPath(sessionOf(options), mid),
-      );
+      const view = await new ApiClient(homeOf(command)).call("getMonitor", {
+        params: { sid: sessionOf(options), mid },
+      });
       print(options.json ? JSON.stringify(view, null, 2) : monitorBlock(view));
     });
 
@@ -133,10 +123,9 @@ export function registerMonitorCommands(program: Command): void {
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
-      const events = await new ApiClient(homeOf(command)).request<MonitorEvent[]>(
-        "GET",
-        `${monitorPath(sessionOf(options), mid)}/events`,
-      );
+      const events = await new ApiClient(homeOf(command)).call("monitorEvents", {
+        params: { sid: sessionOf(options), mid },
+      });
       if (options.json) return print(JSON.stringify(events, null, 2));
       if (events.length === 0) return print("no events");
       for (const event of events) print(`#${event.seq} ${event.at} ${event.text}`);
@@ -148,9 +137,9 @@ export function registerMonitorCommands(program: Command): void {
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
-      const checks = await new ApiClient(homeOf(command)).request<
-        Array<{ seq: number; at: string; outcome: string; durationMs: number | null; excerpt: string | null }>
-      >("GET", `${monitorPath(sessionOf(options), mid)}/checks`);
+      const checks = await new ApiClient(homeOf(command)).call("monitorChecks", {
+        params: { sid: sessionOf(options), mid },
+      });
       if (options.json) return print(JSON.stringify(checks, null, 2));
       if (checks.length === 0) return print("no checks yet");
       for (const c of checks) {
@@ -192,17 +181,20 @@ export function registerMonitorCommands(program: Command): void {
       const sid = sessionOf(options as { session?: string });
       await ensureSession(client, sid);
       const condition = predicateCondition(options as PredicateOptions);
-      const view = await client.request<MonitorView>("POST", monitorPath(sid), {
-        name: options.description,
-        source: {
-          kind: "command",
-          command: words.join(" "),
-          cwd: (options.cwd as string | undefined) ?? process.cwd(),
-          ...(condition ? { condition } : {}),
+      const view = await client.call("createMonitor", {
+        params: { sid },
+        body: {
+          name: options.description as string | undefined,
+          source: {
+            kind: "command",
+            command: words.join(" "),
+            cwd: (options.cwd as string | undefined) ?? process.cwd(),
+            ...(condition ? { condition } : {}),
+          },
+          intervalSeconds: seconds("--until", options.until as string),
+          timeoutSeconds: seconds("--timeout", options.timeout as string | undefined),
+          continuation: options.continuation as string | undefined,
         },
-        intervalSeconds: seconds("--until", options.until as string),
-        timeoutSeconds: seconds("--timeout", options.timeout as string | undefined),
-        continuation: options.continuation,
       });
       print(options.json ? JSON.stringify(view, null, 2) : view.id);
       if (options.follow) await follow(client, sid, view.id);
@@ -223,11 +215,18 @@ export function registerMonitorCommands(program: Command): void {
       const client = new ApiClient(homeOf(command));
       const sid = sessionOf(options as { session?: string });
       await ensureSession(client, sid);
-      const view = await client.request<MonitorView>("POST", monitorPath(sid), {
-        name: options.description,
-        source: { kind: "watch", command: words.join(" "), cwd: (options.cwd as string | undefined) ?? process.cwd() },
-        timeoutSeconds: seconds("--timeout", options.timeout as string | undefined),
-        continuation: options.continuation,
+      const view = await client.call("createMonitor", {
+        params: { sid },
+        body: {
+          name: options.description as string | undefined,
+          source: {
+            kind: "watch",
+            command: words.join(" "),
+            cwd: (options.cwd as string | undefined) ?? process.cwd(),
+          },
+          timeoutSeconds: seconds("--timeout", options.timeout as string | undefined),
+          continuation: options.continuation as string | undefined,
+        },
       });
       print(options.json ? JSON.stringify(view, null, 2) : view.id);
     });

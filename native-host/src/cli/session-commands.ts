@@ -1,18 +1,12 @@
 /** `vigil status`, `vigil sessions …`, `vigil inbox`. */
 import type { Command } from "commander";
+import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
 import { homeOf, print, sessionOf } from "./context.js";
 import { wakeBlock } from "./format.js";
-
-interface SessionJson {
-  id: string;
-  label: string | null;
-  adapter: { kind: string };
-  createdAt: string;
-}
 
 export function registerSessionCommands(program: Command): void {
   program
@@ -23,7 +17,7 @@ export function registerSessionCommands(program: Command): void {
       const home = homeOf(command);
       const info = readDaemonInfo(homePaths(home));
       if (!info) throw new CliError(`not running (home ${home})`);
-      const status = await new ApiClient(home).request<Record<string, unknown>>("GET", "/api/status");
+      const status = await new ApiClient(home).call("status");
       if (options.json) return print(JSON.stringify({ ...info, ...status, home }));
       print(`running · pid ${info.pid} · ${info.url} · home ${home}`);
       print(
@@ -36,7 +30,7 @@ export function registerSessionCommands(program: Command): void {
     .description("list sessions (or create/rm one)")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const list = await new ApiClient(homeOf(command)).request<SessionJson[]>("GET", "/api/sessions");
+      const list = await new ApiClient(homeOf(command)).call("listSessions");
       if (options.json) return print(JSON.stringify(list, null, 2));
       if (list.length === 0) return print("no sessions");
       for (const s of list)
@@ -47,10 +41,8 @@ export function registerSessionCommands(program: Command): void {
     .description("create a session (idempotent)")
     .option("--label <text>", "a label people see")
     .action(async (id: string, options: { label?: string }, command: Command) => {
-      const session = await new ApiClient(homeOf(command)).request<SessionJson>("POST", "/api/sessions", {
-        id,
-        label: options.label,
-        root: process.cwd(),
+      const session = await new ApiClient(homeOf(command)).call("createSession", {
+        body: { id, label: options.label, root: process.cwd() },
       });
       print(session.id);
     });
@@ -58,7 +50,7 @@ export function registerSessionCommands(program: Command): void {
     .command("rm <id>")
     .description("delete a session: cancels its monitors and pending wakes")
     .action(async (id: string, _options: unknown, command: Command) => {
-      await new ApiClient(homeOf(command)).request("DELETE", `/api/sessions/${encodeURIComponent(id)}`);
+      await new ApiClient(homeOf(command)).call("deleteSession", { params: { sid: id } });
       print(`deleted ${id}`);
     });
 
@@ -75,11 +67,10 @@ export function registerSessionCommands(program: Command): void {
     .argument("[argv...]", "the command adapter's program and arguments, after --")
     .action(async (id: string, argv: string[], options: AdapterOptions, command: Command) => {
       const adapter = adapterFrom(options, argv);
-      const reply = await new ApiClient(homeOf(command)).request<SessionJson & { webhookSecret?: string }>(
-        "PATCH",
-        `/api/sessions/${encodeURIComponent(id)}`,
-        { adapter },
-      );
+      const reply = await new ApiClient(homeOf(command)).call("updateSession", {
+        params: { sid: id },
+        body: { adapter },
+      });
       print(`${reply.id} · adapter ${reply.adapter.kind}`);
       if (reply.webhookSecret)
         print(`webhook secret (shown once; verify webhook-signature with it): ${reply.webhookSecret}`);
@@ -91,11 +82,10 @@ export function registerSessionCommands(program: Command): void {
     .action(async (id: string, state: string, options: { lease?: string }, command: Command) => {
       if (state !== "busy" && state !== "idle") throw new CliError(`Expected busy or idle, got ${state}`, 2);
       const leaseSeconds = options.lease === undefined ? undefined : Number(options.lease);
-      const reply = await new ApiClient(homeOf(command)).request<SessionJson & { busyUntil: string | null }>(
-        "POST",
-        `/api/sessions/${encodeURIComponent(id)}/turn`,
-        { state, leaseSeconds },
-      );
+      const reply = await new ApiClient(homeOf(command)).call("setTurn", {
+        params: { sid: id },
+        body: { state, leaseSeconds },
+      });
       print(reply.busyUntil ? `${reply.id} busy until ${reply.busyUntil}` : `${reply.id} idle`);
     });
 
@@ -113,9 +103,8 @@ export function registerSessionCommands(program: Command): void {
       ) => {
         const sid = sessionOf(options);
         const client = new ApiClient(homeOf(command));
-        const path = `/api/sessions/${encodeURIComponent(sid)}/wakes`;
         if (options.all) {
-          const wakes = await client.request<WakeView[]>("GET", path);
+          const wakes = await client.call("listWakes", { params: { sid } });
           if (options.json) return print(JSON.stringify(wakes, null, 2));
           return print(wakes.length === 0 ? `no wakes for session ${sid}` : wakes.map(wakeBlock).join("\n\n"));
         }
@@ -125,7 +114,7 @@ export function registerSessionCommands(program: Command): void {
         let wakes: WakeView[] = [];
         do {
           const wait = Math.min(300, Math.max(0, Math.ceil((until - Date.now()) / 1000)));
-          wakes = (await client.request<{ wakes: WakeView[] }>("POST", `${path}/claim?wait=${wait}`)).wakes;
+          wakes = (await client.call("claimWakes", { params: { sid }, query: { wait } })).wakes;
         } while (wakes.length === 0 && Date.now() < until);
         if (options.json) return print(JSON.stringify(wakes, null, 2));
         if (wakes.length === 0) {
@@ -143,10 +132,7 @@ export function registerSessionCommands(program: Command): void {
     .option("--session <id>", "session (default: $VIGIL_SESSION or 'default')")
     .action(async (wake: string, options: { session?: string }, command: Command) => {
       const sid = sessionOf(options);
-      const reply = await new ApiClient(homeOf(command)).request<WakeView>(
-        "POST",
-        `/api/sessions/${encodeURIComponent(sid)}/wakes/${encodeURIComponent(wake)}/retry`,
-      );
+      const reply = await new ApiClient(homeOf(command)).call("retryWake", { params: { sid, wid: wake } });
       print(`${reply.id} ${reply.state}`);
     });
 }
@@ -164,7 +150,7 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export function adapterFrom(options: AdapterOptions, argv: string[]): Record<string, unknown> {
+export function adapterFrom(options: AdapterOptions, argv: string[]): Adapter {
   const chosen = [options.inbox, options.mcp, options.webhook !== undefined, options.command].filter(Boolean).length;
   if (chosen !== 1)
     throw new CliError("Expected exactly one of --inbox, --mcp, --webhook URL, --command -- PROGRAM…", 2);

@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { ROUTES } from "../../../shared/api-routes.js";
 import { CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
@@ -95,7 +96,7 @@ export function registerSignalCommand(program: Command): void {
       const home = homeOf(command);
       const body = buildSignal(options, process.env);
       if (options.data !== undefined) body.data = await readData(options.data);
-      const url = options.url ?? (readDaemonInfo(homePaths(home))?.url ?? null)?.concat("/webhook/signal");
+      const url = options.url ?? (readDaemonInfo(homePaths(home))?.url ?? null)?.concat(ROUTES.signal.path);
       const fallback = (why: string) => {
         if (options.spool === false) throw new CliError(`${why}; not spooled (--no-spool)`);
         print(`${why}; spooled to ${spool(home, body)} (collected when the daemon runs)`);

@@ -20,7 +20,7 @@ export function registerVaultCommands(program: Command): void {
     .action(async (key: string, _options: unknown, command: Command) => {
       const value = await readStdin();
       if (value === "") throw new CliError("Expected the value on stdin, got nothing", 2);
-      await new ApiClient(homeOf(command)).request("PUT", `/api/vault/${encodeURIComponent(key)}`, { value });
+      await new ApiClient(homeOf(command)).call("setVault", { params: { key }, body: { value } });
       print(`set ${key}`);
     });
   vault
@@ -28,13 +28,7 @@ export function registerVaultCommands(program: Command): void {
     .description("key names and which monitors used them (never values)")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const entries = await new ApiClient(homeOf(command)).request<
-        Array<{
-          key: string;
-          updatedAt: string;
-          usedBy: Array<{ sessionId: string; monitorId: string; purpose: string; at: string }>;
-        }>
-      >("GET", "/api/vault");
+      const entries = await new ApiClient(homeOf(command)).call("listVault");
       if (options.json) return print(JSON.stringify(entries, null, 2));
       if (entries.length === 0) return print("the vault is empty");
       for (const entry of entries) {
@@ -46,7 +40,7 @@ export function registerVaultCommands(program: Command): void {
     .command("rm <key>")
     .description("remove a value")
     .action(async (key: string, _options: unknown, command: Command) => {
-      await new ApiClient(homeOf(command)).request("DELETE", `/api/vault/${encodeURIComponent(key)}`);
+      await new ApiClient(homeOf(command)).call("deleteVault", { params: { key } });
       print(`removed ${key}`);
     });
 }

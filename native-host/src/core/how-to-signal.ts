@@ -2,17 +2,9 @@
  * The ready-to-paste lines of a wait_create reply (SPEC §5). With members, every line carries a
  * bare MEMBER placeholder; attach_to_pid a bare PID placeholder. The agent never composes these.
  */
-export interface HowToSignal {
-  env: string;
-  cli: string;
-  curl: string;
-  shell: string;
-  attach_to_pid: string;
-  recommended: "cli" | "shell";
-  member_note?: string;
-  /** With heartbeat_timeout_seconds: a loop that reports progress while the job (PID) lives. */
-  heartbeat?: string;
-}
+import type { HowToSignal } from "../../../shared/schemas/views.js";
+
+export type { HowToSignal };
 
 export interface SignalTarget {
   id: string;

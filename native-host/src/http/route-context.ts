@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
+import type { RouteName } from "../../../shared/api-routes.js";
 import type { Logger } from "../base/log.js";
 import type { BrowserLink } from "../browser/link.js";
 import type { Waitpoints } from "../core/waitpoints.js";
@@ -40,11 +41,7 @@ export interface Reply {
 
 export type Handler = (context: RouteContext) => Promise<Reply> | Reply;
 
-export interface RouteOptions {
-  /** Reachable without the bearer token. */
-  public?: boolean;
-}
-
+/** Registers the handler of one route of the table (shared/api-routes.ts); each exactly once. */
 export interface Routes {
-  on(method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE", path: string, handler: Handler, options?: RouteOptions): void;
+  on(name: RouteName, handler: Handler): void;
 }

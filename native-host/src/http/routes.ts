@@ -51,9 +51,9 @@ function param(value: string | undefined, name: string): string {
 export function registerRoutes(routes: Routes, services: ApiServices): void {
   const { engine, delivery, waitpoints, vault, browser } = services;
   const { queries } = engine;
-  routes.on("GET", "/healthz", () => ({ status: 200, body: { ok: true } }), { public: true });
+  routes.on("health", () => ({ status: 200, body: { ok: true } }));
 
-  routes.on("GET", "/api/status", () => ({
+  routes.on("status", () => ({
     status: 200,
     body: {
       pid: process.pid,
@@ -66,13 +66,13 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   }));
 
   // ---- sessions
-  routes.on("POST", "/api/sessions", async (c) => {
+  routes.on("createSession", async (c) => {
     const input = await c.body(SessionCreateSchema);
     const { session, created } = engine.createSession(input);
     const extra = input.adapter ? delivery.setAdapter(session.id, input.adapter) : {};
     return { status: created ? 201 : 200, body: sessionView(queries.session(session.id), extra) };
   });
-  routes.on("PATCH", "/api/sessions/:sid", async (c) => {
+  routes.on("updateSession", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     const patch = await c.body(SessionPatchSchema);
@@ -80,21 +80,21 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     const extra = patch.adapter ? delivery.setAdapter(sid, patch.adapter) : {};
     return { status: 200, body: sessionView(queries.session(sid), extra) };
   });
-  routes.on("POST", "/api/sessions/:sid/turn", async (c) => {
+  routes.on("setTurn", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     const { state, leaseSeconds } = await c.body(TurnSchema);
     return { status: 200, body: sessionView(delivery.setTurn(sid, state, leaseSeconds)) };
   });
-  routes.on("GET", "/api/sessions", () => ({
+  routes.on("listSessions", () => ({
     status: 200,
     body: queries.sessions().map((session) => sessionView(session)),
   }));
-  routes.on("GET", "/api/sessions/:sid", (c) => ({
+  routes.on("getSession", (c) => ({
     status: 200,
     body: sessionView(queries.session(param(c.params.sid, "session id"))),
   }));
-  routes.on("DELETE", "/api/sessions/:sid", (c) => {
+  routes.on("deleteSession", (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     delivery.abandonSession(sid);
@@ -103,33 +103,33 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   });
 
   // ---- monitors
-  routes.on("POST", "/api/sessions/:sid/monitors", async (c) => {
+  routes.on("createMonitor", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     return { status: 201, body: engine.createMonitor(sid, await c.body(MonitorCreateSchema)) };
   });
-  routes.on("POST", "/api/sessions/:sid/monitors/events", async (c) => {
+  routes.on("postEvent", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     return { status: 202, body: engine.postEvent(sid, await c.body(EventPostSchema)) };
   });
-  routes.on("GET", "/api/sessions/:sid/monitors", (c) => ({
+  routes.on("listMonitors", (c) => ({
     status: 200,
     body: queries.monitors(param(c.params.sid, "session id")),
   }));
-  routes.on("GET", "/api/sessions/:sid/monitors/:mid", (c) => {
+  routes.on("getMonitor", (c) => {
     const record = queries.monitor(param(c.params.sid, "session id"), param(c.params.mid, "monitor id"));
     return { status: 200, body: queries.view(record) };
   });
-  routes.on("GET", "/api/sessions/:sid/monitors/:mid/events", (c) => ({
+  routes.on("monitorEvents", (c) => ({
     status: 200,
     body: queries.events(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
   }));
-  routes.on("GET", "/api/sessions/:sid/monitors/:mid/checks", (c) => ({
+  routes.on("monitorChecks", (c) => ({
     status: 200,
     body: queries.checks(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
   }));
-  routes.on("POST", "/api/sessions/:sid/monitors/:mid/control", async (c) => {
+  routes.on("controlMonitor", async (c) => {
     const sid = param(c.params.sid, "session id");
     const mid = param(c.params.mid, "monitor id");
     queries.monitor(sid, mid);
@@ -138,63 +138,58 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   });
 
   // ---- wakes
-  routes.on("GET", "/api/sessions/:sid/wakes", (c) => ({
+  routes.on("listWakes", (c) => ({
     status: 200,
     body: queries.wakes(param(c.params.sid, "session id")),
   }));
-  routes.on("POST", "/api/sessions/:sid/wakes/claim", async (c) => {
+  routes.on("claimWakes", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     const via = c.query.via === "mcp" ? "mcp push (unacknowledged)" : "inbox claim";
     const wakes = await delivery.claim(sid, { waitMs: waitSeconds(c.query.wait) * 1000, via, signal: c.signal });
     return { status: 200, body: { wakes } };
   });
-  routes.on("GET", "/api/sessions/:sid/wakes/:wid", (c) => ({
+  routes.on("getWake", (c) => ({
     status: 200,
     body: queries.wake(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
-  routes.on("POST", "/api/sessions/:sid/wakes/:wid/retry", (c) => ({
+  routes.on("retryWake", (c) => ({
     status: 200,
     body: delivery.retry(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
 
   // ---- waitpoints (SPEC §5)
-  routes.on("POST", "/api/sessions/:sid/waitpoints", async (c) => {
+  routes.on("createWaitpoint", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     return { status: 201, body: waitpoints.create(sid, await c.body(WaitCreateSchema)) };
   });
-  routes.on("GET", "/api/sessions/:sid/waitpoints", (c) => ({
+  routes.on("listWaitpoints", (c) => ({
     status: 200,
     body: waitpoints.list(param(c.params.sid, "session id")),
   }));
-  routes.on("GET", "/api/sessions/:sid/waitpoints/:wid", (c) => {
+  routes.on("getWaitpoint", (c) => {
     const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
     return { status: 200, body: waitpoints.view(record) };
   });
-  routes.on("DELETE", "/api/sessions/:sid/waitpoints/:wid", (c) => {
+  routes.on("cancelWaitpoint", (c) => {
     const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
     engine.control(record.sessionId, record.id, "cancel");
     return { status: 200, body: waitpoints.view(queries.monitor(record.sessionId, record.id)) };
   });
-  routes.on(
-    "POST",
-    "/webhook/signal",
-    async (c) => {
-      if (waitpoints.overMissBudget()) {
-        return {
-          status: 429,
-          body: { error: "Too many unknown ids or wrong secrets in the last minute; try again later" },
-        };
-      }
-      const outcome = await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
-      return { status: SIGNAL_STATUS[outcome.verdict], body: outcome.body };
-    },
-    { public: true },
-  );
+  routes.on("signal", async (c) => {
+    if (waitpoints.overMissBudget()) {
+      return {
+        status: 429,
+        body: { error: "Too many unknown ids or wrong secrets in the last minute; try again later" },
+      };
+    }
+    const outcome = await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
+    return { status: SIGNAL_STATUS[outcome.verdict], body: outcome.body };
+  });
 
   // ---- browser: the connected extension's tabs, read-only (503 when none is connected)
-  routes.on("GET", "/api/browser/tabs", async () => {
+  routes.on("browserTabs", async () => {
     if (!browser.connected) throw new HttpError(503, NOT_CONNECTED);
     try {
       return { status: 200, body: await browser.request({ type: "tabs" }, { timeoutMs: 5000 }) };
@@ -203,7 +198,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     }
   });
   /** One observation now (to try a selector before arming): 200, 503 without a browser, 422 otherwise. */
-  routes.on("POST", "/api/browser/observe", async (c) => {
+  routes.on("browserObserve", async (c) => {
     const body = await c.body(BrowserObserveSchema);
     try {
       return {
@@ -217,15 +212,15 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   });
 
   // ---- vault (names and usage only; values go in, never out)
-  routes.on("GET", "/api/vault", () => ({ status: 200, body: vault.list() }));
-  routes.on("PUT", "/api/vault/:key", async (c) => {
+  routes.on("listVault", () => ({ status: 200, body: vault.list() }));
+  routes.on("setVault", async (c) => {
     const key = VaultKeySchema.safeParse(c.params.key);
     if (!key.success) throw new HttpError(400, `key: ${formatZodError(key.error)}`);
     const { value } = await c.body(VaultSetSchema);
     vault.set(key.data, value);
     return { status: 200, body: { key: key.data, set: true } };
   });
-  routes.on("DELETE", "/api/vault/:key", (c) => {
+  routes.on("deleteVault", (c) => {
     vault.delete(param(c.params.key, "vault key"));
     return { status: 200, body: { deleted: true } };
   });

@@ -5,10 +5,11 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import FindMyWay from "find-my-way";
+import { ROUTES, type RouteName, type RouteSpec } from "../../../shared/api-routes.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
-import type { ApiServices, Handler, RouteContext, RouteOptions, Routes } from "./route-context.js";
+import type { ApiServices, Handler, RouteContext, Routes } from "./route-context.js";
 import { registerRoutes } from "./routes.js";
 import { statusOf } from "./status.js";
 
@@ -16,7 +17,7 @@ const DEFAULT_BODY_LIMIT = 1_000_000;
 
 interface Stored {
   handler: Handler;
-  options: RouteOptions;
+  spec: RouteSpec;
 }
 
 /** The disk is full, or the database cannot be written: a 503 that says so (the transaction rolled back). */
@@ -34,12 +35,18 @@ export function storageError(thrown: unknown): HttpError | null {
 export function createApiServer(options: { services: ApiServices; token: string }): Server {
   const { services } = options;
   const router = FindMyWay({ ignoreTrailingSlash: true });
+  const registered = new Set<RouteName>();
   const routes: Routes = {
-    on(method, path, handler, routeOptions = {}) {
-      router.on(method, path, () => undefined, { handler, options: routeOptions } satisfies Stored);
+    on(name, handler) {
+      if (registered.has(name)) throw new Error(`Route ${name} registered twice`);
+      registered.add(name);
+      const spec: RouteSpec = ROUTES[name];
+      router.on(spec.method, spec.path, () => undefined, { handler, spec } satisfies Stored);
     },
   };
   registerRoutes(routes, services);
+  const missing = (Object.keys(ROUTES) as RouteName[]).filter((name) => !registered.has(name));
+  if (missing.length > 0) throw new Error(`Routes without a handler: ${missing.join(", ")}`);
   const expected = Buffer.from(`Bearer ${options.token}`);
 
   const authorised = (req: IncomingMessage) => {
@@ -61,7 +68,7 @@ export function createApiServer(options: { services: ApiServices; token: string 
       );
     }
     const stored = found.store as Stored;
-    if (!stored.options.public && !authorised(req)) {
+    if (!stored.spec.public && !authorised(req)) {
       throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
     }
     let gone: AbortController | undefined;

@@ -13,7 +13,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { z } from "zod";
 import { MonitorCreateSchema, WaitCreateSchema } from "../../../shared/schemas/inputs.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
-import type { MonitorView, WakeView } from "../../../shared/schemas/views.js";
+import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
 
@@ -60,21 +60,20 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   const session = (): Promise<string> => {
     sessionPromise ??= (async () => {
       if (options.session) {
-        await api.request("POST", "/api/sessions", { id: options.session, root: process.cwd() });
+        await api.call("createSession", { body: { id: options.session, root: process.cwd() } });
         return options.session;
       }
       const client = server.server.getClientVersion()?.name ?? "an MCP client";
-      const created = await api.request<{ id: string }>("POST", "/api/sessions", {
-        label: `${client} via vigil mcp`,
-        root: process.cwd(),
-        adapter: { kind: "mcp" },
+      const created = await api.call("createSession", {
+        body: { label: `${client} via vigil mcp`, root: process.cwd(), adapter: { kind: "mcp" } },
       });
       log(`created session ${created.id}`);
       return created.id;
     })();
     return sessionPromise;
   };
-  const path = async (suffix = "") => `/api/sessions/${encodeURIComponent(await session())}${suffix}`;
+  /** The bound session as path parameters. */
+  const sid = async () => ({ sid: await session() });
 
   /** Every result names the session, so the agent can find it again. */
   const reply = async (body: unknown): Promise<Result> => ({
@@ -104,11 +103,14 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       },
     },
     guarded(async (args) => {
-      const view = await api.request<MonitorView>("POST", await path("/monitors"), {
-        name: args.description,
-        source: { kind: "command", command: args.command, ...(args.cwd ? { cwd: args.cwd } : {}) },
-        intervalSeconds: args.until,
-        timeoutSeconds: args.timeout,
+      const view = await api.call("createMonitor", {
+        params: await sid(),
+        body: {
+          name: args.description,
+          source: { kind: "command", command: args.command, ...(args.cwd ? { cwd: args.cwd } : {}) },
+          intervalSeconds: args.until,
+          timeoutSeconds: args.timeout,
+        },
       });
       return reply({ monitor: compact(view), next: END_TURN });
     }),
@@ -121,7 +123,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       inputSchema: MonitorCreateSchema,
     },
     guarded(async (args) => {
-      const view = await api.request<MonitorView>("POST", await path("/monitors"), args);
+      const view = await api.call("createMonitor", { params: await sid(), body: args });
       return reply({ monitor: compact(view), next: END_TURN });
     }),
   );
@@ -129,9 +131,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   server.registerTool(
     "monitor__list",
     { description: "List this session's monitors and waitpoints with their states, last events and errors." },
-    guarded(async () =>
-      reply({ monitors: (await api.request<MonitorView[]>("GET", await path("/monitors"))).map(compact) }),
-    ),
+    guarded(async () => reply({ monitors: (await api.call("listMonitors", { params: await sid() })).map(compact) })),
   );
 
   for (const action of ["pause", "resume", "cancel"] as const) {
@@ -144,9 +144,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       `monitor__${action}`,
       { description: what, inputSchema: Id },
       guarded(async ({ id }) => {
-        const view = await api.request<MonitorView>("POST", await path(`/monitors/${encodeURIComponent(id)}/control`), {
-          action,
-        });
+        const view = await api.call("controlMonitor", { params: { ...(await sid()), mid: id }, body: { action } });
         return reply({ monitor: compact(view) });
       }),
     );
@@ -159,7 +157,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       inputSchema: Id,
     },
     guarded(async ({ id }) =>
-      reply({ events: await api.request("GET", await path(`/monitors/${encodeURIComponent(id)}/events`)) }),
+      reply({ events: await api.call("monitorEvents", { params: { ...(await sid()), mid: id } }) }),
     ),
   );
 
@@ -171,7 +169,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       inputSchema: Id,
     },
     guarded(async ({ id }) =>
-      reply({ checks: await api.request("GET", await path(`/monitors/${encodeURIComponent(id)}/checks`)) }),
+      reply({ checks: await api.call("monitorChecks", { params: { ...(await sid()), mid: id } }) }),
     ),
   );
 
@@ -182,7 +180,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       inputSchema: WaitCreateSchema,
     },
     guarded(async (args) =>
-      reply({ waitpoint: await api.request("POST", await path("/waitpoints"), args), next: END_TURN }),
+      reply({ waitpoint: await api.call("createWaitpoint", { params: await sid(), body: args }), next: END_TURN }),
     ),
   );
 
@@ -194,7 +192,9 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     },
     guarded(async ({ id }) =>
       reply({
-        waitpoints: await api.request("GET", await path(`/waitpoints${id ? `/${encodeURIComponent(id)}` : ""}`)),
+        waitpoints: id
+          ? await api.call("getWaitpoint", { params: { ...(await sid()), wid: id } })
+          : await api.call("listWaitpoints", { params: await sid() }),
       }),
     ),
   );
@@ -203,7 +203,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     "wait_cancel",
     { description: "Disarm a waitpoint you no longer need (it stops the waiting, not the job).", inputSchema: Id },
     guarded(async ({ id }) =>
-      reply({ waitpoint: await api.request("DELETE", await path(`/waitpoints/${encodeURIComponent(id)}`)) }),
+      reply({ waitpoint: await api.call("cancelWaitpoint", { params: { ...(await sid()), wid: id } }) }),
     ),
   );
 
@@ -213,7 +213,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       description:
         "The connected browser's tabs [{tabId, url, title, active}] (read-only), to pick the exact tab a browser monitor watches.",
     },
-    guarded(async () => reply({ tabs: await api.request("GET", "/api/browser/tabs") })),
+    guarded(async () => reply({ tabs: await api.call("browserTabs") })),
   );
 
   server.registerTool(
@@ -223,7 +223,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
         "Read one element of one exact tab now ({text, exists, url, title}), read-only: try a selector before arming a browser monitor on it.",
       inputSchema: BrowserObserveSchema.shape,
     },
-    guarded(async (args) => reply({ observation: await api.request("POST", "/api/browser/observe", args) })),
+    guarded(async (args) => reply({ observation: await api.call("browserObserve", { body: args }) })),
   );
 
   server.registerTool(
@@ -238,17 +238,14 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     },
     guarded(async ({ wait_seconds, all }) => {
       if (all) {
-        const wakes = await api.request<WakeView[]>("GET", await path("/wakes"));
+        const wakes = await api.call("listWakes", { params: await sid() });
         return reply({
           wakes: wakes
             .slice(-20)
             .map((w) => ({ id: w.id, state: w.state, deliveredVia: w.deliveredVia, text: w.text })),
         });
       }
-      const { wakes } = await api.request<{ wakes: WakeView[] }>(
-        "POST",
-        await path(`/wakes/claim?wait=${wait_seconds ?? 0}`),
-      );
+      const { wakes } = await api.call("claimWakes", { params: await sid(), query: { wait: wait_seconds ?? 0 } });
       return reply({ wakes: wakes.map((w) => ({ id: w.id, text: w.text })) });
     }),
   );
@@ -272,19 +269,18 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   /** While connected to an `mcp`-adapter session, push each wake as a channel notification. */
   async function pushWakes(): Promise<void> {
     const sid = await session();
-    const info = await api.request<{ adapter: { kind: string } }>("GET", `/api/sessions/${encodeURIComponent(sid)}`);
+    const info = await api.call("getSession", { params: { sid } });
     if (info.adapter.kind !== "mcp") {
       log(`session ${sid} delivers via ${info.adapter.kind}; not pushing`);
       return;
     }
     while (!disconnected.signal.aborted) {
       // Aborted when the client goes: the daemon then ends the long-poll without taking anything.
-      const { wakes } = await api.request<{ wakes: WakeView[] }>(
-        "POST",
-        `/api/sessions/${encodeURIComponent(sid)}/wakes/claim?wait=30&via=mcp`,
-        undefined,
-        disconnected.signal,
-      );
+      const { wakes } = await api.call("claimWakes", {
+        params: { sid },
+        query: { wait: 30, via: "mcp" },
+        signal: disconnected.signal,
+      });
       for (const wake of wakes) {
         await server.server.notification({
           method: "notifications/claude/channel",

@@ -20,7 +20,7 @@ import {
   NativeRequestSchema,
   type PanelItem,
 } from "../../../shared/schemas/native-messages.js";
-import type { MonitorView, WaitpointView } from "../../../shared/schemas/views.js";
+import type { WaitpointView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ApiClient } from "../api/client.js";
 import { LineSplitter } from "../base/line-splitter.js";
@@ -33,20 +33,19 @@ type Handlers = { [T in NativeRequest["type"]]: (request: Extract<NativeRequest,
 function handlers(home: string): Handlers {
   // A fresh client per request: a restarted daemon may listen on another port.
   const api = () => new ApiClient(home);
-  const session = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
   return {
     ping: async () => ({ pong: true }),
-    status: () => api().request("GET", "/api/status"),
+    status: () => api().call("status"),
     /** Every monitor and waitpoint, grouped by session, a page at a time (replies stay under 1 MB). */
     list: async ({ offset, limit }) => {
       const client = api();
-      const sessions = await client.request<Array<{ id: string; label: string | null }>>("GET", "/api/sessions");
+      const sessions = await client.call("listSessions");
       const items: PanelItem[] = [];
       for (const s of sessions) {
-        const monitors = await client.request<MonitorView[]>("GET", `${session(s.id)}/monitors`);
+        const monitors = await client.call("listMonitors", { params: { sid: s.id } });
         // A waitpoint is a monitor of kind signal with the same id; the panel shows its details too.
         const waitpoints = monitors.some((m) => m.kind === "signal")
-          ? new Map((await client.request<WaitpointView[]>("GET", `${session(s.id)}/waitpoints`)).map((w) => [w.id, w]))
+          ? new Map((await client.call("listWaitpoints", { params: { sid: s.id } })).map((w) => [w.id, w]))
           : new Map<string, WaitpointView>();
         for (const monitor of monitors) {
           const waitpoint = waitpoints.get(monitor.id);
@@ -56,11 +55,10 @@ function handlers(home: string): Handlers {
       return { total: items.length, offset, items: items.slice(offset, offset + limit) };
     },
     control: ({ sessionId, monitorId, action }) =>
-      api().request("POST", `${session(sessionId)}/monitors/${encodeURIComponent(monitorId)}/control`, { action }),
-    checks: ({ sessionId, monitorId }) =>
-      api().request("GET", `${session(sessionId)}/monitors/${encodeURIComponent(monitorId)}/checks`),
+      api().call("controlMonitor", { params: { sid: sessionId, mid: monitorId }, body: { action } }),
+    checks: ({ sessionId, monitorId }) => api().call("monitorChecks", { params: { sid: sessionId, mid: monitorId } }),
     waitpoint: ({ sessionId, waitpointId }) =>
-      api().request("GET", `${session(sessionId)}/waitpoints/${encodeURIComponent(waitpointId)}`),
+      api().call("getWaitpoint", { params: { sid: sessionId, wid: waitpointId } }),
   };
 }
 

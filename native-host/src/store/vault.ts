@@ -4,13 +4,10 @@
  * file, its WAL or its free pages; the audit of uses lives in the database.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import type { VaultEntry } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 
-export interface VaultEntry {
-  key: string;
-  updatedAt: string;
-  usedBy: Array<{ sessionId: string; monitorId: string; purpose: "start" | "resume"; at: string }>;
-}
+export type { VaultEntry };
 
 interface VaultFileData {
   version: 1;

@@ -1,0 +1,143 @@
+/**
+ * The daemon's HTTP API as one table: every route's method, path, whether it needs the bearer
+ * token, and the types of its body and answer. The server registers its handlers from this table
+ * (and refuses to start if one is missing); the one client (native-host/src/api/client.ts) builds
+ * every request from it. The README's HTTP table lists the same routes.
+ * Design: docs/design.md §7, §11.
+ */
+
+import type { z } from "zod";
+import type {
+  ControlSchema,
+  EventPostSchema,
+  MonitorCreateSchema,
+  SessionCreateSchema,
+  SessionPatchSchema,
+  SignalBodySchema,
+  TurnSchema,
+  VaultSetSchema,
+  WaitCreateSchema,
+} from "./schemas/inputs.js";
+import type { Observation, Tab } from "./schemas/native-messages.js";
+import type { BrowserObserveSchema } from "./schemas/sources.js";
+import type {
+  CheckEntry,
+  MonitorEvent,
+  MonitorView,
+  SessionView,
+  StatusView,
+  VaultEntry,
+  WaitCreated,
+  WaitpointView,
+  WakeView,
+} from "./schemas/views.js";
+
+/** What a caller may send: the schema's input (defaults not yet applied). */
+type In<S extends z.ZodType> = z.input<S>;
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export interface RouteSpec {
+  method: HttpMethod;
+  path: string;
+  /** Reachable without the bearer token. */
+  public?: boolean;
+  summary: string;
+}
+
+export const ROUTES = {
+  health: { method: "GET", path: "/healthz", public: true, summary: "liveness" },
+  status: { method: "GET", path: "/api/status", summary: "what the daemon is doing" },
+  listSessions: { method: "GET", path: "/api/sessions", summary: "every session" },
+  createSession: { method: "POST", path: "/api/sessions", summary: "create a session (or get it, by id)" },
+  getSession: { method: "GET", path: "/api/sessions/:sid", summary: "one session" },
+  updateSession: { method: "PATCH", path: "/api/sessions/:sid", summary: "label or adapter" },
+  deleteSession: { method: "DELETE", path: "/api/sessions/:sid", summary: "delete a session and all it owns" },
+  setTurn: { method: "POST", path: "/api/sessions/:sid/turn", summary: "the agent is busy or idle" },
+  listMonitors: { method: "GET", path: "/api/sessions/:sid/monitors", summary: "a session's monitors" },
+  createMonitor: { method: "POST", path: "/api/sessions/:sid/monitors", summary: "arm a monitor" },
+  postEvent: { method: "POST", path: "/api/sessions/:sid/monitors/events", summary: "post an inbound event" },
+  getMonitor: { method: "GET", path: "/api/sessions/:sid/monitors/:mid", summary: "one monitor" },
+  monitorEvents: { method: "GET", path: "/api/sessions/:sid/monitors/:mid/events", summary: "its event log" },
+  monitorChecks: { method: "GET", path: "/api/sessions/:sid/monitors/:mid/checks", summary: "its check log" },
+  controlMonitor: {
+    method: "POST",
+    path: "/api/sessions/:sid/monitors/:mid/control",
+    summary: "pause, resume or cancel",
+  },
+  listWakes: { method: "GET", path: "/api/sessions/:sid/wakes", summary: "a session's wakes" },
+  claimWakes: { method: "POST", path: "/api/sessions/:sid/wakes/claim", summary: "take ready wakes (inbox)" },
+  getWake: { method: "GET", path: "/api/sessions/:sid/wakes/:wid", summary: "one wake" },
+  retryWake: { method: "POST", path: "/api/sessions/:sid/wakes/:wid/retry", summary: "send a wake in review again" },
+  listWaitpoints: { method: "GET", path: "/api/sessions/:sid/waitpoints", summary: "a session's waitpoints" },
+  createWaitpoint: { method: "POST", path: "/api/sessions/:sid/waitpoints", summary: "arm a waitpoint" },
+  getWaitpoint: { method: "GET", path: "/api/sessions/:sid/waitpoints/:wid", summary: "one waitpoint" },
+  cancelWaitpoint: { method: "DELETE", path: "/api/sessions/:sid/waitpoints/:wid", summary: "cancel a waitpoint" },
+  signal: { method: "POST", path: "/webhook/signal", public: true, summary: "a job signals a waitpoint" },
+  browserTabs: { method: "GET", path: "/api/browser/tabs", summary: "the connected browser's tabs" },
+  browserObserve: { method: "POST", path: "/api/browser/observe", summary: "read one tab element now" },
+  listVault: { method: "GET", path: "/api/vault", summary: "vault keys and their use" },
+  setVault: { method: "PUT", path: "/api/vault/:key", summary: "set a secret value" },
+  deleteVault: { method: "DELETE", path: "/api/vault/:key", summary: "delete a secret" },
+} as const satisfies Record<string, RouteSpec>;
+
+export type RouteName = keyof typeof ROUTES;
+
+/** The body each route takes and the answer it gives (`undefined`: no body). */
+export interface RouteTypes {
+  health: { body: undefined; reply: { ok: true } };
+  status: { body: undefined; reply: StatusView };
+  listSessions: { body: undefined; reply: SessionView[] };
+  createSession: { body: In<typeof SessionCreateSchema>; reply: SessionView };
+  getSession: { body: undefined; reply: SessionView };
+  updateSession: { body: In<typeof SessionPatchSchema>; reply: SessionView };
+  deleteSession: { body: undefined; reply: { deleted: true } };
+  setTurn: { body: In<typeof TurnSchema>; reply: SessionView };
+  listMonitors: { body: undefined; reply: MonitorView[] };
+  createMonitor: { body: In<typeof MonitorCreateSchema>; reply: MonitorView };
+  postEvent: { body: In<typeof EventPostSchema>; reply: { accepted: true; event: number; ended: string[] } };
+  getMonitor: { body: undefined; reply: MonitorView };
+  monitorEvents: { body: undefined; reply: MonitorEvent[] };
+  monitorChecks: { body: undefined; reply: CheckEntry[] };
+  controlMonitor: { body: In<typeof ControlSchema>; reply: MonitorView };
+  listWakes: { body: undefined; reply: WakeView[] };
+  claimWakes: { body: undefined; reply: { wakes: WakeView[] } };
+  getWake: { body: undefined; reply: WakeView };
+  retryWake: { body: undefined; reply: WakeView };
+  listWaitpoints: { body: undefined; reply: WaitpointView[] };
+  createWaitpoint: { body: In<typeof WaitCreateSchema>; reply: WaitCreated };
+  getWaitpoint: { body: undefined; reply: WaitpointView };
+  cancelWaitpoint: { body: undefined; reply: WaitpointView };
+  signal: { body: In<typeof SignalBodySchema>; reply: Record<string, unknown> };
+  browserTabs: { body: undefined; reply: Tab[] };
+  browserObserve: { body: In<typeof BrowserObserveSchema>; reply: Observation };
+  listVault: { body: undefined; reply: VaultEntry[] };
+  setVault: { body: In<typeof VaultSetSchema>; reply: { key: string; set: true } };
+  deleteVault: { body: undefined; reply: { deleted: true } };
+}
+
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+/** The path parameters a route needs, by name: `{sid, mid}` for `/api/sessions/:sid/monitors/:mid`. */
+export type PathParams<K extends RouteName> = { [N in ParamNames<(typeof ROUTES)[K]["path"]>]: string };
+
+/** The route's path with its parameters filled in (each encoded) and the query appended. */
+export function pathOf(
+  route: RouteSpec,
+  params: Record<string, string> = {},
+  query: Record<string, string | number | undefined> = {},
+): string {
+  const path = route.path.replace(/:([a-z]+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`Expected a value for :${name} in ${route.path}`);
+    return encodeURIComponent(value);
+  });
+  const pairs = Object.entries(query).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+  return pairs.length === 0
+    ? path
+    : `${path}?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, String(v)]))}`;
+}
