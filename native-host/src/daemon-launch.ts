@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { envConfig } from "./base/config.js";
 import { answers, DEFAULT_PORT, ensureHome, readDaemonInfo } from "./base/home.js";
 import { packageRoot } from "./base/paths.js";
 
@@ -13,7 +14,7 @@ export async function ensureDaemon(home: string, { timeoutMs = 15_000 } = {}): P
   const running = readDaemonInfo(paths);
   if (running && (await answers(running.url))) return running.url;
   // The default home gets the default port; any other home takes a free one.
-  const port = home === join(homedir(), ".vigil") ? (process.env.VIGIL_PORT ?? String(DEFAULT_PORT)) : "0";
+  const port = home === join(homedir(), ".vigil") ? String(envConfig().VIGIL_PORT ?? DEFAULT_PORT) : "0";
   const child = spawn(
     process.execPath,
     [join(packageRoot, "bin", "vigil.js"), "serve", "--home", home, "--port", port],

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { DEFAULT_SETTINGS, loadSettings } from "./config.js";
+import { DEFAULT_SETTINGS, loadSettings, parseEnv } from "./config.js";
 
 const home = () => mkdtempSync(join(tmpdir(), "vigil-settings-"));
 
@@ -29,4 +29,16 @@ test("bad settings say which key and what came", () => {
   expect(() => loadSettings(home(), { VIGIL_WAITPOINT_TTL_MS: "abc" })).toThrow(
     /VIGIL_WAITPOINT_TTL_MS: .* \(got abc\)/,
   );
+});
+
+test("environment variables are validated: a bad value names the variable and what came", () => {
+  expect(parseEnv({ VIGIL_PORT: "8080", VIGIL_LOG_LEVEL: "warn", PATH: "/bin" })).toEqual({
+    VIGIL_PORT: 8080,
+    VIGIL_LOG_LEVEL: "warn",
+  });
+  expect(parseEnv({ VIGIL_PORT: "" })).toEqual({});
+  expect(() => parseEnv({ VIGIL_PORT: "99999" })).toThrow(/^VIGIL_PORT: .* \(got "99999"\)/);
+  expect(() => parseEnv({ VIGIL_LOG_LEVEL: "loud" })).toThrow(/^VIGIL_LOG_LEVEL: .*"loud"/);
+  expect(() => parseEnv({ VIGIL_INTERVAL_FLOOR_SECONDS: "abc" })).toThrow(/^VIGIL_INTERVAL_FLOOR_SECONDS:/);
+  expect(() => parseEnv({ VIGIL_INTERVAL_FLOOR_SECONDS: "0" })).toThrow(/^VIGIL_INTERVAL_FLOOR_SECONDS:/);
 });

@@ -1,11 +1,66 @@
 /**
- * Settings (SPEC §5): `$VIGIL_HOME/settings.json` first, then the environment, then defaults.
- * A settings file that does not parse stops the daemon with a message naming the key.
+ * Configuration, in one place: the environment variables Vigil reads (validated with zod, read once
+ * per process) and the settings (`$VIGIL_HOME/settings.json` first, then the environment, then
+ * defaults). A bad value stops the command or the daemon with a message naming the variable or key
+ * and what came. (`vigil signal` also reads a job's VIGIL_WAITPOINT* variables: those are that
+ * command's input, not configuration.)
+ * Design: docs/design.md §1, §7.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { type Settings, SettingsSchema } from "../../../shared/schemas/settings.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
+
+const Whole = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).optional();
+
+/** Every variable Vigil reads, with what it accepts. Empty counts as unset. */
+export const EnvSchema = z.object({
+  /** Vigil's home folder (default ~/.vigil). */
+  VIGIL_HOME: z.string().min(1).optional(),
+  /** The daemon's port on 127.0.0.1 for the default home (default 7391; 0: any free port). */
+  VIGIL_PORT: Whole(0, 65_535),
+  /** The CLI's session when --session is not given (default "default"). */
+  VIGIL_SESSION: z.string().min(1).max(128).optional(),
+  VIGIL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
+  /** SQLite's synchronous mode: normal (default; WAL keeps commits across a process crash) or full. */
+  VIGIL_SYNCHRONOUS: z.enum(["normal", "full"]).optional(),
+  /** Lowers the 5 s interval floor (tests run the same machinery in milliseconds). */
+  VIGIL_INTERVAL_FLOOR_SECONDS: z.coerce.number().positive().optional(),
+  VIGIL_DELIVERY_MAX_ATTEMPTS: Whole(1, 1000),
+  VIGIL_DELIVERY_RETRY_BASE_MS: Whole(10),
+  VIGIL_DELIVERY_RETRY_CAP_MS: Whole(10),
+  /** Time a delivery lease allows beyond the adapter's timeout before it counts as interrupted. */
+  VIGIL_DELIVERY_LEASE_GRACE_MS: Whole(0),
+  VIGIL_WAITPOINT_TTL_MS: z.string().optional(),
+  VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
+  VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),
+});
+export type EnvConfig = z.infer<typeof EnvSchema>;
+
+/** Parses the variables Vigil reads out of `env`; throws naming the variable and what came. */
+export function parseEnv(env: NodeJS.ProcessEnv): EnvConfig {
+  const relevant = Object.fromEntries(
+    Object.keys(EnvSchema.shape)
+      .map((name) => [name, env[name]])
+      .filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = EnvSchema.safeParse(relevant);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? "environment");
+    throw new Error(`${name}: ${issue?.message ?? "invalid"} (got ${JSON.stringify(relevant[name])})`);
+  }
+  return parsed.data;
+}
+
+let cached: EnvConfig | undefined;
+
+/** This process's environment configuration, read once. */
+export function envConfig(): EnvConfig {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
 
 export interface ResolvedSettings {
   /** A waitpoint's default lifetime (expires_in_hours overrides it). */

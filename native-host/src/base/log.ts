@@ -3,6 +3,7 @@
  * the shield. Stdout is never written here (it belongs to protocols in `native-host` and `mcp`).
  */
 import { appendFileSync } from "node:fs";
+import { envConfig } from "./config.js";
 
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -21,7 +22,7 @@ export interface Redactor {
 const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 export function createLogger(options: { file?: string; shield?: Redactor; level?: Level; stderr?: boolean }): Logger {
-  const min = ORDER[options.level ?? ((process.env.VIGIL_LOG_LEVEL as Level | undefined) || "info")] ?? 1;
+  const min = ORDER[options.level ?? envConfig().VIGIL_LOG_LEVEL ?? "info"];
   const write = (level: Level, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
     const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : "";

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { envConfig } from "./config.js";
 
 function findPackageRoot(from: string): string {
   let dir = from;
@@ -19,7 +20,7 @@ export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url
 export const sourceDir = join(packageRoot, "native-host", "src");
 
 export function resolveHome(flag?: string): string {
-  return resolve(flag ?? process.env.VIGIL_HOME ?? join(homedir(), ".vigil"));
+  return resolve(flag ?? envConfig().VIGIL_HOME ?? join(homedir(), ".vigil"));
 }
 
 export interface HomePaths {

@@ -4,6 +4,7 @@
  * Design: docs/design.md §7.
  */
 import type { Command } from "commander";
+import { envConfig } from "../base/config.js";
 import { resolveHome } from "../base/paths.js";
 
 export const DEFAULT_SESSION = "default";
@@ -17,7 +18,7 @@ export function homeOf(command: Command): string {
 }
 
 export function sessionOf(options: { session?: string }): string {
-  return options.session ?? process.env.VIGIL_SESSION ?? DEFAULT_SESSION;
+  return options.session ?? envConfig().VIGIL_SESSION ?? DEFAULT_SESSION;
 }
 
 export function print(text: string): void {

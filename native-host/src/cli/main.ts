@@ -25,7 +25,8 @@ export function buildProgram(): Command {
     .action(async (options: { port?: string }, command: Command) => {
       const { runDaemon } = await import("../daemon.js");
       const { DEFAULT_PORT } = await import("../base/home.js");
-      const raw = options.port ?? process.env.VIGIL_PORT ?? String(DEFAULT_PORT);
+      const { envConfig } = await import("../base/config.js");
+      const raw = options.port ?? String(envConfig().VIGIL_PORT ?? DEFAULT_PORT);
       const port = Number(raw);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new CliError(`Expected --port 0–65535, got ${raw}`, 2);

@@ -1,4 +1,5 @@
 /** Retry timing for failed deliveries, computed in one place. */
+import { envConfig } from "../base/config.js";
 export interface RetryPolicy {
   /** Attempts in all (the first one included) before a wake becomes needs_review. */
   maxAttempts: number;
@@ -6,16 +7,13 @@ export interface RetryPolicy {
   capMs: number;
 }
 
-function envNumber(name: string, fallback: number, min: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value >= min ? value : fallback;
-}
-
+/** 8 attempts, 2 s doubling to 10 min (each lowerable through base/config.ts for tests). */
 export function retryPolicyFromEnv(): RetryPolicy {
+  const env = envConfig();
   return {
-    maxAttempts: envNumber("VIGIL_DELIVERY_MAX_ATTEMPTS", 8, 1),
-    baseMs: envNumber("VIGIL_DELIVERY_RETRY_BASE_MS", 2000, 10),
-    capMs: envNumber("VIGIL_DELIVERY_RETRY_CAP_MS", 10 * 60_000, 10),
+    maxAttempts: env.VIGIL_DELIVERY_MAX_ATTEMPTS ?? 8,
+    baseMs: env.VIGIL_DELIVERY_RETRY_BASE_MS ?? 2000,
+    capMs: env.VIGIL_DELIVERY_RETRY_CAP_MS ?? 10 * 60_000,
   };
 }
 

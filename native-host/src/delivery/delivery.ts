@@ -9,6 +9,7 @@
  */
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
+import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
 import type { Changes } from "../core/changes.js";
@@ -35,10 +36,7 @@ const PUSH_KINDS = Object.keys(PUSH_ADAPTERS);
  * Time a lease allows beyond the adapter's own timeout before the delivery counts as interrupted
  * (`VIGIL_DELIVERY_LEASE_GRACE_MS`, default 30 s; tests shorten it).
  */
-const LEASE_GRACE_MS =
-  Number(process.env.VIGIL_DELIVERY_LEASE_GRACE_MS) >= 0 && process.env.VIGIL_DELIVERY_LEASE_GRACE_MS
-    ? Number(process.env.VIGIL_DELIVERY_LEASE_GRACE_MS)
-    : 30_000;
+const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
 /** Longest single long-poll. */
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
@@ -258,7 +256,7 @@ export class Delivery {
     const timeoutMs = push.timeoutMs(session.adapter);
     const claimed = this.#store.tx(() => {
       const turn = this.#store.sessions.nextTurn(sessionId);
-      const rows = this.#store.wakes.claim(sessionId, turn, now + timeoutMs + LEASE_GRACE_MS);
+      const rows = this.#store.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
       this.#moveMonitors(rows, "deliver");
       return { turn, rows };
     });

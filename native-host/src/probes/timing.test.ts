@@ -1,4 +1,4 @@
-import { describe, expect, test, vi } from "vitest";
+import { describe, expect, test } from "vitest";
 import { ValidationError } from "../base/errors.js";
 import {
   commandTimeoutSeconds,
@@ -49,11 +49,9 @@ describe("command wait interval (until)", () => {
   });
 
   test("the floor can only be lowered by the test knob, never raised or zeroed", () => {
-    expect(intervalFloorSeconds({})).toBe(5);
-    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "0.2" })).toBe(0.2);
-    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "0" })).toBe(5);
-    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "9" })).toBe(5);
-    expect(intervalFloorSeconds({ VIGIL_INTERVAL_FLOOR_SECONDS: "abc" })).toBe(5);
+    expect(intervalFloorSeconds(undefined)).toBe(5);
+    expect(intervalFloorSeconds(0.2)).toBe(0.2);
+    expect(intervalFloorSeconds(9)).toBe(5);
   });
 });
 
@@ -67,17 +65,15 @@ describe("watch deadline", () => {
 
 describe("observation monitors (tool, event, time, browser)", () => {
   test("interval 10–3600 s at the real floor; the test floor lowers it, never raises it", () => {
-    vi.stubEnv("VIGIL_INTERVAL_FLOOR_SECONDS", "");
-    try {
-      expect(observationTiming({}).intervalMs).toBe(30_000);
-      expect(() => observationTiming({ intervalSeconds: 5 })).toThrow("intervalSeconds: Expected 10–3600, got 5");
-      expect(() => observationTiming({ intervalSeconds: 3601 })).toThrow("intervalSeconds: Expected 10–3600, got 3601");
-      vi.stubEnv("VIGIL_INTERVAL_FLOOR_SECONDS", "0.2");
-      expect(observationTiming({ intervalSeconds: 0.5 }).intervalMs).toBe(500);
-      vi.stubEnv("VIGIL_INTERVAL_FLOOR_SECONDS", "60");
-      expect(() => observationTiming({ intervalSeconds: 5 })).toThrow("Expected 10–3600");
-    } finally {
-      vi.unstubAllEnvs();
-    }
+    const realFloor = intervalFloorSeconds(undefined);
+    expect(observationTiming({}, realFloor).intervalMs).toBe(30_000);
+    expect(() => observationTiming({ intervalSeconds: 5 }, realFloor)).toThrow(
+      "intervalSeconds: Expected 10–3600, got 5",
+    );
+    expect(() => observationTiming({ intervalSeconds: 3601 }, realFloor)).toThrow(
+      "intervalSeconds: Expected 10–3600, got 3601",
+    );
+    expect(observationTiming({ intervalSeconds: 0.5 }, intervalFloorSeconds(0.2)).intervalMs).toBe(500);
+    expect(() => observationTiming({ intervalSeconds: 5 }, intervalFloorSeconds(60))).toThrow("Expected 10–3600");
   });
 });

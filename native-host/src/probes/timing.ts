@@ -1,6 +1,8 @@
 /**
  * Interval and deadline rules, pure (SPEC §3 for command waits and watches).
  */
+
+import { envConfig } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
 
 export interface Timing {
@@ -27,10 +29,9 @@ const clamp = (value: number, min: number, max: number) => Math.min(Math.max(val
  * The 5 s floor, lowerable only through `VIGIL_INTERVAL_FLOOR_SECONDS` so integration tests can
  * exercise the same machinery in milliseconds; the rules themselves are unit-tested at 5 s.
  */
-export function intervalFloorSeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = Number(env.VIGIL_INTERVAL_FLOOR_SECONDS);
-  return Number.isFinite(raw) && raw > 0 && raw < COMMAND_RULES.intervalFloorSeconds
-    ? raw
+export function intervalFloorSeconds(configured = envConfig().VIGIL_INTERVAL_FLOOR_SECONDS): number {
+  return configured !== undefined && configured < COMMAND_RULES.intervalFloorSeconds
+    ? configured
     : COMMAND_RULES.intervalFloorSeconds;
 }
 
@@ -105,12 +106,14 @@ export const OBSERVATION_RULES = {
 } as const;
 
 /** Observation monitors (tool, event, time, browser): interval 10–3600 s, deadline 30 s – 7 days. */
-export function observationTiming(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing {
+export function observationTiming(
+  input: { intervalSeconds?: number; timeoutSeconds?: number },
+  commandFloor = intervalFloorSeconds(),
+): Timing {
   const r = OBSERVATION_RULES;
   const interval = input.intervalSeconds ?? r.defaultIntervalSeconds;
   // Lowered only with the command floor (integration and browser tests), never raised.
-  const floor =
-    intervalFloorSeconds() < COMMAND_RULES.intervalFloorSeconds ? intervalFloorSeconds() : r.minIntervalSeconds;
+  const floor = commandFloor < COMMAND_RULES.intervalFloorSeconds ? commandFloor : r.minIntervalSeconds;
   if (!Number.isFinite(interval) || interval < floor || interval > r.maxIntervalSeconds) {
     throw new ValidationError(`intervalSeconds: Expected ${floor}–${r.maxIntervalSeconds}, got ${interval}`);
   }

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { envConfig } from "../base/config.js";
 import { sourceDir } from "../base/paths.js";
 
 export type Db = Database.Database;
@@ -46,7 +47,7 @@ export function openDb(file: string): Db {
   db.pragma("journal_mode = WAL");
   // NORMAL in WAL mode survives a process crash (kill -9) without loss; only a power cut can
   // lose the last transactions. FULL is selectable for machines where that matters.
-  db.pragma(`synchronous = ${process.env.VIGIL_SYNCHRONOUS === "full" ? "FULL" : "NORMAL"}`);
+  db.pragma(`synchronous = ${envConfig().VIGIL_SYNCHRONOUS === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
   migrate(db);
