@@ -7,7 +7,7 @@ import type { Logger } from "../base/log.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { Store } from "../store/store.js";
-import { isActive, type MonitorEvent, nextState } from "./states.js";
+import { isActive, nextState, type StateChange } from "./states.js";
 import { wakePayload, wakeText } from "./wake-text.js";
 
 export interface EndingDeps {
@@ -31,7 +31,7 @@ export function endInTx(
   now: number,
 ): boolean {
   if (!isActive(record.state)) return false;
-  const event: MonitorEvent = reason === "stopped" ? "cancel" : "end";
+  const event: StateChange = reason === "stopped" ? "cancel" : "end";
   const to = nextState(record.state, event);
   if (to === undefined) return false;
   const shownDetail = deps.shield.text(detail);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { MONITOR_STATES } from "../../../shared/schemas/views.js";
-import { type MonitorEvent, TRANSITIONS, TransitionError, transition } from "./states.js";
+import { type StateChange, TRANSITIONS, TransitionError, transition } from "./states.js";
 
-const EVENTS: MonitorEvent[] = [
+const EVENTS: StateChange[] = [
   "pause",
   "resume",
   "cancel",
@@ -15,7 +15,7 @@ const EVENTS: MonitorEvent[] = [
   "retry",
 ];
 
-const ALLOWED: Array<[string, MonitorEvent, string]> = [
+const ALLOWED: Array<[string, StateChange, string]> = [
   ["waiting", "pause", "paused"],
   ["waiting", "cancel", "cancelled"],
   ["waiting", "end", "ready"],

@@ -5,7 +5,8 @@
  */
 import type { MonitorState } from "../../../shared/schemas/views.js";
 
-export type MonitorEvent =
+/** What moves a monitor from one state to another (not an entry of its event log). */
+export type StateChange =
   | "pause" // a person or agent pauses checks
   | "resume"
   | "cancel" // explicit stop: wakes nobody
@@ -17,7 +18,7 @@ export type MonitorEvent =
   | "review" // a delivery was interrupted or ran out of retries: a person must look
   | "retry"; // a person sends a needs_review wake again
 
-export const TRANSITIONS: Record<MonitorState, Partial<Record<MonitorEvent, MonitorState>>> = {
+export const TRANSITIONS: Record<MonitorState, Partial<Record<StateChange, MonitorState>>> = {
   waiting: { pause: "paused", cancel: "cancelled", end: "ready", end_silently: "finished" },
   paused: { resume: "waiting", cancel: "cancelled", end: "ready", end_silently: "finished" },
   ready: { cancel: "cancelled", deliver: "continuing", delivered: "finished", review: "needs_review" },
@@ -30,18 +31,18 @@ export const TRANSITIONS: Record<MonitorState, Partial<Record<MonitorEvent, Moni
 export class TransitionError extends Error {
   constructor(
     readonly from: MonitorState,
-    readonly event: MonitorEvent,
+    readonly event: StateChange,
   ) {
     super(`Cannot ${event.replace("_", " ")} a monitor that is ${from.replace("_", " ")}`);
     this.name = "TransitionError";
   }
 }
 
-export function nextState(from: MonitorState, event: MonitorEvent): MonitorState | undefined {
+export function nextState(from: MonitorState, event: StateChange): MonitorState | undefined {
   return TRANSITIONS[from][event];
 }
 
-export function transition(from: MonitorState, event: MonitorEvent): MonitorState {
+export function transition(from: MonitorState, event: StateChange): MonitorState {
   const to = nextState(from, event);
   if (to === undefined) throw new TransitionError(from, event);
   return to;

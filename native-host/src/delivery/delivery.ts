@@ -13,7 +13,8 @@ import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
 import type { Changes } from "../core/changes.js";
-import { type MonitorEvent, nextState } from "../core/states.js";
+import { sessionOrThrow } from "../core/lookup.js";
+import { nextState, type StateChange } from "../core/states.js";
 import { Scheduler } from "../engine/scheduler.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
@@ -135,9 +136,7 @@ export class Delivery {
   }
 
   #session(sessionId: string): SessionRow {
-    const session = this.#store.sessions.get(sessionId);
-    if (!session) throw new NotFoundError(`Unknown session ${sessionId}`);
-    return session;
+    return sessionOrThrow(this.#store, sessionId);
   }
 
   #isBusy(session: SessionRow, now: number): boolean {
@@ -316,7 +315,7 @@ export class Delivery {
   }
 
   /** Keeps an ended monitor's state in step with its ending wake (events wakes leave it alone). */
-  #moveMonitors(rows: RawWake[], event: MonitorEvent): void {
+  #moveMonitors(rows: RawWake[], event: StateChange): void {
     for (const row of rows) {
       if (row.kind !== "ending") continue;
       const record = this.#store.monitors.byUid(row.monitor_uid);
