@@ -7,7 +7,12 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["shared/**/*.test.ts", "native-host/**/*.test.ts", "extension/**/*.test.ts"],
+          include: [
+            "shared/**/*.test.ts",
+            "native-host/**/*.test.ts",
+            "extension/**/*.test.ts",
+            "test/meta/**/*.test.ts",
+          ],
           environment: "node",
         },
       },

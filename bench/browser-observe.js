@@ -1,4 +1,4 @@
-// Figure 8 (SPEC §10): the browser observe round trip, host → extension → tab → host, 1,000
+// Figure 8 (design.md §10): the browser observe round trip, host → extension → tab → host, 1,000
 // reads of one element in a real Chromium (Debian's, headless) with the built extension. Printed
 // beside the same path without the tab read (`tabs`: daemon → bridge → extension → bridge →
 // daemon) and the daemon's HTTP alone (/healthz), all measured in this run through the REST API.

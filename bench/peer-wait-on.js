@@ -1,4 +1,4 @@
-// Figure 7 (SPEC §10): a file-appears condition detected by Vigil (a command wait at the 5 s
+// Figure 7 (design.md §10): a file-appears condition detected by Vigil (a command wait at the 5 s
 // floor, and a waitpoint signalled by a spool file drop) vs `wait-on` (npm, default 250 ms
 // polling), 50 trials each in the same run: detection latency and CPU.
 import { spawn } from "node:child_process";

@@ -1,4 +1,4 @@
-// Figures 1 and 6 (SPEC §10): idle cost with 10,000 armed waitpoints and time monitors, beside the
+// Figures 1 and 6 (design.md §10): idle cost with 10,000 armed waitpoints and time monitors, beside the
 // same minute of 1,000 `until …; do sleep 5; done` shell loops; and restart time after kill -9.
 import { spawn } from "node:child_process";
 import { cpuSeconds, Daemon, fmt, rssMb, seed, sleep, waitUntil } from "./lib.js";

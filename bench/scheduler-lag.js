@@ -1,4 +1,4 @@
-// Figure 5 (SPEC §10): 1,000 command waits at 5 s (command `false`): how late each check starts
+// Figure 5 (design.md §10): 1,000 command waits at 5 s (command `false`): how late each check starts
 // against its due time (measured by the daemon as it starts the check, just before the process is
 // spawned), the daemon's CPU, its check processes included, and the cadence each monitor actually
 // got (the gap between the starts of its consecutive checks, read from the checks table).

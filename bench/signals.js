@@ -1,4 +1,4 @@
-// Figures 2, 3 and 4 (SPEC §10): signal ingest on /webhook/signal beside the bare limits (the same
+// Figures 2, 3 and 4 (design.md §10): signal ingest on /webhook/signal beside the bare limits (the same
 // HTTP server without SQLite, and SQLite alone inserting the same rows); signal → delivery start
 // for a one-shot waitpoint on a long-poll claim; spool file → wake ready.
 import { renameSync, writeFileSync } from "node:fs";

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: builds the browser extension when it is missing, says where to load it, then runs
 // `vigil serve` in the foreground on the default home.
+// Design: docs/design.md §1.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";

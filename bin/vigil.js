@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `vigil` command: runs the compiled CLI (npm install builds it; `npm run build` rebuilds).
+// Design: docs/design.md §7.
 import { existsSync } from "node:fs";
 
 const entry = new URL("../dist/native-host/src/cli/main.js", import.meta.url);

@@ -1,5 +1,5 @@
 /**
- * Conditions: deterministic predicates over an observation (SPEC §4.2). One implementation,
+ * Conditions: deterministic predicates over an observation (design.md §4.2). One implementation,
  * used by every source kind (command predicates included). No model, no I/O but hashing.
  *
  * Three-valued: a check is `met`, `not_met` or `unavailable` (the field it names is missing).

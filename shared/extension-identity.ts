@@ -1,5 +1,5 @@
 /**
- * Who the extension is, so the native host manifest can name it (SPEC §8). The Chromium id is
+ * Who the extension is, so the native host manifest can name it (design.md §8). The Chromium id is
  * stable because the manifest carries this public key (base64 DER): the id is the first 32 hex
  * digits of sha256(key) written with the letters a–p (a unit test derives it). Firefox uses the
  * gecko id instead.

@@ -1,4 +1,7 @@
-/** Monitor states and how they read (no zod here: the side panel imports it without the schemas). */
+/**
+ * Monitor states and how they read (no zod here: the side panel imports it without the schemas).
+ * Design: docs/design.md §4.3.
+ */
 export const MONITOR_STATES = [
   "waiting",
   "paused",

@@ -1,6 +1,7 @@
 /**
  * The background worker's wiring: one HostConnection, the daemon's requests answered by observe /
  * tabs, side-panel ports relayed to the host, and the watched tabs marked. Entry: startBackground.
+ * Design: docs/design.md §7.
  */
 import type { Browser } from "wxt/browser";
 import type { PanelList } from "../../shared/schemas/native-messages";

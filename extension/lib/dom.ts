@@ -1,6 +1,7 @@
 /**
  * A tiny element builder and a DOM morph: the panel is small enough that a UI library would not
  * earn its place. Events are delegated (`data-action`), so built elements carry no listeners.
+ * Design: docs/design.md §7.
  */
 type Child = Node | string | null | undefined | false;
 

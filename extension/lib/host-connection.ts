@@ -1,5 +1,5 @@
 /**
- * The background worker's one native port to `vigil native-host` (SPEC §1): reconnects with
+ * The background worker's one native port to `vigil native-host` (design.md §1): reconnects with
  * backoff, matches replies to requests, answers the daemon's requests through a handler, and
  * reports the link's state (no host installed, daemon down, connected) to whoever listens.
  */

@@ -2,6 +2,7 @@
  * Tabs an active browser monitor reads get a badge on the toolbar button and a tooltip naming the
  * monitor, so the user knows why to keep them open. Marks follow the host's list; a tab is never
  * closed or changed by Vigil (after a monitor ends it stays for the user to inspect).
+ * Design: docs/design.md §7.
  */
 export interface MarkApi {
   mark(tabId: number, title: string): Promise<void>;

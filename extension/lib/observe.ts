@@ -1,5 +1,5 @@
 /**
- * `observe {tabId, url, selector}` (SPEC §4.1, §8): reads only that tab, only that element, after
+ * `observe {tabId, url, selector}` (design.md §4.1, §8): reads only that tab, only that element, after
  * checking the tab is exactly at `url`. It never activates, navigates or clicks, and the only code
  * it runs in the page is `readElement` below — fixed in the extension, never supplied by an agent.
  */

@@ -1,6 +1,7 @@
 /**
  * Between the side panel and the background worker (runtime port named "panel"). The panel sends
  * native requests without ids; the background relays them over the native port and answers.
+ * Design: docs/design.md §7.
  */
 import type { NativeRequest, WithoutId } from "../../shared/schemas/native-messages";
 

@@ -1,5 +1,5 @@
 /**
- * What the side panel shows, as pure functions of the host's `list` answer and the clock (SPEC §7),
+ * What the side panel shows, as pure functions of the host's `list` answer and the clock (design.md §7),
  * so it is unit-tested without a browser. The DOM code in lib/panel-*.ts only renders these; the
  * wording of times and deliveries it shares with the CLI is in shared/wording.ts.
  * Design: docs/design.md §7.
@@ -23,7 +23,7 @@ export interface Badge {
   title?: string;
 }
 
-/** The badges of one waitpoint (SPEC §7), each a way a wake can fail silently. */
+/** The badges of one waitpoint (design.md §7), each a way a wake can fail silently. */
 export function waitpointBadges(waitpoint: WaitpointView, monitor: MonitorView): Badge[] {
   const badges: Badge[] = [];
   const cap = waitpoint.maxWakesPerHour;

@@ -1,5 +1,5 @@
 /**
- * The side panel's wiring (SPEC §7): its state, the port to the background worker, the data
+ * The side panel's wiring (design.md §7): its state, the port to the background worker, the data
  * refresh, the delegated click listener and the one-second clock, all set up synchronously, then
  * the first render. It talks only to the background (a runtime port named "panel"), which relays
  * to `vigil native-host`. Entry: startPanel, from entrypoints/sidepanel/main.ts.

@@ -1,5 +1,5 @@
 /**
- * Messages between the extension and `vigil native-host` (SPEC §1, §8): one request type per
+ * Messages between the extension and `vigil native-host` (design.md §1, §8): one request type per
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";

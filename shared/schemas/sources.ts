@@ -29,7 +29,7 @@ const ToolName = z
   .string()
   .regex(/^[a-z][a-z0-9_]*__[a-z][a-z0-9_]*$/, "Expected a tool name container__action, like http__get");
 
-/** A read-only tool call polled until its condition holds (SPEC §4.1). */
+/** A read-only tool call polled until its condition holds (design.md §4.1). */
 export const ToolSourceSchema = z.strictObject({
   kind: z.literal("tool"),
   name: ToolName,
@@ -74,7 +74,7 @@ export const HttpUrl = z
   }, "Expected an absolute http(s) URL");
 
 /**
- * One element of one exact tab, read by the extension (SPEC §4.1). The check fails with a distinct
+ * One element of one exact tab, read by the extension (design.md §4.1). The check fails with a distinct
  * error when the tab is closed or its URL is no longer exactly `url`.
  */
 export const BrowserSourceSchema = z.strictObject({

@@ -137,7 +137,7 @@ export interface DeliveryView {
   deliveredVia: string | null;
 }
 
-/** The JSON form of a wake: the same facts as its text (SPEC §6). */
+/** The JSON form of a wake: the same facts as its text (design.md §6). */
 export interface WakePayload {
   wakeId: string;
   sessionId: string;

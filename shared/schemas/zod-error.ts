@@ -1,5 +1,6 @@
 /**
  * One way to say what was wrong with an input: the field path, what was expected and what came.
+ * Design: docs/design.md §7.
  */
 import type { z } from "zod";
 

@@ -1,4 +1,4 @@
-/** Beyond the peers (SPEC §6.1): consecutive, lookback, heartbeat timeouts, the check log, arm-time notes. */
+/** Beyond the peers (design.md §6.1): consecutive, lookback, heartbeat timeouts, the check log, arm-time notes. */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,7 @@
-/** One line for a failed fetch: "no answer within 10s", or "fetch failed (ECONNREFUSED)". */
+/**
+ * One line for a failed fetch: "no answer within 10s", or "fetch failed (ECONNREFUSED)".
+ * Design: docs/design.md §1.
+ */
 export function describeFetchError(error: unknown, timeoutMs: number): string {
   const err = error as Error & { cause?: unknown };
   if (err.name === "TimeoutError") return `no answer within ${timeoutMs / 1000}s`;

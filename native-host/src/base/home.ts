@@ -1,4 +1,7 @@
-/** $VIGIL_HOME's files, kept light: the CLI reads them on every call without loading the engine. */
+/**
+ * $VIGIL_HOME's files, kept light: the CLI reads them on every call without loading the engine.
+ * Design: docs/design.md §1.
+ */
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type HomePaths, homePaths } from "./paths.js";

@@ -1,5 +1,5 @@
 /**
- * Splits a byte stream into lines, cutting any line over `maxChars` (SPEC §3: 2,000) and
+ * Splits a byte stream into lines, cutting any line over `maxChars` (design.md §3: 2,000) and
  * dropping the rest of it, so one endless line cannot grow memory.
  */
 export class LineSplitter {

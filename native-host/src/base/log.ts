@@ -1,6 +1,7 @@
 /**
  * The daemon's log: one line per entry to stderr and to `$VIGIL_HOME/vigil.log`, every line through
  * the shield. Stdout is never written here (it belongs to protocols in `native-host` and `mcp`).
+ * Design: docs/design.md §1.
  */
 import { appendFileSync } from "node:fs";
 import { envConfig } from "./config.js";

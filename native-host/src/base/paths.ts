@@ -1,4 +1,7 @@
-/** Where things live: the package (for migrations and fixtures) and the user's $VIGIL_HOME. */
+/**
+ * Where things live: the package (for migrations and fixtures) and the user's $VIGIL_HOME.
+ * Design: docs/design.md §1.
+ */
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -30,7 +33,7 @@ export interface HomePaths {
   daemonJson: string;
   log: string;
   spool: string;
-  /** The user-only socket `vigil native-host` connects to (SPEC §1). */
+  /** The user-only socket `vigil native-host` connects to (design.md §1). */
   browserSocket: string;
 }
 

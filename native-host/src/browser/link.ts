@@ -1,5 +1,5 @@
 /**
- * The daemon's side of the browser connection (SPEC §1): `vigil native-host` connects to a
+ * The daemon's side of the browser connection (design.md §1): `vigil native-host` connects to a
  * user-only unix socket in $VIGIL_HOME and the two exchange newline-delimited JSON. The daemon sends
  * host requests (`observe`, `tabs`) and "changed" pushes; the bridge forwards them as native frames
  * and sends the extension's replies back. The most recent bridge to say hello is "the browser".

@@ -1,4 +1,7 @@
-/** `vigil install`, `vigil uninstall`, `vigil doctor`: connect the browser extension to this daemon. */
+/**
+ * `vigil install`, `vigil uninstall`, `vigil doctor`: connect the browser extension to this daemon.
+ * Design: docs/design.md §7.
+ */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";

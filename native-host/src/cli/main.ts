@@ -1,5 +1,5 @@
 /**
- * The `vigil` command line (SPEC §7, §11). Each subcommand is a thin HTTP client of the daemon,
+ * The `vigil` command line (design.md §7, §11). Each subcommand is a thin HTTP client of the daemon,
  * except `serve`. Errors are one line on stderr and a nonzero exit.
  */
 import { Command, CommanderError } from "commander";

@@ -1,4 +1,7 @@
-/** `vigil ls|show|events|pause|resume|cancel|wait|watch`. */
+/**
+ * `vigil ls|show|events|pause|resume|cancel|wait|watch`.
+ * Design: docs/design.md §7.
+ */
 import { type Command, Option } from "commander";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import { ApiClient, CliError } from "../api/client.js";
@@ -26,7 +29,7 @@ interface PredicateOptions {
   lte?: string;
 }
 
-/** The engine's predicates (SPEC §3) as conditions over the command observation. */
+/** The engine's predicates (design.md §3) as conditions over the command observation. */
 export function predicateCondition(options: PredicateOptions): Condition | undefined {
   const chosen: Condition[] = [];
   if (options.contains !== undefined) chosen.push({ path: "output", operator: "contains", value: options.contains });

@@ -1,4 +1,7 @@
-/** `vigil status`, `vigil sessions …`, `vigil inbox`. */
+/**
+ * `vigil status`, `vigil sessions …`, `vigil inbox`.
+ * Design: docs/design.md §7.
+ */
 import type { Command } from "commander";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";

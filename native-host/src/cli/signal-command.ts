@@ -1,5 +1,5 @@
 /**
- * `vigil signal`: report to a waitpoint (SPEC §5). Exit 0 when accepted, already resolved or
+ * `vigil signal`: report to a waitpoint (design.md §5). Exit 0 when accepted, already resolved or
  * spooled; 1 when refused (or unreachable with --no-spool); 2 on a usage error or a missing id or
  * secret. When the daemon cannot be reached the signal is written to the spool, atomically.
  */

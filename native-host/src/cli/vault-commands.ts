@@ -1,4 +1,7 @@
-/** `vigil vault set|list|rm`: values go in from stdin and never come out. */
+/**
+ * `vigil vault set|list|rm`: values go in from stdin and never come out.
+ * Design: docs/design.md §7.
+ */
 import type { Command } from "commander";
 import { ApiClient, CliError } from "../api/client.js";
 import { homeOf, print } from "./context.js";

@@ -1,5 +1,5 @@
 /**
- * When a waitpoint wakes its owner (SPEC §5), decided without I/O: quorum of terminal signals
+ * When a waitpoint wakes its owner (design.md §5), decided without I/O: quorum of terminal signals
  * (distinct members when it has members), fail_fast, the 3 s settle for waitpoints needing more
  * than one signal, max_signals, and the per-hour wake cap.
  */

@@ -1,7 +1,7 @@
 /**
  * When a polled monitor's next check is due (pure).
  *
- * The first check runs at once (SPEC §3); every later one is due one interval after the one before
+ * The first check runs at once (design.md §3); every later one is due one interval after the one before
  * it (fixed rate). Once, at the first of those, a phase offset is added: offsets of monitors created
  * one after another are spread evenly over a window (the golden-ratio sequence), so a thousand waits
  * armed in the same second do not all start a process in the same millisecond every 5 s — the way

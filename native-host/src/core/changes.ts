@@ -1,4 +1,7 @@
-/** "Something in this session changed": wakes long-polls, pokes delivery, feeds live views. */
+/**
+ * "Something in this session changed": wakes long-polls, pokes delivery, feeds live views.
+ * Design: docs/design.md §1, §7.
+ */
 export type ChangeListener = (sessionId: string) => void;
 
 export class Changes {

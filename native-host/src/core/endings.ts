@@ -1,5 +1,5 @@
 /**
- * The one place a monitor ends and the one place a wake is written (SPEC §2, §6). Both run inside
+ * The one place a monitor ends and the one place a wake is written (design.md §2, §6). Both run inside
  * the caller's transaction.
  */
 import type { EndingReason } from "../../../shared/schemas/views.js";

@@ -1,5 +1,5 @@
 /**
- * Matching a posted event against a session's armed event monitors (SPEC §4.1), inside the
+ * Matching a posted event against a session's armed event monitors (design.md §4.1), inside the
  * transaction that persisted it: exact type, every `match` field equal (the particular run), then
  * the condition on the observation `{type, payload, sessionId, source}`.
  */

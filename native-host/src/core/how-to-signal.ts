@@ -1,5 +1,5 @@
 /**
- * The ready-to-paste lines of a wait_create reply (SPEC §5). With members, every line carries a
+ * The ready-to-paste lines of a wait_create reply (design.md §5). With members, every line carries a
  * bare MEMBER placeholder; attach_to_pid a bare PID placeholder. The agent never composes these.
  */
 import type { HowToSignal } from "../../../shared/schemas/views.js";

@@ -1,4 +1,7 @@
-/** How late checks start against their due time: the last 1,000, for `vigil status` and the bench. */
+/**
+ * How late checks start against their due time: the last 1,000, for `vigil status` and the bench.
+ * Design: docs/design.md §10.
+ */
 export class LagStats {
   readonly #samples: number[] = [];
   #next = 0;

@@ -20,7 +20,7 @@ function run(results: CheckResult[], consecutive = 1) {
   return actions;
 }
 
-describe("poll step (SPEC §3)", () => {
+describe("poll step (design.md §3)", () => {
   test("an unrunnable first poll ends the wait at once", () => {
     expect(run([unrunnable])).toEqual(["end:error"]);
   });

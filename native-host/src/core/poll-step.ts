@@ -1,6 +1,7 @@
 /**
  * What one check's result means for its monitor, decided without I/O (the seed's poll-step):
  * keep waiting, or end — and why.
+ * Design: docs/design.md §4.2, §4.3.
  */
 import { type ConditionState, describeCondition, evaluateCondition, type Verdict } from "../../../shared/conditions.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";

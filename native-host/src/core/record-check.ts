@@ -2,6 +2,7 @@
  * Recording one check's result (inside the caller's transaction): the monitor is read again, and
  * if it was paused, cancelled or ended while the check ran the result is discarded; otherwise the
  * poll step decides, the observation is shielded and capped, and the next due time is set.
+ * Design: docs/design.md §4.
  */
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { Source } from "../../../shared/schemas/sources.js";

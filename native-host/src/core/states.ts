@@ -1,5 +1,5 @@
 /**
- * The one transition table for monitor states (SPEC §2). Every state change in the code goes
+ * The one transition table for monitor states (design.md §2). Every state change in the code goes
  * through `transition`, and the store writes it with `WHERE state = <from>` so that a concurrent
  * change cannot be overwritten.
  */

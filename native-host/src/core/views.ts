@@ -1,4 +1,4 @@
-/** The monitor view (SPEC §11): what the API, CLI and side panel show. Shielded on the way out. */
+/** The monitor view (design.md §11): what the API, CLI and side panel show. Shielded on the way out. */
 import type { DeliveryView, MonitorView } from "../../../shared/schemas/views.js";
 import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";

@@ -1,5 +1,5 @@
 /**
- * Waitpoints (SPEC §5): an id + one-time secret that an outside job signals when it is done.
+ * Waitpoints (design.md §5): an id + one-time secret that an outside job signals when it is done.
  * A waitpoint is a monitor of kind `signal`: same work record, states, wakes and views. Its
  * trigger's next_due_at is when a pending wake goes out (3 s barrier settle, or the hourly cap).
  */

@@ -1,5 +1,5 @@
 /**
- * The wake, in text and JSON (SPEC §6): written for a stranger reading it hours later. Which
+ * The wake, in text and JSON (design.md §6): written for a stranger reading it hours later. Which
  * monitor, how long it waited, why it ended, what the check saw, the continuation written at
  * arming time, up to 20 events and how many were omitted. Everything observed from outside is
  * fenced and labelled as data, never instructions.

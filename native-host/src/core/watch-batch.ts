@@ -1,5 +1,5 @@
 /**
- * A watch's events, between its process and its wakes (SPEC §3): lines within 200 ms are one
+ * A watch's events, between its process and its wakes (design.md §3): lines within 200 ms are one
  * wake, and more than 60 events in a sliding minute stops the watch — a flood is a mistake in the
  * filter, and stopping says so rather than hiding it.
  */

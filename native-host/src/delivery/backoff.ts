@@ -1,4 +1,7 @@
-/** Retry timing for failed deliveries, computed in one place. */
+/**
+ * Retry timing for failed deliveries, computed in one place.
+ * Design: docs/design.md §6.
+ */
 import { envConfig } from "../base/config.js";
 export interface RetryPolicy {
   /** Attempts in all (the first one included) before a wake becomes needs_review. */

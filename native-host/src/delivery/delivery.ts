@@ -1,5 +1,5 @@
 /**
- * Wake delivery (SPEC §6): the per-session turn queue, push adapters (command, webhook), pulls
+ * Wake delivery (design.md §6): the per-session turn queue, push adapters (command, webhook), pulls
  * (inbox and MCP claims), leases, retries with backoff and needs_review.
  *
  * At most one turn is in flight per session: a session with a wake `delivering`, or a turn the

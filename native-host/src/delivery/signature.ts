@@ -1,6 +1,7 @@
 /**
  * Standard Webhooks signing: `webhook-signature: v1,<base64 HMAC-SHA256(id.timestamp.body)>`
  * keyed by the base64 part of a `whsec_…` secret. `verifyWebhook` is what a receiver runs.
+ * Design: docs/design.md §6, §8.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 

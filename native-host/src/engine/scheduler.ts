@@ -2,6 +2,7 @@
  * The scheduler: one timer for the next due time across every monitor (no timer or loop per
  * monitor). When it fires, the engine ends what passed its deadline and starts what is due;
  * then the timer is set again for the earliest time left in the triggers table.
+ * Design: docs/design.md §3.
  */
 export interface SchedulerHooks {
   /** The next time anything is due, or null. */

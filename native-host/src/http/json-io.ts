@@ -1,4 +1,7 @@
-/** Reading JSON bodies with a size cap, and writing JSON answers. */
+/**
+ * Reading JSON bodies with a size cap, and writing JSON answers.
+ * Design: docs/design.md §7.
+ */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { VigilError } from "../base/errors.js";
 

@@ -1,4 +1,4 @@
-/** The REST routes of SPEC §11, each a thin call into the engine. */
+/** The REST routes of design.md §11, each a thin call into the engine. */
 
 import {
   ControlSchema,
@@ -158,7 +158,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     body: delivery.retry(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
 
-  // ---- waitpoints (SPEC §5)
+  // ---- waitpoints (design.md §5)
   routes.on("createWaitpoint", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);

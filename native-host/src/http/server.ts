@@ -1,5 +1,5 @@
 /**
- * The HTTP API on 127.0.0.1 (SPEC §7, §11): node:http with find-my-way for routing, a bearer
+ * The HTTP API on 127.0.0.1 (design.md §7, §11): node:http with find-my-way for routing, a bearer
  * token on everything but `/healthz` (and, later, `/webhook/signal`), zod on every body.
  */
 import { timingSafeEqual } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * `vigil install` / `uninstall` / `doctor` (SPEC §1, §8): the native-messaging host manifests the
+ * `vigil install` / `uninstall` / `doctor` (design.md §1, §8): the native-messaging host manifests the
  * browsers read, and a launcher script they run. Linux and macOS folders; a test profile's
  * `--user-data-dir DIR` gets `DIR/NativeMessagingHosts/`.
  */
@@ -165,7 +165,7 @@ export function uninstall(targetList: InstallTarget[]): Array<InstallTarget & { 
   });
 }
 
-/** Checks one installed manifest the way the browser would (SPEC §8); findings for doctor. */
+/** Checks one installed manifest the way the browser would (design.md §8); findings for doctor. */
 export function checkManifest(target: InstallTarget, extensionId = EXTENSION_ID): Finding {
   const what = `${target.browser}: ${target.file}`;
   const reinstall = `run: vigil install --browser ${target.browser}`;

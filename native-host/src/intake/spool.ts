@@ -1,5 +1,5 @@
 /**
- * The signal spool (SPEC §5): `$VIGIL_HOME/tmp/signals/`. Writers write NAME.tmp and rename it to
+ * The signal spool (design.md §5): `$VIGIL_HOME/tmp/signals/`. Writers write NAME.tmp and rename it to
  * NAME.json (atomic), so a half-written file is never read. The file name is the signal's identity
  * (a reused name is heard once). Collected at start, on every rename the folder watch reports
  * (well under a second), and by the sweep every `waitpointSweepMs` as a safety net. Refused files

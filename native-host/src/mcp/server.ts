@@ -1,5 +1,5 @@
 /**
- * `vigil mcp [--session ID]`: the MCP server an agent client launches (SPEC §7). A thin client of
+ * `vigil mcp [--session ID]`: the MCP server an agent client launches (design.md §7). A thin client of
  * the daemon's HTTP API (started when absent), bound to one session. Stdout carries only MCP
  * frames; logs go to stderr.
  *

@@ -1,5 +1,5 @@
 /**
- * `vigil native-host`: what the browser launches through the installed manifest (SPEC §1). It
+ * `vigil native-host`: what the browser launches through the installed manifest (design.md §1). It
  * speaks the browser's framing on stdin/stdout — nothing else is ever written to stdout — and
  *  - relays each typed side-panel request to the daemon's API (started, detached, when none runs);
  *  - holds a link to the daemon's user-only socket, forwarding the daemon's requests (`observe`,

@@ -2,6 +2,7 @@
  * The browser's native-messaging framing: a uint32 length in native (little-endian) byte order,
  * then that many bytes of UTF-8 JSON. The decoder copes with frames split across chunks and
  * several frames in one chunk; an oversized frame is skipped (its bytes are discarded) and reported.
+ * Design: docs/design.md §7, §8.
  */
 export class FrameTooLargeError extends Error {
   override name = "FrameTooLargeError";

@@ -1,5 +1,5 @@
 /**
- * `browser`: one element of one exact tab, read by the extension (SPEC §4.1). The daemon sends
+ * `browser`: one element of one exact tab, read by the extension (design.md §4.1). The daemon sends
  * `observe {tabId, url, selector}` to the connected browser; the extension reads only that tab,
  * only that element, after checking the tab is exactly at `url`. Every failure (no browser, tab
  * closed, URL differs, no permission, not loaded, element missing) is a recorded check error, and

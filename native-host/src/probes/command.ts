@@ -1,4 +1,4 @@
-/** `command`: a shell command polled until its condition (by default: exit 0) holds (SPEC §3). */
+/** `command`: a shell command polled until its condition (by default: exit 0) holds (design.md §3). */
 import { EXIT_ZERO } from "../../../shared/schemas/conditions.js";
 import { type CommandSource, CommandSourceSchema } from "../../../shared/schemas/sources.js";
 import { rewriteForShell } from "../secrets/references.js";

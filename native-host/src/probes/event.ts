@@ -2,6 +2,7 @@
  * `event`: an exact event type posted to the owning session, for one particular run (`match`).
  * Events arrive through the engine's postEvent; the optional read-only `fallback` is polled at the
  * interval to reconcile an event missed while the daemon was down.
+ * Design: docs/design.md §4.1.
  */
 import { type EventSource, EventSourceSchema } from "../../../shared/schemas/sources.js";
 import { readOnlyTool } from "../tools/registry.js";

@@ -2,6 +2,7 @@
  * The shape every source kind exports (STYLE §1): one file per kind under `probes/`, all listed
  * in `registry.ts`. A poll probe makes one observation per check; a stream probe runs a process
  * whose lines become events.
+ * Design: docs/design.md §4.1.
  */
 import type { z } from "zod";
 import type { Condition } from "../../../shared/schemas/conditions.js";

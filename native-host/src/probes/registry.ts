@@ -1,4 +1,7 @@
-/** Every source kind, registered in one place. Adding a kind is adding a file and a line here. */
+/**
+ * Every source kind, registered in one place. Adding a kind is adding a file and a line here.
+ * Design: docs/design.md §4.1.
+ */
 import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
 import { browserProbe } from "./browser.js";
 import { commandProbe } from "./command.js";
@@ -25,7 +28,7 @@ export function probeFor(kind: SourceKind): Probe {
 
 /**
  * Per-session caps on armed monitors, by the probes' limit groups: 4 command waits + watches
- * (SPEC §3), 20 active monitors of every polled or streamed kind (SPEC §4.1). Waitpoints have
+ * (design.md §3), 20 active monitors of every polled or streamed kind (design.md §4.1). Waitpoints have
  * their own lifetime and caps.
  */
 export const LIMITS: Record<string, { max: number; label: string }> = {

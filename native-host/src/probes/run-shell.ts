@@ -7,6 +7,7 @@
  * rather than execa: measured on this machine, execa costs ~14 ms of the daemon's CPU per spawn
  * and a bare spawn ~7 ms (`node bench/spawn-cost.js`), which doubles how many checks a core can
  * run. Adapters and watches, which spawn rarely, keep execa.
+ * Design: docs/design.md §3, §8.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 

@@ -1,4 +1,4 @@
-/** `signal`: a waitpoint (SPEC §5). Armed through wait_create; its signals come from outside. */
+/** `signal`: a waitpoint (design.md §5). Armed through wait_create; its signals come from outside. */
 import { WAIT_LIMITS } from "../../../shared/schemas/inputs.js";
 import { type SignalSource, SignalSourceSchema } from "../../../shared/schemas/sources.js";
 import { ValidationError } from "../base/errors.js";

@@ -1,4 +1,4 @@
-/** `time`: wake at `at` (UTC ISO), which must come before the monitor's deadline (SPEC §4.1). */
+/** `time`: wake at `at` (UTC ISO), which must come before the monitor's deadline (design.md §4.1). */
 import { type TimeSource, TimeSourceSchema } from "../../../shared/schemas/sources.js";
 import { ValidationError } from "../base/errors.js";
 import type { PollProbe } from "./probe.js";

@@ -8,7 +8,7 @@ import {
   watchTiming,
 } from "./timing.js";
 
-describe("command wait timeout (SPEC §3)", () => {
+describe("command wait timeout (design.md §3)", () => {
   test.each([
     [undefined, 300],
     [60, 60],

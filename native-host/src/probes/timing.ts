@@ -1,5 +1,5 @@
 /**
- * Interval and deadline rules, pure (SPEC §3 for command waits and watches).
+ * Interval and deadline rules, pure (design.md §3 for command waits and watches).
  */
 
 import { envConfig } from "../base/config.js";

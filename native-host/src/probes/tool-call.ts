@@ -1,4 +1,7 @@
-/** Runs a read-only tool as one check (shared by the `tool` source and event fallbacks). */
+/**
+ * Runs a read-only tool as one check (shared by the `tool` source and event fallbacks).
+ * Design: docs/design.md §4.1.
+ */
 import { toError } from "../base/log.js";
 import { envNameFor } from "../secrets/references.js";
 import { readOnlyTool } from "../tools/registry.js";

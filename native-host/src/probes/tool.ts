@@ -1,4 +1,4 @@
-/** `tool`: a read-only tool call polled until its condition holds (SPEC §4.1). */
+/** `tool`: a read-only tool call polled until its condition holds (design.md §4.1). */
 import { type ToolSource, ToolSourceSchema } from "../../../shared/schemas/sources.js";
 import { readOnlyTool } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";

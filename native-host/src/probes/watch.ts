@@ -1,4 +1,4 @@
-/** `watch`: a long-running command whose output lines become events (SPEC §3). */
+/** `watch`: a long-running command whose output lines become events (design.md §3). */
 import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas/sources.js";
 import { loadExeca } from "../base/lazy-execa.js";
 import { LineSplitter } from "../base/line-splitter.js";

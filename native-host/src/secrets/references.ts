@@ -1,5 +1,5 @@
 /**
- * `${secret:KEY}` references in commands (SPEC §3). The stored and shown command keeps the
+ * `${secret:KEY}` references in commands (design.md §3). The stored and shown command keeps the
  * reference; the executed one reads `$VIGIL_SECRET_KEY` from its environment.
  */
 const REFERENCE = /\$\{secret:([A-Za-z_][A-Za-z0-9_]{0,63})\}/g;

@@ -1,5 +1,5 @@
 /**
- * The exposure shield (SPEC §3): every vault value is replaced by `[secret:KEY]` in any text or
+ * The exposure shield (design.md §3): every vault value is replaced by `[secret:KEY]` in any text or
  * JSON before it is stored, shown, logged or delivered. Longest values first, so a value that
  * contains another is masked whole.
  */

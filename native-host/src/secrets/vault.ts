@@ -1,6 +1,7 @@
 /**
  * The vault: secret values by key, kept in the database; every change reaches the shield at once,
  * and every resolve for a monitor is an audit entry ("which watch used this key").
+ * Design: docs/design.md §8.
  */
 import { NotFoundError } from "../base/errors.js";
 import type { Store } from "../store/store.js";

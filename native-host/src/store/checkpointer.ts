@@ -9,6 +9,7 @@
  * connection keeps an automatic checkpoint only as a backstop, at 10,000 pages, for a load the
  * worker cannot keep up with. The WAL file is truncated back to 64 MB at most after it
  * has been reset. Durability is unchanged: what was committed is in the WAL either way.
+ * Design: docs/design.md §9.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";

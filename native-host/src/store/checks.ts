@@ -1,4 +1,7 @@
-/** The check log: each check's outcome, last 100 per monitor, so "why didn't it fire?" has an answer. */
+/**
+ * The check log: each check's outcome, last 100 per monitor, so "why didn't it fire?" has an answer.
+ * Design: docs/design.md §9.
+ */
 import type { CheckEntry, CheckOutcome } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 

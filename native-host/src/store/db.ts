@@ -1,6 +1,7 @@
 /**
  * Opens the database (WAL) and applies the numbered migrations in `migrations/`, one transaction
  * each, recorded in `PRAGMA user_version` (graphile-worker's scheme, on SQLite).
+ * Design: docs/design.md §1, §9.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,7 @@
-/** Each monitor's event log, capped to the last 200 entries. */
+/**
+ * Each monitor's event log, capped to the last 200 entries.
+ * Design: docs/design.md §9.
+ */
 import type { MonitorEvent } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 

@@ -1,4 +1,7 @@
-/** Events posted to sessions: persisted first, matched second, pruned after a day. */
+/**
+ * Events posted to sessions: persisted first, matched second, pruned after a day.
+ * Design: docs/design.md §9.
+ */
 import type { Db } from "./db.js";
 
 export const INBOUND_EVENT_RETENTION_MS = 24 * 3_600_000;

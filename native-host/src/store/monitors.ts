@@ -1,5 +1,5 @@
 /**
- * Monitors: the work record (`monitors`) and its trigger (`triggers`), one row each (SPEC §2).
+ * Monitors: the work record (`monitors`) and its trigger (`triggers`), one row each (design.md §2).
  * Schedule and lease state live in trigger columns; the scheduler reads them through the
  * indexes on `next_due_at` and `deadline_at`.
  */

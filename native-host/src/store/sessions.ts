@@ -1,4 +1,7 @@
-/** The sessions table. */
+/**
+ * The sessions table.
+ * Design: docs/design.md §9.
+ */
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { Db } from "./db.js";
 

@@ -1,4 +1,7 @@
-/** The store: the database and one module per table, opened together. */
+/**
+ * The store: the database and one module per table, opened together.
+ * Design: docs/design.md §9.
+ */
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { ChecksTable } from "./checks.js";

@@ -2,6 +2,7 @@
  * The vault: secret values by key, and who resolved them. Values live in `$VIGIL_HOME/vault.json`
  * (0600, replaced atomically), never in the database, so no copy of a value sits in the database
  * file, its WAL or its free pages; the audit of uses lives in the database.
+ * Design: docs/design.md §9.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { VaultEntry } from "../../../shared/schemas/views.js";

@@ -1,4 +1,7 @@
-/** Waitpoints (secret hash, members, quorum) and the signals they received. */
+/**
+ * Waitpoints (secret hash, members, quorum) and the signals they received.
+ * Design: docs/design.md §9.
+ */
 import type { Db } from "./db.js";
 
 export interface WaitpointRow {

@@ -3,6 +3,7 @@
  * unique index: a second insert for the same fire is a no-op. Delivery state lives in columns
  * (`attempts`, `next_attempt_at`, `lease_until`); claims are single UPDATE … RETURNING statements
  * run inside immediate transactions.
+ * Design: docs/design.md §6, §9.
  */
 import type { DeliveryView, WakePayload, WakeState, WakeView } from "../../../shared/schemas/views.js";
 import { iso } from "../base/iso.js";

@@ -1,4 +1,7 @@
-/** `file__stat` and `file__read`: read-only looks at a file. */
+/**
+ * `file__stat` and `file__read`: read-only looks at a file.
+ * Design: docs/design.md §4.1.
+ */
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { BODY_CAP, type Tool, ToolError } from "./tool.js";

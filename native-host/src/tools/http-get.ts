@@ -1,4 +1,7 @@
-/** `http__get`: GET a URL; returns status, headers and the body (parsed when it is JSON, capped). */
+/**
+ * `http__get`: GET a URL; returns status, headers and the body (parsed when it is JSON, capped).
+ * Design: docs/design.md §4.1.
+ */
 import { z } from "zod";
 import { substituteValues } from "../secrets/references.js";
 import { BODY_CAP, type Tool, ToolError } from "./tool.js";

@@ -1,4 +1,7 @@
-/** `process__status`: is a pid alive? (A zombie counts as exited.) */
+/**
+ * `process__status`: is a pid alive? (A zombie counts as exited.)
+ * Design: docs/design.md §4.1.
+ */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Tool } from "./tool.js";

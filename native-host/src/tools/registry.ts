@@ -1,4 +1,7 @@
-/** Every built-in tool, in one place. A monitor may call only the read-only ones. */
+/**
+ * Every built-in tool, in one place. A monitor may call only the read-only ones.
+ * Design: docs/design.md §4.1.
+ */
 
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ValidationError } from "../base/errors.js";

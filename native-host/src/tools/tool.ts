@@ -1,5 +1,5 @@
 /**
- * Built-in tools for the `tool` source (SPEC §4.1). Each declares whether it is read-only; a
+ * Built-in tools for the `tool` source (design.md §4.1). Each declares whether it is read-only; a
  * monitor may only call read-only ones, so a poll can never write anything.
  */
 import type { z } from "zod";

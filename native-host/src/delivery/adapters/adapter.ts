@@ -1,4 +1,7 @@
-/** What a push adapter is handed for one turn, and what it reports back. */
+/**
+ * What a push adapter is handed for one turn, and what it reports back.
+ * Design: docs/design.md §6.
+ */
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
 import type { WakePayload } from "../../../../shared/schemas/views.js";
 

@@ -2,6 +2,7 @@
  * `command` adapter: runs an argv template (no shell) with the turn's text on stdin and its JSON in
  * the file named by VIGIL_WAKE_FILE. Exit 0 = delivered. This is how an agent CLI is resumed
  * headlessly (see examples/adapters/).
+ * Design: docs/design.md §6.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,7 @@
 /**
  * `webhook` adapter: POSTs the turn's JSON, signed the Standard Webhooks way. 2xx = delivered;
  * timeouts, network errors, 408, 429 and 5xx are retried; other 4xx mean the receiver refused.
+ * Design: docs/design.md §6.
  */
 import { createHash } from "node:crypto";
 import { describeFetchError } from "../../base/fetch-error.js";

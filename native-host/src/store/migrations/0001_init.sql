@@ -8,7 +8,7 @@ CREATE TABLE sessions (
   created_at  INTEGER NOT NULL
 ) STRICT;
 
--- The work record: what a monitor is, what it has seen, how it ended (SPEC §2).
+-- The work record: what a monitor is, what it has seen, how it ended (design.md §2).
 CREATE TABLE monitors (
   uid              INTEGER PRIMARY KEY,
   session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -61,7 +61,7 @@ CREATE TABLE events (
 ) STRICT, WITHOUT ROWID;
 
 -- One delivery to a session. dedupe_key is unique, so an ending recorded twice still makes one
--- wake: a one-shot monitor cannot be delivered twice (SPEC §9).
+-- wake: a one-shot monitor cannot be delivered twice (design.md §9).
 CREATE TABLE wakes (
   id          INTEGER PRIMARY KEY,
   session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
--- Wake delivery (SPEC §6): adapters, the per-session turn queue, leases, retries.
+-- Wake delivery (design.md §6): adapters, the per-session turn queue, leases, retries.
 ALTER TABLE sessions ADD COLUMN webhook_secret TEXT;   -- whsec_…, shown once when the adapter is set
 ALTER TABLE sessions ADD COLUMN busy_until INTEGER;    -- a turn the platform declared, until this time
 ALTER TABLE sessions ADD COLUMN turn_seq INTEGER NOT NULL DEFAULT 0;

@@ -1,4 +1,4 @@
--- Waitpoints (SPEC §5): a monitor whose source is signals. Its trigger's next_due_at is the time a
+-- Waitpoints (design.md §5): a monitor whose source is signals. Its trigger's next_due_at is the time a
 -- pending wake goes out (the 3 s barrier settle, or the hourly cap clearing).
 
 -- SQLite cannot widen a CHECK in place: rebuild triggers with the 'signal' mode.

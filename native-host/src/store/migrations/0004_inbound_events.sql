@@ -1,4 +1,4 @@
--- Events posted to a session (SPEC §4.1): persisted before the route answers 202, so a crash right
+-- Events posted to a session (design.md §4.1): persisted before the route answers 202, so a crash right
 -- after the answer loses nothing. Kept for a day (bounded) to explain what arrived.
 CREATE TABLE inbound_events (
   id          INTEGER PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Beyond the peers (SPEC §6.1): the per-monitor check log, and waitpoint heartbeat timeouts.
+-- Beyond the peers (design.md §6.1): the per-monitor check log, and waitpoint heartbeat timeouts.
 CREATE TABLE checks (
   monitor_uid INTEGER NOT NULL REFERENCES monitors(uid) ON DELETE CASCADE,
   seq         INTEGER NOT NULL,
