@@ -82,7 +82,7 @@ module.exports = {
       severity: "error",
       comment: "The MCP server and the native bridge are clients of the HTTP API.",
       from: { path: CLIENTS },
-      to: { path: `${STORE}|${SECRETS}|${CORE}|${SERVICES}|${layer("http", "cli")}` },
+      to: { path: `${STORE}|${SECRETS}|${CORE}|${SERVICES}|${layer("http", "cli")}|${src}daemon\\.ts$` },
     },
     {
       name: "cli-reaches-the-daemon-through-the-api",
@@ -90,6 +90,13 @@ module.exports = {
       comment: "The CLI talks to the daemon over HTTP; only `vigil serve` starts one (daemon.ts).",
       from: { path: layer("cli") },
       to: { path: `${STORE}|${SECRETS}|${SERVICES}|${layer("http")}` },
+    },
+    {
+      name: "install-edits-files-only",
+      severity: "error",
+      comment: "Setting up browsers and agents writes their files; it needs no daemon code.",
+      from: { path: layer("install") },
+      to: { path: src, pathNot: `${BASE}|${layer("install")}` },
     },
     {
       name: "http-is-not-a-client",

@@ -1,6 +1,6 @@
 /**
  * Starting the daemon for a client that needs one (`vigil mcp`, the native-messaging bridge):
- * detached, its output in $VIGIL_HOME/vigil.log, and wait until its daemon.json answers.
+ * detached (it logs to $VIGIL_HOME/vigil.log itself), and wait until its daemon.json answers.
  * Design: docs/design.md §1.
  */
 import { spawn } from "node:child_process";

@@ -1,6 +1,6 @@
 /**
  * The HTTP API on 127.0.0.1 (design.md §7, §11): node:http with find-my-way for routing, a bearer
- * token on everything but `/healthz` (and, later, `/webhook/signal`), zod on every body.
+ * token on everything but `/healthz` and `/webhook/signal` (public routes in the table), zod on every body.
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

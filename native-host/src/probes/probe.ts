@@ -1,5 +1,5 @@
 /**
- * The shape every source kind exports (STYLE §1): one file per kind under `probes/`, all listed
+ * The shape every source kind exports: one file per kind under `probes/`, all listed
  * in `registry.ts`. A poll probe makes one observation per check; a stream probe runs a process
  * whose lines become events.
  * Design: docs/design.md §4.1.
