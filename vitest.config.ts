@@ -36,6 +36,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: "agents",
+          include: ["test/agents/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/agents/agent-clis.ts"],
+          testTimeout: 240_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",

@@ -67,6 +67,11 @@ export const ROUTES = {
   },
   listWakes: { method: "GET", path: "/api/sessions/:sid/wakes", summary: "a session's wakes" },
   claimWakes: { method: "POST", path: "/api/sessions/:sid/wakes/claim", summary: "take ready wakes (inbox)" },
+  waitReady: {
+    method: "GET",
+    path: "/api/sessions/:sid/wakes/ready",
+    summary: "how many wakes are ready (waits up to ?wait= s for one; takes nothing)",
+  },
   getWake: { method: "GET", path: "/api/sessions/:sid/wakes/:wid", summary: "one wake" },
   retryWake: { method: "POST", path: "/api/sessions/:sid/wakes/:wid/retry", summary: "send a wake in review again" },
   listWaitpoints: { method: "GET", path: "/api/sessions/:sid/waitpoints", summary: "a session's waitpoints" },
@@ -102,6 +107,7 @@ export interface RouteTypes {
   controlMonitor: { body: In<typeof ControlSchema>; reply: MonitorView };
   listWakes: { body: undefined; reply: WakeView[] };
   claimWakes: { body: undefined; reply: { wakes: WakeView[] } };
+  waitReady: { body: undefined; reply: { ready: number } };
   getWake: { body: undefined; reply: WakeView };
   retryWake: { body: undefined; reply: WakeView };
   listWaitpoints: { body: undefined; reply: WaitpointView[] };

@@ -55,11 +55,40 @@ const WebhookAdapterSchema = z.strictObject({
   timeoutSeconds: z.number().int().min(1).max(120).optional(),
 });
 
+const AgentFields = {
+  /** The agent's process while the session is open (its SessionStart hook says so). */
+  pid: z.number().int().positive().optional(),
+  /** The agent CLI to resume a closed session with (default: `claude` / `codex` on PATH). */
+  program: z.string().min(1).max(4096).optional(),
+  /** The agent's config folder ($CLAUDE_CONFIG_DIR / $CODEX_HOME) when not the default. */
+  configDir: z.string().min(1).max(4096).optional(),
+  /** Extra arguments for the headless resume, e.g. ["--allowedTools", "Bash"]. */
+  resumeArgs: z.array(z.string().max(4096)).max(64).optional(),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .optional(),
+};
+
+/** A Claude Code session: woken in-session by its hooks while open, resumed headless once closed. */
+const ClaudeAdapterSchema = z.strictObject({
+  kind: z.literal("claude"),
+  ...AgentFields,
+  transcriptPath: z.string().max(4096).optional(),
+});
+
+/** A Codex thread: resumed headless (codex exec resume) once closed. */
+const CodexAdapterSchema = z.strictObject({ kind: z.literal("codex"), ...AgentFields });
+
 export const AdapterSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("inbox") }),
   CommandAdapterSchema,
   WebhookAdapterSchema,
   z.strictObject({ kind: z.literal("mcp") }),
+  ClaudeAdapterSchema,
+  CodexAdapterSchema,
 ]);
 export type Adapter = z.infer<typeof AdapterSchema>;
 export type AdapterKind = Adapter["kind"];

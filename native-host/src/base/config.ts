@@ -2,7 +2,7 @@
  * Configuration, in one place: the environment variables Vigil reads (validated with zod, read once
  * per process) and the settings (`$VIGIL_HOME/settings.json` first, then the environment, then
  * defaults). A bad value stops the command or the daemon with a message naming the variable or key
- * and what came. (`vigil signal` also reads a job's VIGIL_WAITPOINT* variables: those are that
+ * and what came. (`vigil signal` also reads a job's VIGIL_SIGNAL_* variables: those are that
  * command's input, not configuration.)
  * Design: docs/design.md §1, §7.
  */
@@ -22,6 +22,10 @@ export const EnvSchema = z.object({
   VIGIL_PORT: Whole(0, 65_535),
   /** The CLI's session when --session is not given (default "default"). */
   VIGIL_SESSION: z.string().min(1).max(128).optional(),
+  /** Set by Claude Code in its tool subprocesses: the session a CLI call binds to by itself. */
+  CLAUDE_CODE_SESSION_ID: z.string().min(1).max(128).optional(),
+  /** Set by Codex in its tool subprocesses: the thread (`codex exec resume` takes it). */
+  CODEX_THREAD_ID: z.string().min(1).max(128).optional(),
   VIGIL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
   /** SQLite's synchronous mode: normal (default; WAL keeps commits across a process crash) or full. */
   VIGIL_SYNCHRONOUS: z.enum(["normal", "full"]).optional(),

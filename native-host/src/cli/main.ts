@@ -5,9 +5,11 @@
 import { Command, CommanderError } from "commander";
 import { CliError } from "../api/client.js";
 import { homeOf } from "./context.js";
+import { registerHookCommands } from "./hook-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
+import { registerSetupCommands } from "./setup-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
 import { registerVaultCommands } from "./vault-commands.js";
 
@@ -60,6 +62,8 @@ export function buildProgram(): Command {
   registerVaultCommands(program);
   registerSignalCommand(program);
   registerInstallCommands(program);
+  registerSetupCommands(program);
+  registerHookCommands(program);
   return program;
 }
 

@@ -7,6 +7,7 @@
  * goes out together as the next turn. A turn's wakes are claimed in one immediate transaction, so
  * two claimers can never take the same wake, and a delivered wake is final in the schema.
  */
+import { homedir } from "node:os";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { envConfig } from "../base/config.js";
@@ -22,6 +23,7 @@ import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
+import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
 import { commandAdapter } from "./adapters/command.js";
 import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
@@ -30,7 +32,12 @@ import { newWebhookSecret } from "./signature.js";
 const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   command: commandAdapter as unknown as PushAdapter,
   webhook: webhookAdapter as unknown as PushAdapter,
+  claude: claudeAdapter as unknown as PushAdapter,
+  codex: codexAdapter as unknown as PushAdapter,
 };
+
+/** How often a session whose wakes are held (a live agent) is looked at again. */
+const HELD_RECHECK_MS = 2000;
 const PUSH_KINDS = Object.keys(PUSH_ADAPTERS);
 
 /**
@@ -64,6 +71,8 @@ export class Delivery {
   readonly #scheduler: Scheduler;
   /** Turns running in this process, by session. */
   readonly #inFlight = new Map<string, AbortController>();
+  /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
+  readonly #held = new Map<string, { until: number; why: string }>();
   #stopped = false;
 
   constructor(options: DeliveryOptions) {
@@ -173,6 +182,22 @@ export class Delivery {
     }
   }
 
+  /**
+   * How many wakes are ready for the session, waiting up to `waitMs` for one to be: a live agent's
+   * background hook uses it to wake an idle session without taking anything (its Stop hook takes
+   * the wakes, so a hook that dies meanwhile loses nothing).
+   */
+  async waitReady(sessionId: string, options: { waitMs: number; signal?: AbortSignal }): Promise<number> {
+    const deadline = this.#now() + options.waitMs;
+    for (;;) {
+      this.#session(sessionId);
+      const ready = this.#store.wakes.readyCount(sessionId);
+      const remaining = deadline - this.#now();
+      if (ready > 0 || remaining <= 0 || options.signal?.aborted) return ready;
+      await this.#changes.next(sessionId, remaining, options.signal);
+    }
+  }
+
   /** Sends a needs_review wake again, on purpose. */
   retry(sessionId: string, wakeId: string): WakeView {
     this.#session(sessionId);
@@ -199,7 +224,7 @@ export class Delivery {
     const pending = this.#store.wakes
       .pendingTurns(PUSH_KINDS, this.#now())
       .filter((turn) => !this.#inFlight.has(turn.sessionId))
-      .map((turn) => turn.dueAt);
+      .map((turn) => Math.max(turn.dueAt, this.#held.get(turn.sessionId)?.until ?? 0));
     const lease = this.#store.wakes.nextLeaseExpiry();
     const times = lease === null ? pending : [...pending, lease];
     return times.length === 0 ? null : Math.min(...times);
@@ -210,6 +235,7 @@ export class Delivery {
     this.#expireLeases(now);
     for (const pending of this.#store.wakes.pendingTurns(PUSH_KINDS, now)) {
       if (pending.dueAt > now || this.#inFlight.has(pending.sessionId)) continue;
+      if ((this.#held.get(pending.sessionId)?.until ?? 0) > now) continue;
       this.#startTurn(pending.sessionId, now);
     }
   }
@@ -252,6 +278,13 @@ export class Delivery {
     const session = this.#store.sessions.get(sessionId);
     const push = session && PUSH_ADAPTERS[session.adapter.kind];
     if (!session || !push || !this.#prepared(push)) return;
+    const why = push.heldBy?.(session.adapter) ?? null;
+    if (why !== null) {
+      if (this.#held.get(sessionId)?.why !== why) this.#log.info(`wakes of session ${sessionId} held: ${why}`);
+      this.#held.set(sessionId, { until: now + HELD_RECHECK_MS, why });
+      return;
+    }
+    this.#held.delete(sessionId);
     const timeoutMs = push.timeoutMs(session.adapter);
     const claimed = this.#store.tx(() => {
       const turn = this.#store.sessions.nextTurn(sessionId);
@@ -279,6 +312,7 @@ export class Delivery {
         signal: controller.signal,
         webhookSecret: session.webhookSecret,
         secrets: new Map(this.#store.vault.entries()),
+        cwd: session.root ?? homedir(),
       })
       .catch(
         (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, error: toError(error).message, output: null }),

@@ -34,6 +34,15 @@ const sessionView = (session: SessionRow, extra: { webhookSecret?: string } = {}
   ...extra,
 });
 
+/** Who took the wakes, as the wake records it (an agent's own hook is the delivery proof). */
+const CLAIM_VIA: Record<string, string> = {
+  mcp: "mcp push (unacknowledged)",
+  "claude-stop": "Claude Code Stop hook",
+  "claude-prompt": "Claude Code prompt hook",
+  "codex-stop": "Codex Stop hook",
+  "codex-prompt": "Codex prompt hook",
+};
+
 function waitSeconds(raw: string | undefined): number {
   if (raw === undefined || raw === "") return 0;
   const value = Number(raw);
@@ -145,9 +154,15 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("claimWakes", async (c) => {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
-    const via = c.query.via === "mcp" ? "mcp push (unacknowledged)" : "inbox claim";
+    const via = CLAIM_VIA[c.query.via ?? ""] ?? "inbox claim";
     const wakes = await delivery.claim(sid, { waitMs: waitSeconds(c.query.wait) * 1000, via, signal: c.signal });
     return { status: 200, body: { wakes } };
+  });
+  routes.on("waitReady", async (c) => {
+    const sid = param(c.params.sid, "session id");
+    queries.session(sid);
+    const ready = await delivery.waitReady(sid, { waitMs: waitSeconds(c.query.wait) * 1000, signal: c.signal });
+    return { status: 200, body: { ready } };
   });
   routes.on("getWake", (c) => ({
     status: 200,

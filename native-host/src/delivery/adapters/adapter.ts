@@ -23,6 +23,8 @@ export interface DeliveryContext {
   webhookSecret: string | null;
   /** Secret values for ${secret:KEY} in adapter fields. */
   secrets: ReadonlyMap<string, string>;
+  /** The session's folder (where an agent is resumed). */
+  cwd: string;
 }
 
 export type DeliveryOutcome =
@@ -37,6 +39,11 @@ export interface PushAdapter<A extends Adapter = Adapter> {
   deliver(adapter: A, turn: Turn, context: DeliveryContext): Promise<DeliveryOutcome>;
   /** Loads what `deliver` needs; called once, before the first turn is claimed (so not inside its lease). */
   prepare?(): Promise<void>;
+  /**
+   * Why the daemon must not deliver now (another path takes the wakes: a live agent's own hooks),
+   * or null. Held wakes stay ready, and the daemon asks again every few seconds.
+   */
+  heldBy?(adapter: A): string | null;
 }
 
 /** The text of a turn: every wake's text, in order, separated so a reader sees where each starts. */

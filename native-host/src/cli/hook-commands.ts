@@ -1,0 +1,166 @@
+/**
+ * `vigil hook claude|codex <event>`: what an agent's hooks run (written by `vigil setup`). Each reads
+ * the hook's JSON on stdin and answers on stdout in the agent's hook format:
+ *   session-start  binds the agent session to the Vigil session of the same id (cwd, process) and
+ *                  tells the model Vigil is here;
+ *   prompt / stop  hand the session's ready wakes to the live agent (the hook's own claim is the
+ *                  delivery proof): as context for the next prompt, or as a reason to keep going;
+ *   rewake         (background) waits until a wake is ready, then exits 2 so an idle session wakes
+ *                  and its Stop hook takes the wakes — it takes nothing itself, so it loses nothing;
+ *   session-end    marks the session closed (later wakes resume it headless).
+ * A hook never breaks the agent: any failure is one line on stderr and exit 0.
+ * Design: docs/design.md §6.
+ */
+import { basename } from "node:path";
+import type { Command } from "commander";
+import { z } from "zod";
+import type { Adapter } from "../../../shared/schemas/inputs.js";
+import type { WakeView } from "../../../shared/schemas/views.js";
+import { ApiClient } from "../api/client.js";
+import { ensureDaemon } from "../daemon-launch.js";
+import { homeOf, print } from "./context.js";
+
+const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
+type AgentKind = keyof typeof AGENTS;
+const EVENTS = ["session-start", "prompt", "stop", "rewake", "session-end"] as const;
+type HookEvent = (typeof EVENTS)[number];
+
+/** What every hook's stdin carries that Vigil reads (the rest is ignored). */
+const HookInputSchema = z.looseObject({
+  session_id: z.string().min(1).max(128),
+  cwd: z.string().optional(),
+  transcript_path: z.string().nullish(),
+  stop_hook_active: z.boolean().optional(),
+});
+type HookInput = z.infer<typeof HookInputSchema>;
+
+/** How long a background rewake hook waits before it ends quietly (the agent restarts it next turn). */
+const REWAKE_WAIT_SECONDS = 6 * 3600;
+
+export function sessionNote(agent: AgentKind, sessionId: string): string {
+  return [
+    `Vigil is running for this session (${sessionId}). To wait for something — a build, a CI run, a deploy, a file —`,
+    "do not poll and do not sleep: arm a Vigil wait and END YOUR TURN. For example:",
+    "  vigil wait --until 15 -- <a check that exits 0 when it is done>",
+    "  (or the vigil MCP tools: wait_for_command, monitor__create, wait_create)",
+    `When it matches, fails or times out, ${AGENTS[agent]} continues this session with the wake, even if it was closed.`,
+  ].join("\n");
+}
+
+async function readStdin(timeoutMs = 5000): Promise<string> {
+  const chunks: Buffer[] = [];
+  const timer = setTimeout(() => process.stdin.destroy(), timeoutMs);
+  try {
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  } catch {
+    // A hook runner that keeps stdin open: what came is what there is.
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseInput(text: string): HookInput {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new Error(`Expected the hook's JSON on stdin, got ${text.trim() === "" ? "nothing" : "malformed JSON"}`);
+  }
+  const parsed = HookInputSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`Expected a session_id in the hook's JSON, got ${JSON.stringify(raw).slice(0, 80)}`);
+  return parsed.data;
+}
+
+/** The agent's own process: the hook's parent, unless the agent names itself. */
+function agentPid(agent: AgentKind): number | undefined {
+  const named = Number(agent === "claude" ? process.env.CLAUDE_PID : process.env.CODEX_PID);
+  if (Number.isInteger(named) && named > 0) return named;
+  return process.ppid > 1 ? process.ppid : undefined;
+}
+
+/** The agent adapter for this session: what the hook knows now, over what the user chose before. */
+function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | undefined, live: boolean): Adapter {
+  const keep = current?.kind === agent ? current : { kind: agent };
+  const configDir = agent === "claude" ? process.env.CLAUDE_CONFIG_DIR : process.env.CODEX_HOME;
+  const { pid: _pid, ...rest } = keep as Adapter & { pid?: number };
+  const pid = live ? agentPid(agent) : undefined;
+  return {
+    ...rest,
+    ...(pid ? { pid } : {}),
+    ...(configDir ? { configDir } : {}),
+    ...(agent === "claude" && input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
+  } as Adapter;
+}
+
+const joinWakes = (wakes: WakeView[]) =>
+  wakes.length === 1
+    ? (wakes[0] as WakeView).text
+    : wakes.map((w, i) => `=== Wake ${i + 1} of ${wakes.length} (${w.id}) ===\n${w.text}`).join("\n\n");
+
+async function run(agent: AgentKind, event: HookEvent, home: string): Promise<void> {
+  const input = parseInput(await readStdin());
+  const sid = input.session_id;
+  if (event === "session-start" || event === "session-end") {
+    if (event === "session-start") await ensureDaemon(home);
+    const api = new ApiClient(home);
+    const live = event === "session-start";
+    const cwd = input.cwd ?? process.cwd();
+    const session = await api.call("createSession", {
+      body: { id: sid, root: cwd, label: `${AGENTS[agent]} · ${basename(cwd)}` },
+    });
+    // A session the user pointed elsewhere (a webhook, a command) keeps its adapter.
+    if (["inbox", "mcp", agent].includes(session.adapter.kind)) {
+      await api.call("updateSession", {
+        params: { sid },
+        body: { adapter: agentAdapter(agent, input, session.adapter, live) },
+      });
+    }
+    if (live) {
+      print(
+        JSON.stringify({
+          hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote(agent, sid) },
+        }),
+      );
+    }
+    return;
+  }
+  const api = new ApiClient(home);
+  if (event === "rewake") {
+    const { ready } = await api.call("waitReady", { params: { sid }, query: { wait: REWAKE_WAIT_SECONDS } });
+    if (ready === 0) return;
+    process.stderr.write(
+      `Vigil: ${ready} wake${ready === 1 ? " is" : "s are"} ready for this session. End your turn to receive ${ready === 1 ? "it" : "them"}.\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const via = `${agent}-${event}`;
+  const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
+  if (wakes.length === 0) return;
+  const text = joinWakes(wakes);
+  if (event === "stop") {
+    print(JSON.stringify({ decision: "block", reason: text }));
+  } else {
+    print(JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: text } }));
+  }
+}
+
+export function registerHookCommands(program: Command): void {
+  program
+    .command("hook <agent> <event>", { hidden: true })
+    .description("what an agent's hooks run (written by vigil setup); reads the hook JSON on stdin")
+    .action(async (agent: string, event: string, _options: unknown, command: Command) => {
+      try {
+        if (!(agent in AGENTS)) throw new Error(`Expected agent claude or codex, got ${agent}`);
+        if (!(EVENTS as readonly string[]).includes(event))
+          throw new Error(`Expected ${EVENTS.join(", ")}, got ${event}`);
+        await run(agent as AgentKind, event as HookEvent, homeOf(command));
+      } catch (error) {
+        // Never break the agent's session over Vigil.
+        process.stderr.write(`vigil hook ${agent} ${event}: ${(error as Error).message}\n`);
+        if (process.exitCode === 2) process.exitCode = 0;
+      }
+    });
+}

@@ -1,0 +1,123 @@
+/**
+ * `vigil setup claude-code|codex [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
+ * server entry, hooks, a launcher); a second run changes nothing; --dry-run prints the change;
+ * --remove takes out exactly what setup added.
+ * Design: docs/design.md §6, §7.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { CliError } from "../api/client.js";
+import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
+import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
+import { planLauncher } from "../install/launcher.js";
+import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
+import { homeOf, print } from "./context.js";
+
+const AGENTS = ["claude-code", "codex"] as const;
+type Agent = (typeof AGENTS)[number];
+
+interface Plan {
+  files: PlannedFile[];
+  notes: string[];
+  next: string[];
+}
+
+/** The Vigil home to name in hooks and MCP entries: none when it is the default one. */
+function namedHome(home: string): string | null {
+  return home === join(homedir(), ".vigil") ? null : home;
+}
+
+function planSetup(agent: Agent, home: string): Plan {
+  const launcher = planLauncher();
+  const vigilHome = namedHome(home);
+  const files = launcher.file ? [launcher.file] : [];
+  if (agent === "claude-code") {
+    const paths = claudePaths();
+    files.push(
+      ...planClaudeCode(
+        paths,
+        { settings: readText(paths.settings), state: readText(paths.state) },
+        launcher.path,
+        vigilHome,
+      ),
+    );
+    return {
+      files,
+      notes: [launcher.note],
+      next: [
+        "Start Claude Code and ask it to wait for something, e.g.",
+        '  "run the build in the background and come back when it is green"',
+        "It arms a Vigil wait and ends its turn; the wake continues the session by itself.",
+      ],
+    };
+  }
+  const paths = codexPaths();
+  const plan = planCodex(paths, { config: readText(paths.config) }, launcher.path, vigilHome);
+  files.push(...plan.files);
+  return {
+    files,
+    notes: [launcher.note, ...plan.notes],
+    next: [
+      "Start Codex and ask it to wait for something; a wake to a closed session resumes it",
+      "(codex exec resume) by itself.",
+    ],
+  };
+}
+
+function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
+  const restore = (path: string, without: (text: string) => string | null): PlannedFile => {
+    const before = readText(path);
+    return { path, before, after: managed.restoreText(path, before, without) };
+  };
+  const launcher = planLauncher(process.env, true);
+  const files: PlannedFile[] = [];
+  if (agent === "claude-code") {
+    const paths = claudePaths();
+    files.push(restore(paths.settings, claudeRemovers.settings), restore(paths.state, claudeRemovers.state));
+  } else {
+    const paths = codexPaths();
+    files.push(...codexRemovers(paths).map(([path, without]) => restore(path, without)));
+  }
+  // The launcher serves both agents: it goes only when the other agent is not set up either.
+  const other = agent === "claude-code" ? "codex" : "claude-code";
+  if (launcher.file && !isSetUp(other)) files.push({ ...launcher.file, after: null });
+  return files;
+}
+
+function isSetUp(agent: Agent): boolean {
+  if (agent === "claude-code") return /hook claude session-start/.test(readText(claudePaths().settings) ?? "");
+  return /# >>> vigil/.test(readText(codexPaths().config) ?? "");
+}
+
+export function registerSetupCommands(program: Command): void {
+  program
+    .command("setup <agent>")
+    .description("wire Claude Code (claude-code) or Codex (codex) to Vigil: MCP server, hooks, launcher")
+    .option("--dry-run", "print the change, write nothing")
+    .option("--remove", "take out exactly what setup added")
+    .action((agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
+      if (!(AGENTS as readonly string[]).includes(agent)) {
+        throw new CliError(`Expected an agent: ${AGENTS.join(" or ")}, got ${agent}`, 2);
+      }
+      const home = homeOf(command);
+      const managed = new ManagedFiles(join(home, "setup"));
+      const plan: Plan = options.remove
+        ? { files: planRemoval(agent as Agent, managed), notes: [], next: [] }
+        : planSetup(agent as Agent, home);
+      const todo = changed(plan.files);
+      if (options.dryRun) {
+        if (todo.length === 0) return print(`${agent}: nothing to change`);
+        for (const file of todo) print(describeChange(file));
+        return;
+      }
+      managed.apply(todo);
+      if (options.remove) for (const file of plan.files) managed.forget(file.path);
+      if (todo.length === 0) print(`${agent}: already ${options.remove ? "removed" : "set up"}; nothing changed`);
+      for (const file of todo) {
+        print(`${file.after === null ? "removed" : file.before === null ? "created" : "updated"} ${file.path}`);
+      }
+      for (const note of plan.notes.filter(Boolean)) print(note);
+      if (todo.length > 0) for (const line of plan.next) print(line);
+    });
+}

@@ -1,0 +1,159 @@
+/**
+ * `claude` and `codex` adapters: never two writers on one session. While the agent's process is
+ * alive the daemon holds the wakes for the session's own hooks (Stop, prompt, background rewake),
+ * which take them in-session; once the process is gone it resumes the session headless in its own
+ * folder with the turn's text on stdin, and counts it delivered only when the agent exits 0 and
+ * names the same session.
+ * Design: docs/design.md §6.
+ */
+import { readFileSync } from "node:fs";
+import type { Adapter } from "../../../../shared/schemas/inputs.js";
+import { loadExeca } from "../../base/lazy-execa.js";
+import { killProcessGroup } from "../../probes/run-shell.js";
+import type { DeliveryOutcome, PushAdapter, Turn } from "./adapter.js";
+import { tail, turnText } from "./adapter.js";
+
+type AgentAdapter = Extract<Adapter, { kind: "claude" | "codex" }>;
+
+export const DEFAULT_AGENT_TIMEOUT_SECONDS = 1800;
+
+/** Is `pid` alive and (where /proc tells) still the agent, not a recycled pid? */
+export function isAgentAlive(pid: number | undefined, agent: "claude" | "codex"): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    return cmdline.includes(agent);
+  } catch {
+    return true; // no /proc here: the pid alone decides
+  }
+}
+
+interface Resume {
+  argv: string[];
+  env: Record<string, string>;
+  /** Did the agent's output name this session and report no error? */
+  check(stdout: string, sessionId: string): string | null;
+}
+
+function claudeResume(adapter: AgentAdapter, sessionId: string): Resume {
+  return {
+    argv: [
+      adapter.program ?? "claude",
+      "--resume",
+      sessionId,
+      "-p",
+      "--output-format",
+      "json",
+      ...(adapter.resumeArgs ?? []),
+    ],
+    env: adapter.configDir ? { CLAUDE_CONFIG_DIR: adapter.configDir } : {},
+    check(stdout, sid) {
+      let result: { session_id?: string; is_error?: boolean; subtype?: string };
+      try {
+        result = JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
+      } catch {
+        return "claude printed no JSON result";
+      }
+      if (result.is_error) return `claude reported an error (${result.subtype ?? "is_error"})`;
+      if (result.session_id !== sid) return `claude answered for session ${result.session_id ?? "none"}, not ${sid}`;
+      return null;
+    },
+  };
+}
+
+function codexResume(adapter: AgentAdapter, sessionId: string): Resume {
+  return {
+    argv: [
+      adapter.program ?? "codex",
+      "exec",
+      "--json",
+      "--skip-git-repo-check",
+      ...(adapter.resumeArgs ?? []),
+      "resume",
+      sessionId,
+      "-",
+    ],
+    env: adapter.configDir ? { CODEX_HOME: adapter.configDir } : {},
+    check(stdout, sid) {
+      const ids = stdout
+        .split("\n")
+        .flatMap((line) => {
+          try {
+            const event = JSON.parse(line) as { type?: string; thread_id?: string };
+            return event.type === "thread.started" && event.thread_id ? [event.thread_id] : [];
+          } catch {
+            return [];
+          }
+        })
+        .filter(Boolean);
+      if (ids.length === 0) return "codex printed no thread.started event";
+      if (!ids.includes(sid)) return `codex answered for thread ${ids[0]}, not ${sid}`;
+      if (/"type":"(turn\.failed|error)"/.test(stdout)) return "codex reported a failed turn";
+      return null;
+    },
+  };
+}
+
+async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: AbortSignal): Promise<DeliveryOutcome> {
+  const plan = adapter.kind === "claude" ? claudeResume(adapter, turn.sessionId) : codexResume(adapter, turn.sessionId);
+  const [program, ...args] = plan.argv;
+  const execa = await loadExeca();
+  const subprocess = execa(program as string, args, {
+    cwd,
+    input: turnText(turn),
+    env: { ...plan.env, VIGIL_SESSION: turn.sessionId },
+    detached: true,
+    reject: false,
+    maxBuffer: 10_000_000,
+  });
+  const timeoutMs = (adapter.timeoutSeconds ?? DEFAULT_AGENT_TIMEOUT_SECONDS) * 1000;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killProcessGroup(subprocess.pid);
+  }, timeoutMs);
+  const abort = () => killProcessGroup(subprocess.pid);
+  signal.addEventListener("abort", abort, { once: true });
+  const result = await subprocess;
+  clearTimeout(timer);
+  signal.removeEventListener("abort", abort);
+  const stdout = typeof result.stdout === "string" ? result.stdout : "";
+  const stderr = typeof result.stderr === "string" ? result.stderr : "";
+  const output = tail([stdout, stderr].filter(Boolean).join("\n")) || null;
+  const name = adapter.kind === "claude" ? "claude --resume" : "codex exec resume";
+  if (timedOut)
+    return { ok: false, retry: true, error: `${name} ran over ${timeoutMs / 1000}s and was killed`, output };
+  if (result.exitCode === undefined) {
+    return { ok: false, retry: true, error: `${name} could not run: ${result.shortMessage}`, output };
+  }
+  if (result.exitCode !== 0)
+    return { ok: false, retry: true, error: `${name} exited with code ${result.exitCode}`, output };
+  const problem = plan.check(stdout, turn.sessionId);
+  if (problem) return { ok: false, retry: true, error: problem, output };
+  return { ok: true, output, via: `${name} (headless)` };
+}
+
+function agentAdapter(kind: AgentAdapter["kind"]): PushAdapter<AgentAdapter> {
+  return {
+    kind,
+    timeoutMs: (adapter) => (adapter.timeoutSeconds ?? DEFAULT_AGENT_TIMEOUT_SECONDS) * 1000,
+    async prepare() {
+      await loadExeca();
+    },
+    heldBy(adapter) {
+      const name = kind === "claude" ? "Claude Code" : "Codex";
+      return isAgentAlive(adapter.pid, kind)
+        ? `waiting for the open ${name} session (pid ${adapter.pid}) to take it through its hooks`
+        : null;
+    },
+    deliver: (adapter, turn, context) => resume(adapter, turn, context.cwd, context.signal),
+  };
+}
+
+export const claudeAdapter = agentAdapter("claude");
+export const codexAdapter = agentAdapter("codex");

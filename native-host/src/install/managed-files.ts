@@ -1,0 +1,129 @@
+/**
+ * Files Vigil edits that belong to someone else (an agent's settings, a shell bin dir): each edit is
+ * computed as the whole new text, written atomically, and recorded with the file's original bytes,
+ * so a second run changes nothing and `--remove` puts back exactly what was there — byte for byte
+ * when nobody touched the file since, by taking out only Vigil's part when someone did.
+ * Design: docs/design.md §7.
+ */
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+export interface PlannedFile {
+  path: string;
+  /** The text now (null: the file does not exist). */
+  before: string | null;
+  /** The text Vigil wants (null: the file should not exist). */
+  after: string | null;
+  /** File mode for a file Vigil creates. */
+  mode?: number;
+}
+
+interface Record {
+  path: string;
+  /** The file as it was before Vigil first changed it (null: it did not exist). */
+  original: string | null;
+  /** sha256 of what Vigil last wrote. */
+  written: string | null;
+}
+
+const sha = (text: string | null) => (text === null ? null : createHash("sha256").update(text).digest("hex"));
+
+export function readText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+export function changed(plan: PlannedFile[]): PlannedFile[] {
+  return plan.filter((file) => file.before !== file.after);
+}
+
+/** A unified-looking summary of one change, for --dry-run. */
+export function describeChange(file: PlannedFile): string {
+  if (file.before === null) return `create ${file.path}\n${indent(file.after ?? "", "+ ")}`;
+  if (file.after === null) return `delete ${file.path}`;
+  const before = file.before.split("\n");
+  const after = file.after.split("\n");
+  let start = 0;
+  while (start < before.length && start < after.length && before[start] === after[start]) start++;
+  let endB = before.length - 1;
+  let endA = after.length - 1;
+  while (endB >= start && endA >= start && before[endB] === after[endA]) {
+    endB--;
+    endA--;
+  }
+  const removed = before.slice(start, endB + 1).map((line) => `- ${line}`);
+  const added = after.slice(start, endA + 1).map((line) => `+ ${line}`);
+  return [`change ${file.path} (from line ${start + 1})`, ...removed, ...added].join("\n");
+}
+
+const indent = (text: string, prefix: string) =>
+  text
+    .split("\n")
+    .map((line) => `${prefix}${line}`)
+    .join("\n");
+
+export class ManagedFiles {
+  readonly #dir: string;
+
+  /** `dir`: where the records live ($VIGIL_HOME/setup). */
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  #recordPath(path: string): string {
+    return join(this.#dir, `${createHash("sha256").update(path).digest("hex").slice(0, 16)}.json`);
+  }
+
+  #read(path: string): Record | null {
+    const text = readText(this.#recordPath(path));
+    return text === null ? null : (JSON.parse(text) as Record);
+  }
+
+  /** Writes the planned changes, keeping each file's original the first time Vigil changes it. */
+  apply(plan: PlannedFile[]): void {
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    for (const file of changed(plan)) {
+      const record = this.#read(file.path);
+      // The original stays the one from before Vigil's first change, unless the file moved on since.
+      const original = record && record.written === sha(file.before) ? record.original : file.before;
+      writeAtomically(file.path, file.after, file.mode);
+      writeAtomically(
+        this.#recordPath(file.path),
+        `${JSON.stringify({ path: file.path, original, written: sha(file.after) } satisfies Record)}\n`,
+        0o600,
+      );
+    }
+  }
+
+  /**
+   * The text a file goes back to: its original bytes when it still holds exactly what Vigil wrote,
+   * else `withoutVigil` (the current text with only Vigil's part taken out).
+   */
+  restoreText(path: string, current: string | null, withoutVigil: (text: string) => string | null): string | null {
+    const record = this.#read(path);
+    if (record && record.written === sha(current)) return record.original;
+    return current === null ? null : withoutVigil(current);
+  }
+
+  forget(path: string): void {
+    rmSync(this.#recordPath(path), { force: true });
+  }
+}
+
+function writeAtomically(path: string, text: string | null, mode?: number): void {
+  if (text === null) {
+    rmSync(path, { force: true });
+    return;
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const keep = existsSync(path) ? statSync(path).mode & 0o777 : (mode ?? 0o644);
+  const tmp = `${path}.vigil-tmp`;
+  writeFileSync(tmp, text, { mode: keep });
+  chmodSync(tmp, keep);
+  renameSync(tmp, path);
+}
