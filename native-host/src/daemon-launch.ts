@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { envConfig } from "./base/config.js";
+import { envConfig, withoutAgentSession } from "./base/config.js";
 import { answers, DEFAULT_PORT, ensureHome, readDaemonInfo } from "./base/home.js";
 import { packageRoot } from "./base/paths.js";
 
@@ -22,7 +22,7 @@ export async function ensureDaemon(home: string, { timeoutMs = 15_000 } = {}): P
     {
       detached: true,
       stdio: "ignore",
-      env: { ...process.env, VIGIL_HOME: home },
+      env: { ...withoutAgentSession(process.env), VIGIL_HOME: home },
     },
   );
   child.unref();

@@ -13,15 +13,32 @@ interface Pushed {
   meta: Record<string, string>;
 }
 
-async function connect(home: string, args: string[] = [], cwd?: string) {
+async function connect(
+  home: string,
+  args: string[] = [],
+  cwd?: string,
+  options: { channels?: boolean; env?: Record<string, string> } = {},
+) {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
+    ...options.env,
+  };
+  for (const name of ["CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "VIGIL_SESSION"]) {
+    if (!options.env?.[name]) delete env[name];
+  }
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, "--home", home, "mcp", ...args],
-    env: { ...(process.env as Record<string, string>), VIGIL_INTERVAL_FLOOR_SECONDS: "0.2" },
+    env,
     stderr: "pipe",
     cwd,
   });
-  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  // A client that reads pushed wakes says so, as Claude Code's channels do.
+  const client = new Client(
+    { name: "test-agent", version: "1.0.0" },
+    options.channels ? { capabilities: { experimental: { "claude/channel": {} } } } : {},
+  );
   const pushed: Pushed[] = [];
   client.fallbackNotificationHandler = async (notification) => {
     if (notification.method === "notifications/claude/channel") pushed.push(notification.params as unknown as Pushed);
@@ -55,7 +72,7 @@ describe("vigil mcp, with no daemon running", () => {
 
   test("starts the daemon, creates a session, and an agent arms every kind with MCP tools alone and receives each wake", async () => {
     const work = mkdtempSync(join(tmpdir(), "vigil-mcp-work-"));
-    const { client, call, pushed } = await connect(home, [], work);
+    const { client, call, pushed } = await connect(home, [], work, { channels: true });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
@@ -183,5 +200,52 @@ describe("vigil mcp --session, against a running daemon", () => {
     expect((await call("wait_check", { id: wp.id })).json.waitpoints.state).toBe("armed");
     expect((await call("wait_cancel", { id: wp.id })).json.waitpoint.state).toBe("cancelled");
     await client.close();
+  });
+});
+
+describe("vigil mcp for clients without channels (Codex, Cursor, the Inspector)", () => {
+  let daemon: TestDaemon;
+  beforeAll(async () => {
+    daemon = await TestDaemon.start();
+  });
+  afterAll(() => daemon.dispose());
+
+  test("nothing is pushed or taken for them: the inbox tool returns each wake, once", async () => {
+    const work = mkdtempSync(join(tmpdir(), "vigil-mcp-work-"));
+    const { call, client, pushed } = await connect(daemon.home, [], work);
+    const armed = await call("wait_for_command", { command: "test -f done.flag", until: 0.2, description: "job" });
+    const session = armed.json.session as string;
+    writeFileSync(join(work, "done.flag"), "");
+    const taken = await call("inbox", { wait_seconds: 30 });
+    expect(taken.json.wakes).toHaveLength(1);
+    expect(taken.json.wakes[0].text).toContain('"job"');
+    expect((await call("inbox", { wait_seconds: 0 })).json.wakes).toEqual([]);
+    const [wake] = (await daemon.api("GET", `/api/sessions/${session}/wakes`)).body;
+    expect(wake).toMatchObject({ state: "delivered", deliveredVia: "inbox claim" });
+    expect(pushed).toEqual([]);
+    await client.close();
+  });
+
+  test("a client that never armed anything leaves no session behind", async () => {
+    const before = (await daemon.api("GET", "/api/sessions")).body.length;
+    const { call, client } = await connect(daemon.home);
+    expect((await call("monitor__list")).json.monitors).toEqual([]);
+    await client.close();
+    await waitFor(async () => (await daemon.api("GET", "/api/sessions")).body.length === before, {
+      what: "the unused session to be deleted",
+    });
+  });
+
+  test("launched by an agent, it binds to the agent's own session: one agent session, one Vigil session", async () => {
+    const thread = "019a-thread-test";
+    for (let i = 0; i < 2; i++) {
+      const { call, client } = await connect(daemon.home, [], undefined, { env: { CODEX_THREAD_ID: thread } });
+      const armed = await call("wait_for_command", { command: "false", until: 5, description: `try ${i}` });
+      expect(armed.json.session).toBe(thread);
+      await client.close();
+    }
+    const session = (await daemon.api("GET", `/api/sessions/${thread}`)).body;
+    expect(session.adapter.kind).toBe("codex");
+    expect((await daemon.api("GET", `/api/sessions/${thread}/monitors`)).body).toHaveLength(2);
   });
 });

@@ -60,6 +60,33 @@ export function parseEnv(env: NodeJS.ProcessEnv): EnvConfig {
 
 let cached: EnvConfig | undefined;
 
+/** The agent session this process runs in (a tool subprocess of Claude Code or Codex), if any. */
+export function agentOfShell(): { kind: "claude" | "codex"; id: string; pid?: number } | null {
+  const env = envConfig();
+  const pid = (raw: string | undefined) => {
+    const n = Number(raw);
+    return Number.isInteger(n) && n > 0 ? { pid: n } : {};
+  };
+  if (env.CLAUDE_CODE_SESSION_ID)
+    return { kind: "claude", id: env.CLAUDE_CODE_SESSION_ID, ...pid(process.env.CLAUDE_PID) };
+  if (env.CODEX_THREAD_ID) return { kind: "codex", id: env.CODEX_THREAD_ID };
+  return null;
+}
+
+/**
+ * The environment without one agent session's identity (its session id, process, sockets,
+ * sandbox flags): the daemon serves every session and must not carry the one that happened to
+ * start it, nor hand it to an agent it resumes. The user's configuration (CLAUDE_CONFIG_DIR,
+ * CODEX_HOME, API settings) stays.
+ */
+export function withoutAgentSession(env: NodeJS.ProcessEnv): Record<string, string> {
+  const session =
+    /^(CLAUDECODE|CLAUDE_PID|CLAUDE_ENV_FILE|CLAUDE_PROJECT_DIR|AI_AGENT|CODEX_(THREAD_ID|SESSION_ID|TOOL_CALL_ID|CI|SANDBOX.*|MANAGED_BY.*))$|^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|CHILD_.*|MESSAGING_.*|SESSION_ATTENDED)$/;
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && !session.test(entry[0])),
+  );
+}
+
 /** This process's environment configuration, read once. */
 export function envConfig(): EnvConfig {
   cached ??= parseEnv(process.env);

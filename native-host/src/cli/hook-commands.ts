@@ -73,11 +73,13 @@ function parseInput(text: string): HookInput {
   return parsed.data;
 }
 
-/** The agent's own process: the hook's parent, unless the agent names itself. */
+/**
+ * The agent's own process, where the agent names it (Claude Code: CLAUDE_PID). Codex names none;
+ * its thread's writer lock tells whether it is open (delivery/adapters/agent.ts).
+ */
 function agentPid(agent: AgentKind): number | undefined {
-  const named = Number(agent === "claude" ? process.env.CLAUDE_PID : process.env.CODEX_PID);
-  if (Number.isInteger(named) && named > 0) return named;
-  return process.ppid > 1 ? process.ppid : undefined;
+  const named = Number(agent === "claude" ? process.env.CLAUDE_PID : undefined);
+  return Number.isInteger(named) && named > 0 ? named : undefined;
 }
 
 /** The agent adapter for this session: what the hook knows now, over what the user chose before. */
@@ -136,6 +138,8 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
     process.exitCode = 2;
     return;
   }
+  // Codex has no cap on Stop-hook continuations: hand over wakes only on the first Stop of a turn.
+  if (agent === "codex" && event === "stop" && input.stop_hook_active) return;
   const via = `${agent}-${event}`;
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
   if (wakes.length === 0) return;

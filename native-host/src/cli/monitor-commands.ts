@@ -5,7 +5,8 @@
 import { type Command, Option } from "commander";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import { ApiClient, CliError } from "../api/client.js";
-import { agentOfShell, homeOf, print, sessionOf } from "./context.js";
+import { ensureSession } from "../api/sessions.js";
+import { homeOf, print, sessionOf } from "./context.js";
 import { monitorBlock, statusLine } from "./format.js";
 
 const SESSION_HELP = "session (default: $VIGIL_SESSION or 'default')";
@@ -47,22 +48,6 @@ export function predicateCondition(options: PredicateOptions): Condition | undef
   }
   if (chosen.length > 1) throw new CliError("Expected at most one predicate flag, got several", 2);
   return chosen[0];
-}
-
-/**
- * The session exists before anything is armed in it. One an agent's shell is bound to (no hook has
- * registered it yet) delivers through that agent: in-session while it runs, resumed once closed.
- */
-async function ensureSession(client: ApiClient, sid: string): Promise<void> {
-  const session = await client.call("createSession", { body: { id: sid, root: process.cwd() } });
-  const agent = agentOfShell();
-  if (agent?.id === sid && session.adapter.kind === "inbox") {
-    const pid = Number(agent.kind === "claude" ? process.env.CLAUDE_PID : process.env.CODEX_PID);
-    await client.call("updateSession", {
-      params: { sid },
-      body: { adapter: { kind: agent.kind, ...(Number.isInteger(pid) && pid > 0 ? { pid } : {}) } },
-    });
-  }
 }
 
 const TERMINAL_EXIT: Record<string, number> = { met: 0 };

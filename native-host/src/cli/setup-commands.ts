@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { CliError } from "../api/client.js";
+import { ensureDaemon } from "../daemon-launch.js";
 import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
 import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
 import { planLauncher } from "../install/launcher.js";
@@ -96,7 +97,7 @@ export function registerSetupCommands(program: Command): void {
     .description("wire Claude Code (claude-code) or Codex (codex) to Vigil: MCP server, hooks, launcher")
     .option("--dry-run", "print the change, write nothing")
     .option("--remove", "take out exactly what setup added")
-    .action((agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
+    .action(async (agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
       if (!(AGENTS as readonly string[]).includes(agent)) {
         throw new CliError(`Expected an agent: ${AGENTS.join(" or ")}, got ${agent}`, 2);
       }
@@ -118,6 +119,12 @@ export function registerSetupCommands(program: Command): void {
         print(`${file.after === null ? "removed" : file.before === null ? "created" : "updated"} ${file.path}`);
       }
       for (const note of plan.notes.filter(Boolean)) print(note);
+      if (!options.remove) {
+        // Started here, the daemon resumes closed sessions with this shell's environment (API keys,
+        // PATH to the agent), not with the filtered one an agent gives its hooks.
+        const url = await ensureDaemon(home);
+        print(`the Vigil daemon runs at ${url}`);
+      }
       if (todo.length > 0) for (const line of plan.next) print(line);
     });
 }

@@ -278,7 +278,7 @@ export class Delivery {
     const session = this.#store.sessions.get(sessionId);
     const push = session && PUSH_ADAPTERS[session.adapter.kind];
     if (!session || !push || !this.#prepared(push)) return;
-    const why = push.heldBy?.(session.adapter) ?? null;
+    const why = push.heldBy?.(session.adapter, sessionId) ?? null;
     if (why !== null) {
       if (this.#held.get(sessionId)?.why !== why) this.#log.info(`wakes of session ${sessionId} held: ${why}`);
       this.#held.set(sessionId, { until: now + HELD_RECHECK_MS, why });

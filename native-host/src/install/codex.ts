@@ -4,6 +4,7 @@
  * is rewritten; --remove cuts the block out again.
  * Design: docs/design.md §6, §7.
  */
+import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { quote } from "./launcher.js";
@@ -25,10 +26,41 @@ const END = "# <<< vigil <<<";
 /** TOML basic string. */
 const toml = (value: string) => JSON.stringify(value);
 
-/** Codex hook event → `vigil hook codex <name>`. */
-export const CODEX_HOOKS = { SessionStart: "session-start", UserPromptSubmit: "prompt", Stop: "stop" } as const;
+/** Codex hook event → `vigil hook codex <name>`, with Codex's snake-case event name. */
+export const CODEX_HOOKS = {
+  SessionStart: { name: "session-start", snake: "session_start" },
+  UserPromptSubmit: { name: "prompt", snake: "user_prompt_submit" },
+  Stop: { name: "stop", snake: "stop" },
+} as const;
+const HOOK_TIMEOUT_SECONDS = 30;
 
-export function codexBlock(launcher: string, vigilHome: string | null): string {
+/**
+ * Codex runs a hook only once it is trusted, and records trust as the sha256 of the hook's
+ * normalised identity (compact JSON, keys sorted) under `hooks.state."<file>:<event>:<group>:<handler>"`:
+ * what its own "Trust all" writes. Setup writes the same entry for each hook it adds.
+ */
+export function codexHookHash(event: string, command: string, timeout = HOOK_TIMEOUT_SECONDS): string {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value && typeof value === "object"
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+          )
+        : value;
+  const identity = { event_name: event, hooks: [{ type: "command", command, timeout, async: false }] };
+  return `sha256:${createHash("sha256")
+    .update(JSON.stringify(sorted(identity)))
+    .digest("hex")}`;
+}
+
+/** How many `[[hooks.<Event>]]` groups the rest of the file defines (Vigil's come after them). */
+const groupsIn = (text: string, event: string) =>
+  text.split("\n").filter((line) => line.trim() === `[[hooks.${event}]]`).length;
+
+export function codexBlock(configPath: string, base: string, launcher: string, vigilHome: string | null): string {
   const homeArgs = vigilHome ? ["--home", vigilHome] : [];
   const hookCommand = (name: string) => [quote(launcher), ...homeArgs.map(quote), "hook", "codex", name].join(" ");
   const lines = [
@@ -37,16 +69,21 @@ export function codexBlock(launcher: string, vigilHome: string | null): string {
     `command = ${toml(launcher)}`,
     `args = [${[...homeArgs, "mcp"].map(toml).join(", ")}]`,
   ];
-  for (const [event, name] of Object.entries(CODEX_HOOKS)) {
+  const trust: string[] = [];
+  for (const [event, hook] of Object.entries(CODEX_HOOKS)) {
+    const command = hookCommand(hook.name);
     lines.push(
       "",
       `[[hooks.${event}]]`,
       `[[hooks.${event}.hooks]]`,
       'type = "command"',
-      `command = ${toml(hookCommand(name))}`,
+      `command = ${toml(command)}`,
+      `timeout = ${HOOK_TIMEOUT_SECONDS}`,
     );
+    const key = `${configPath}:${hook.snake}:${groupsIn(base, event)}:0`;
+    trust.push("", `[hooks.state.${toml(key)}]`, `trusted_hash = ${toml(codexHookHash(hook.snake, command))}`);
   }
-  lines.push(END);
+  lines.push(...trust, END);
   return `${lines.join("\n")}\n`;
 }
 
@@ -70,7 +107,7 @@ export function planCodex(
   const before = current.config;
   const base = before === null ? "" : withoutBlock(before);
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
-  const after = `${base}${separator}${codexBlock(launcher, vigilHome)}`;
+  const after = `${base}${separator}${codexBlock(paths.config, base, launcher, vigilHome)}`;
   return { files: [{ path: paths.config, before, after, mode: 0o600 }], notes: [] };
 }
 

@@ -15,6 +15,8 @@ import { MonitorCreateSchema, WaitCreateSchema } from "../../../shared/schemas/i
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
+import { ensureSession } from "../api/sessions.js";
+import { agentOfShell, envConfig } from "../base/config.js";
 import { ensureDaemon } from "../daemon-launch.js";
 
 const VERSION = "0.1.0";
@@ -56,17 +58,22 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     { capabilities: { tools: {}, experimental: { "claude/channel": {} } }, instructions: INSTRUCTIONS },
   );
 
+  // The session: the one named, else the agent session that launched this server (Claude Code and
+  // Codex pass their ids to their MCP servers), else one made for this client on first use.
+  const bound = options.session ?? envConfig().VIGIL_SESSION ?? agentOfShell()?.id;
+  let made: string | null = null;
   let sessionPromise: Promise<string> | null = null;
   const session = (): Promise<string> => {
     sessionPromise ??= (async () => {
-      if (options.session) {
-        await api.call("createSession", { body: { id: options.session, root: process.cwd() } });
-        return options.session;
+      if (bound) {
+        await ensureSession(api, bound);
+        return bound;
       }
       const client = server.server.getClientVersion()?.name ?? "an MCP client";
       const created = await api.call("createSession", {
         body: { label: `${client} via vigil mcp`, root: process.cwd(), adapter: { kind: "mcp" } },
       });
+      made = created.id;
       log(`created session ${created.id}`);
       return created.id;
     })();
@@ -260,6 +267,10 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   });
   process.stdin.once("end", () => void transport.close());
   server.server.oninitialized = () => {
+    // Only a client that declared the channel capability reads pushed wakes; every other client
+    // (Codex, Cursor, the Inspector) reads them with the inbox tool, so nothing is taken for it.
+    const capabilities = server.server.getClientCapabilities();
+    if (!capabilities?.experimental?.["claude/channel"]) return;
     void pushWakes().catch((error: unknown) => {
       if (!disconnected.signal.aborted) log(`push stopped: ${(error as Error).message}`);
     });
@@ -291,4 +302,20 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   }
 
   await closed;
+  await forgetIfUnused();
+
+  /** A session made for this client that never armed anything does not outlive the client. */
+  async function forgetIfUnused(): Promise<void> {
+    if (made === null) return;
+    try {
+      const params = { sid: made };
+      const [monitors, wakes] = await Promise.all([
+        api.call("listMonitors", { params }),
+        api.call("listWakes", { params }),
+      ]);
+      if (monitors.length === 0 && wakes.length === 0) await api.call("deleteSession", { params });
+    } catch (error) {
+      log(`could not tidy up session ${made}: ${(error as Error).message}`);
+    }
+  }
 }

@@ -43,7 +43,7 @@ export interface PushAdapter<A extends Adapter = Adapter> {
    * Why the daemon must not deliver now (another path takes the wakes: a live agent's own hooks),
    * or null. Held wakes stay ready, and the daemon asks again every few seconds.
    */
-  heldBy?(adapter: A): string | null;
+  heldBy?(adapter: A, sessionId: string): string | null;
 }
 
 /** The text of a turn: every wake's text, in order, separated so a reader sees where each starts. */

@@ -6,8 +6,11 @@
  * names the same session.
  * Design: docs/design.md §6.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
+import { withoutAgentSession } from "../../base/config.js";
 import { loadExeca } from "../../base/lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapter.js";
@@ -30,6 +33,30 @@ export function isAgentAlive(pid: number | undefined, agent: "claude" | "codex")
     return cmdline.includes(agent);
   } catch {
     return true; // no /proc here: the pid alone decides
+  }
+}
+
+/**
+ * Is a Codex thread open? Codex holds an exclusive flock on `thread-writer-locks/<id>.lock` in its
+ * home while a process writes the thread; the kernel lists held locks in /proc/locks by inode.
+ */
+export function isCodexThreadOpen(codexHome: string, threadId: string): boolean {
+  let inode: number;
+  try {
+    inode = statSync(join(codexHome, "thread-writer-locks", `${threadId}.lock`)).ino;
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync("/proc/locks", "utf8")
+      .split("\n")
+      .some((line) => {
+        const fields = line.trim().split(/\s+/);
+        if (fields[1] === "->") return false; // a waiter, not a holder
+        return Number(fields[5]?.split(":")[2]) === inode;
+      });
+  } catch {
+    return false; // no /proc here: a resume of an open thread is refused by Codex itself, and retried
   }
 }
 
@@ -80,20 +107,22 @@ function codexResume(adapter: AgentAdapter, sessionId: string): Resume {
     ],
     env: adapter.configDir ? { CODEX_HOME: adapter.configDir } : {},
     check(stdout, sid) {
-      const ids = stdout
-        .split("\n")
-        .flatMap((line) => {
-          try {
-            const event = JSON.parse(line) as { type?: string; thread_id?: string };
-            return event.type === "thread.started" && event.thread_id ? [event.thread_id] : [];
-          } catch {
-            return [];
-          }
-        })
-        .filter(Boolean);
+      const events = stdout.split("\n").flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { type?: string; thread_id?: string }];
+        } catch {
+          return [];
+        }
+      });
+      const ids = events.flatMap((event) =>
+        event.type === "thread.started" && event.thread_id ? [event.thread_id] : [],
+      );
       if (ids.length === 0) return "codex printed no thread.started event";
       if (!ids.includes(sid)) return `codex answered for thread ${ids[0]}, not ${sid}`;
-      if (/"type":"(turn\.failed|error)"/.test(stdout)) return "codex reported a failed turn";
+      if (events.some((event) => event.type === "turn.failed" || event.type === "error")) {
+        return "codex reported a failed turn";
+      }
+      if (!events.some((event) => event.type === "turn.completed")) return "codex completed no turn";
       return null;
     },
   };
@@ -106,7 +135,8 @@ async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: Ab
   const subprocess = execa(program as string, args, {
     cwd,
     input: turnText(turn),
-    env: { ...plan.env, VIGIL_SESSION: turn.sessionId },
+    env: { ...withoutAgentSession(process.env), ...plan.env, VIGIL_SESSION: turn.sessionId },
+    extendEnv: false,
     detached: true,
     reject: false,
     maxBuffer: 10_000_000,
@@ -145,10 +175,15 @@ function agentAdapter(kind: AgentAdapter["kind"]): PushAdapter<AgentAdapter> {
     async prepare() {
       await loadExeca();
     },
-    heldBy(adapter) {
-      const name = kind === "claude" ? "Claude Code" : "Codex";
-      return isAgentAlive(adapter.pid, kind)
-        ? `waiting for the open ${name} session (pid ${adapter.pid}) to take it through its hooks`
+    heldBy(adapter, sessionId) {
+      if (kind === "claude") {
+        return isAgentAlive(adapter.pid, "claude")
+          ? `waiting for the open Claude Code session (pid ${adapter.pid}) to take it through its hooks`
+          : null;
+      }
+      const home = adapter.configDir ?? process.env.CODEX_HOME ?? join(homedir(), ".codex");
+      return isCodexThreadOpen(home, sessionId)
+        ? "waiting for the open Codex session to take it through its hooks"
         : null;
     },
     deliver: (adapter, turn, context) => resume(adapter, turn, context.cwd, context.signal),
