@@ -4,74 +4,35 @@
  * through its Bash tool with no session flag, and the wake comes back to that same session —
  * resumed headless when the process has exited, in-session through its Stop hook while it lives.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, beforeEach, expect, test } from "vitest";
-import { BIN, waitFor } from "../helpers/daemon.js";
-import { cliBinDir } from "./agent-clis.js";
-import { type FakeModelApi, startFakeModelApi } from "./fake-model-api.js";
+import { expect, test } from "vitest";
+import { waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 
-let api: FakeModelApi;
-let root: string;
-let env: Record<string, string>;
-let vigilHome: string;
-let work: string;
-
-beforeEach(async () => {
-  api = await startFakeModelApi();
-  root = mkdtempSync(join(tmpdir(), "vigil-claude-"));
-  vigilHome = join(root, "vigil");
-  work = join(root, "project");
-  mkdirSync(work);
-  const home = join(root, "home");
-  env = {
-    ...(process.env as Record<string, string>),
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, ".claude"),
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: "sk-ant-test",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    VIGIL_HOME: vigilHome,
-    VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
-    PATH: `${join(home, ".local", "bin")}:${cliBinDir()}:${process.env.PATH}`,
-  };
-  for (const name of ["CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "VIGIL_SESSION"]) delete env[name];
-  mkdirSync(home);
-  execFileSync(process.execPath, [BIN, "setup", "claude-code"], { env, stdio: "pipe" });
-});
-
-afterEach(async () => {
-  try {
-    const info = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8")) as { pid: number };
-    process.kill(info.pid, "SIGTERM");
-    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
-  } catch {
-    // No daemon started.
-  }
-  await api.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-const vigil = async (...args: string[]) =>
-  JSON.parse((await execa(process.execPath, [BIN, ...args, "--json"], { env })).stdout);
+const world = useAgentWorld("claude-code", ({ api, home }) => ({
+  CLAUDE_CONFIG_DIR: join(home, ".claude"),
+  ANTHROPIC_BASE_URL: api.url,
+  ANTHROPIC_API_KEY: "sk-ant-test",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+}));
+const vigil = (...args: string[]) => world.vigil(...args);
 
 function claude(prompt: string) {
   return execa("claude", ["-p", prompt, "--allowedTools", "Bash", "--output-format", "json"], {
-    cwd: work,
-    env,
+    cwd: world.work,
+    env: world.env,
     reject: false,
     timeout: 120_000,
   });
 }
 
-const flag = () => join(work, "build-done");
+const flag = () => join(world.work, "build-done");
 const ARM = () => `RUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag()}`;
 
 function transcriptOf(sessionId: string): string {
-  const projects = join(env.CLAUDE_CONFIG_DIR as string, "projects");
+  const projects = join(world.env.CLAUDE_CONFIG_DIR as string, "projects");
   for (const dir of readdirSync(projects)) {
     const file = join(projects, dir, `${sessionId}.jsonl`);
     if (existsSync(file)) return readFileSync(file, "utf8");
@@ -101,7 +62,7 @@ test("a closed session is resumed headless with the wake, once, in its own trans
   expect(wake.deliveredVia).toBe("claude --resume (headless)");
 
   // The model saw the resumed conversation: the first prompt and the wake, in one request, once.
-  const withWake = api.main().filter((r) => r.last.includes("Vigil wake for session"));
+  const withWake = world.api.main().filter((r) => r.last.includes("Vigil wake for session"));
   expect(withWake).toHaveLength(1);
   expect(withWake[0]?.text).toContain("Run the build in the background");
   expect(withWake[0]?.session).toBe(sessionId);
@@ -110,12 +71,12 @@ test("a closed session is resumed headless with the wake, once, in its own trans
 
 test("a live session takes its wake through its Stop hook; no second process ever resumes it", async () => {
   // Keep the agent's process alive on its last answer until the wake is ready.
-  const gate = api.hold(
+  const gate = world.api.hold(
     (r) => r.main && r.body.messages?.at(-1)?.content?.some?.((b: any) => b.type === "tool_result"),
   );
   const running = claude(`Wait for the build.\n${ARM()}`);
   await waitFor(() => gate.held() > 0, { timeoutMs: 90_000, what: "the agent to be waiting on its last answer" });
-  const sessionId = api.main()[0]?.session as string;
+  const sessionId = world.api.main()[0]?.session as string;
   writeFileSync(flag(), "");
   await waitFor(
     async () =>
@@ -123,7 +84,7 @@ test("a live session takes its wake through its Stop hook; no second process eve
     { timeoutMs: 30_000, what: "the wake to be ready" },
   );
   // Held while the process lives: still ready a few delivery rounds later, no resume started.
-  const log = () => readFileSync(join(vigilHome, "vigil.log"), "utf8");
+  const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
   await waitFor(() => log().includes(`wakes of session ${sessionId} held`), { what: "the hold to be logged" });
   gate.release();
   const result = await running;
@@ -132,7 +93,7 @@ test("a live session takes its wake through its Stop hook; no second process eve
   const wakes = await vigil("inbox", "--all", "--session", sessionId);
   expect(wakes).toHaveLength(1);
   expect(wakes[0]).toMatchObject({ state: "delivered", deliveredVia: "Claude Code Stop hook" });
-  expect(api.main().filter((r) => r.last.includes("Vigil wake for session"))).toHaveLength(1);
+  expect(world.api.main().filter((r) => r.last.includes("Vigil wake for session"))).toHaveLength(1);
   expect(log()).not.toContain(`delivering turn`);
   expect(transcriptOf(sessionId)).toContain(`Vigil wake for session ${sessionId}`);
 });

@@ -3,30 +3,15 @@
  * wired to a real Vigil daemon by `vigil setup codex` alone: the agent arms a wait through its shell
  * tool with no session flag, exits, and the wake resumes that same thread headless, once.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, beforeEach, expect, test } from "vitest";
-import { BIN, waitFor } from "../helpers/daemon.js";
-import { cliBinDir } from "./agent-clis.js";
-import { type FakeModelApi, startFakeModelApi } from "./fake-model-api.js";
+import { expect, test } from "vitest";
+import { waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 
-let api: FakeModelApi;
-let root: string;
-let env: Record<string, string>;
-let vigilHome: string;
-let work: string;
-
-beforeEach(async () => {
-  api = await startFakeModelApi();
-  root = mkdtempSync(join(tmpdir(), "vigil-codex-"));
-  vigilHome = join(root, "vigil");
-  work = join(root, "project");
-  const home = join(root, "home");
+const world = useAgentWorld("codex", ({ api, home }) => {
   const codexHome = join(home, ".codex");
-  mkdirSync(work);
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(
     join(codexHome, "config.toml"),
@@ -44,36 +29,12 @@ beforeEach(async () => {
       "",
     ].join("\n"),
   );
-  env = {
-    ...(process.env as Record<string, string>),
-    HOME: home,
-    CODEX_HOME: codexHome,
-    FAKE_API_KEY: "sk-fake",
-    VIGIL_HOME: vigilHome,
-    VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
-    PATH: `${join(home, ".local", "bin")}:${cliBinDir()}:${process.env.PATH}`,
-  };
-  for (const name of ["CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "VIGIL_SESSION"]) delete env[name];
-  execFileSync(process.execPath, [BIN, "setup", "codex"], { env, stdio: "pipe" });
+  return { CODEX_HOME: codexHome, FAKE_API_KEY: "sk-fake" };
 });
-
-afterEach(async () => {
-  try {
-    const info = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8")) as { pid: number };
-    process.kill(info.pid, "SIGTERM");
-    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
-  } catch {
-    // No daemon started.
-  }
-  await api.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-const vigil = async (...args: string[]) =>
-  JSON.parse((await execa(process.execPath, [BIN, ...args, "--json"], { env })).stdout);
+const vigil = (...args: string[]) => world.vigil(...args);
 
 test("a closed Codex thread is resumed headless with the wake, once", async () => {
-  const flag = join(work, "build-done");
+  const flag = join(world.work, "build-done");
   const first = await execa(
     "codex",
     [
@@ -82,7 +43,7 @@ test("a closed Codex thread is resumed headless with the wake, once", async () =
       "--json",
       `Wait for the build.\nRUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag}`,
     ],
-    { cwd: work, env, reject: false, timeout: 120_000, input: "" },
+    { cwd: world.work, env: world.env, reject: false, timeout: 120_000, input: "" },
   );
   expect(first.exitCode, first.stderr).toBe(0);
   const thread = first.stdout
@@ -101,7 +62,7 @@ test("a closed Codex thread is resumed headless with the wake, once", async () =
   const [session] = (await vigil("sessions")).filter((s: { id: string }) => s.id === thread);
   expect(session?.adapter.kind).toBe("codex");
   expect((await vigil("ls", "--session", thread))[0]).toMatchObject({ state: "waiting", name: "the build" });
-  expect(api.main().some((r) => r.text.includes(`Vigil is running for this session (${thread})`))).toBe(true);
+  expect(world.api.main().some((r) => r.text.includes(`Vigil is running for this session (${thread})`))).toBe(true);
 
   writeFileSync(flag, "");
   const wake = await waitFor(
@@ -112,11 +73,11 @@ test("a closed Codex thread is resumed headless with the wake, once", async () =
     const wakes = await vigil("inbox", "--all", "--session", thread);
     error.message += `\n--- wakes ---\n${JSON.stringify(wakes.map((w: { output: string }) => w.output))}`;
     throw new Error(
-      `${error.message}\n--- vigil.log ---\n${readFileSync(join(vigilHome, "vigil.log"), "utf8").slice(-3000)}`,
+      `${error.message}\n--- vigil.log ---\n${readFileSync(join(world.vigilHome, "vigil.log"), "utf8").slice(-3000)}`,
     );
   });
   expect(wake.deliveredVia).toBe("codex exec resume (headless)");
-  const withWake = api.main().filter((r) => r.last.includes("Vigil wake for session"));
+  const withWake = world.api.main().filter((r) => r.last.includes("Vigil wake for session"));
   expect(withWake).toHaveLength(1);
   expect(withWake[0]?.text).toContain("Wait for the build.");
 });

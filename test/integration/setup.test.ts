@@ -1,0 +1,146 @@
+/**
+ * `vigil setup claude-code|codex` on real files in a temporary HOME: what it adds, that a second
+ * run changes nothing, that --dry-run writes nothing, and that --remove restores the user's files
+ * byte for byte (or, when the user changed them since, takes out only Vigil's part).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { BIN, waitFor } from "../helpers/daemon.js";
+
+let home: string;
+let vigilHome: string;
+let env: Record<string, string>;
+
+beforeEach(() => {
+  const root = mkdtempSync(join(tmpdir(), "vigil-setup-"));
+  home = join(root, "home");
+  vigilHome = join(root, "vigil");
+  mkdirSync(home);
+  env = { ...(process.env as Record<string, string>), HOME: home, PATH: "/usr/bin:/bin" };
+  for (const name of ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "VIGIL_HOME", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"]) {
+    delete env[name];
+  }
+});
+
+afterEach(async () => {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8"));
+    process.kill(pid, "SIGTERM");
+    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
+  } catch {
+    // none started
+  }
+  rmSync(join(home, ".."), { recursive: true, force: true });
+});
+
+const setup = (...args: string[]) => execa(process.execPath, [BIN, "--home", vigilHome, "setup", ...args], { env });
+const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : null);
+
+describe("claude-code", () => {
+  const settings = () => join(home, ".claude", "settings.json");
+  const state = () => join(home, ".claude.json");
+  const SETTINGS = `{\n    "theme": "dark",\n    "hooks": {\n        "Stop": [\n            {\n                "hooks": [\n                    { "type": "command", "command": "notify-send done" }\n                ]\n            }\n        ]\n    }\n}`;
+  const STATE = `{"numStartups":3,"mcpServers":{"github":{"type":"stdio","command":"gh-mcp","args":[]}}}\n`;
+
+  test("adds the MCP entry and the hooks, keeps everything else, and a second run changes nothing", async () => {
+    mkdirSync(join(home, ".claude"));
+    writeFileSync(settings(), SETTINGS);
+    writeFileSync(state(), STATE);
+    await setup("claude-code");
+    const after = JSON.parse(read(settings()) as string);
+    expect(after.theme).toBe("dark");
+    expect(after.hooks.Stop[0].hooks[0].command).toBe("notify-send done");
+    const ours = (event: string) =>
+      after.hooks[event].flatMap((g: any) => g.hooks).filter((h: any) => / hook claude /.test(h.command));
+    expect(ours("SessionStart")[0].command).toMatch(/\.local\/bin\/vigil --home \S+ hook claude session-start$/);
+    expect(ours("Stop").map((h: any) => h.command.split(" ").at(-1))).toEqual(["stop", "rewake"]);
+    expect(ours("Stop")[1]).toMatchObject({ async: true, asyncRewake: true });
+    expect(ours("UserPromptSubmit")).toHaveLength(1);
+    const mcp = JSON.parse(read(state()) as string);
+    expect(mcp.numStartups).toBe(3);
+    expect(mcp.mcpServers.github.command).toBe("gh-mcp");
+    expect(mcp.mcpServers.vigil).toMatchObject({ type: "stdio", args: ["--home", vigilHome, "mcp"] });
+    expect(read(join(home, ".local", "bin", "vigil"))).toContain("bin/vigil.js");
+    // Indentation kept (four spaces).
+    expect(read(settings())).toMatch(/^\{\n {4}"theme"/);
+
+    const files = [settings(), state(), join(home, ".local", "bin", "vigil")].map(read);
+    const again = await setup("claude-code");
+    expect(again.stdout).toContain("already set up; nothing changed");
+    expect([settings(), state(), join(home, ".local", "bin", "vigil")].map(read)).toEqual(files);
+  });
+
+  test("--dry-run prints the change and writes nothing", async () => {
+    const { stdout } = await setup("claude-code", "--dry-run");
+    expect(stdout).toContain(`create ${settings()}`);
+    expect(stdout).toContain("hook claude session-start");
+    expect(existsSync(settings())).toBe(false);
+    expect(existsSync(state())).toBe(false);
+  });
+
+  test("--remove restores the files byte for byte, or takes out only Vigil's part after the user's edits", async () => {
+    mkdirSync(join(home, ".claude"));
+    writeFileSync(settings(), SETTINGS);
+    writeFileSync(state(), STATE);
+    await setup("claude-code");
+    await setup("claude-code", "--remove");
+    expect(read(settings())).toBe(SETTINGS);
+    expect(read(state())).toBe(STATE);
+    expect(existsSync(join(home, ".local", "bin", "vigil"))).toBe(false);
+
+    await setup("claude-code");
+    const edited = JSON.parse(read(state()) as string);
+    edited.numStartups = 4; // Claude Code rewrites this file all the time
+    writeFileSync(state(), JSON.stringify(edited));
+    await setup("claude-code", "--remove");
+    expect(JSON.parse(read(state()) as string)).toEqual({ ...JSON.parse(STATE), numStartups: 4 });
+    expect(read(settings())).toBe(SETTINGS);
+  });
+
+  test("files that did not exist are gone again after --remove", async () => {
+    await setup("claude-code");
+    expect(existsSync(settings())).toBe(true);
+    await setup("claude-code", "--remove");
+    expect(existsSync(settings())).toBe(false);
+    expect(existsSync(state())).toBe(false);
+  });
+
+  test("a settings file that is not JSON is refused, naming it, and nothing is written", async () => {
+    mkdirSync(join(home, ".claude"));
+    writeFileSync(settings(), "{oops");
+    const result = await execa(process.execPath, [BIN, "--home", vigilHome, "setup", "claude-code"], {
+      env,
+      reject: false,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(`${settings()}: Expected JSON, got malformed JSON`);
+    expect(read(settings())).toBe("{oops");
+    expect(existsSync(state())).toBe(false);
+  });
+});
+
+describe("codex", () => {
+  const config = () => join(home, ".codex", "config.toml");
+  const CONFIG = 'model = "o4"\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "say done"\n';
+
+  test("appends one marked block with the MCP entry, the hooks and their trust; --remove restores the bytes", async () => {
+    mkdirSync(join(home, ".codex"));
+    writeFileSync(config(), CONFIG);
+    await setup("codex");
+    const text = read(config()) as string;
+    expect(text.startsWith(CONFIG)).toBe(true);
+    expect(text).toContain("[mcp_servers.vigil]");
+    expect(text).toContain(`args = ["--home", "${vigilHome}", "mcp"]`);
+    // The user's Stop hook is group 0 of this file, so Vigil's is group 1.
+    expect(text).toContain(`[hooks.state."${config()}:stop:1:0"]`);
+    expect(text).toContain(`[hooks.state."${config()}:session_start:0:0"]`);
+    expect(text).toMatch(/trusted_hash = "sha256:[0-9a-f]{64}"/);
+    await setup("codex");
+    expect(read(config())).toBe(text);
+    await setup("codex", "--remove");
+    expect(read(config())).toBe(CONFIG);
+  });
+});
