@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { verifyWebhook } from "../../native-host/src/delivery/signature.js";
-import { FIXTURES, ROOT, TestDaemon, waitFor } from "../helpers/daemon.js";
+import { FIXTURES, TestDaemon, waitFor } from "../helpers/daemon.js";
 
 let daemon: TestDaemon;
 let n = 0;
@@ -234,42 +234,6 @@ describe("command adapter", () => {
     const again = await daemon.api("POST", `/api/sessions/${sid}/wakes/${review.delivery.wakeId}/retry`);
     expect(again.status).toBe(409);
     expect(again.body.error).toContain("is delivered");
-  });
-
-  test.each([
-    ["claude-resume.sh", "CLAUDE_BIN", (sid: string) => `argv: [--resume] [${sid}] [-p]`],
-    ["codex-resume.sh", "CODEX_BIN", (sid: string) => `argv: [exec] [resume] [${sid}] [-]`],
-  ])("the example %s resumes the agent session with the wake as its prompt", async (script, variable, expected) => {
-    const log = join(mkdtempSync(join(tmpdir(), "vigil-agent-")), "agent.log");
-    const agent = await TestDaemon.start({ env: { [variable]: join(FIXTURES, "fake-agent.sh"), FAKE_AGENT_LOG: log } });
-    try {
-      const sid = "5f0c7e2a-agent-session";
-      await agent.api("POST", "/api/sessions", { id: sid });
-      const set = await agent.cli([
-        "sessions",
-        "set-adapter",
-        sid,
-        "--command",
-        "--",
-        join(ROOT, "examples", "adapters", script),
-        "{session}",
-      ]);
-      expect(set.exitCode, String(set.stderr)).toBe(0);
-      await agent.api("POST", `/api/sessions/${sid}/monitors`, {
-        name: "CI run 123",
-        source: { kind: "command", command: "echo conclusion=success" },
-        intervalSeconds: 5,
-        continuation: "Collect the artifacts.",
-      });
-      await agent.waitForState(sid, "mon-1", ["finished"]);
-      const recorded = readFileSync(log, "utf8");
-      expect(recorded).toContain(expected(sid));
-      expect(recorded).toContain('mon-1 "CI run 123" (command wait)');
-      expect(recorded).toContain("conclusion=success");
-      expect(recorded).toContain("Your note from when you armed it: Collect the artifacts.");
-    } finally {
-      await agent.dispose();
-    }
   });
 });
 

@@ -144,3 +144,28 @@ describe("codex", () => {
     expect(read(config())).toBe(CONFIG);
   });
 });
+
+describe("vigil doctor", () => {
+  const doctor = async () =>
+    (await execa(process.execPath, [BIN, "--home", vigilHome, "doctor"], { env, reject: false })).stdout;
+
+  test("says when Codex's hooks are not trusted (Codex would silently skip them), and when they are", async () => {
+    mkdirSync(join(home, ".codex"));
+    writeFileSync(join(home, ".codex", "config.toml"), 'model = "o4"\n');
+    expect(await doctor()).toContain("FIX  Codex is not set up for Vigil");
+    await setup("codex");
+    expect(await doctor()).toMatch(/ok\s+Codex MCP server and trusted hooks/);
+    const config = join(home, ".codex", "config.toml");
+    writeFileSync(config, (read(config) as string).replace(/sha256:[0-9a-f]{8}/, "sha256:00000000"));
+    expect(await doctor()).toMatch(/FIX\s+Codex hooks not trusted \(SessionStart\)/);
+  });
+
+  test("names what Claude Code lacks", async () => {
+    mkdirSync(join(home, ".claude"));
+    expect(await doctor()).toContain("Claude Code lacks Vigil's hooks");
+    await setup("claude-code");
+    const after = await doctor();
+    expect(after).toMatch(/ok\s+Claude Code hooks in/);
+    expect(after).toMatch(/ok\s+Claude Code MCP server "vigil"/);
+  });
+});

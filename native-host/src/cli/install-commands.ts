@@ -10,6 +10,7 @@ import { ApiClient, CliError } from "../api/client.js";
 import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
 import { homePaths, packageRoot } from "../base/paths.js";
+import { claudeFindings, codexFindings } from "../install/agent-doctor.js";
 import {
   checkLauncher,
   checkManifest,
@@ -90,7 +91,7 @@ export function registerInstallCommands(program: Command): void {
     });
 
   browserOption(program.command("doctor"))
-    .description("check node, the daemon, the native-host manifests and the extension; say what to fix")
+    .description("check node, the daemon, the native-host manifests, the extension and the agents; say what to fix")
     .option("--json", "print the findings as JSON")
     .action(async (options: BrowserOptions & { json?: boolean }, command: Command) => {
       const findings = await diagnose(homeOf(command), options);
@@ -136,6 +137,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
   for (const target of relevant) findings.push(checkManifest(target, options.extensionId ?? EXTENSION_ID));
 
   findings.push(checkBuiltExtension());
+  findings.push(...claudeFindings(), ...codexFindings());
   if (running) {
     try {
       const status = await new ApiClient(home).call("status");
