@@ -169,3 +169,16 @@ describe("vigil doctor", () => {
     expect(after).toMatch(/ok\s+Claude Code MCP server "vigil"/);
   });
 });
+
+test("a hook fed garbage says so on stderr and never fails the agent", async () => {
+  for (const input of ["not json", '{"no_session": true}', ""]) {
+    const result = await execa(process.execPath, [BIN, "--home", vigilHome, "hook", "claude", "stop"], {
+      env,
+      input,
+      reject: false,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^vigil hook claude stop: Expected /);
+  }
+});
