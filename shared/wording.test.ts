@@ -77,6 +77,12 @@ describe("deliveryHeadline", () => {
 });
 
 describe("deliveryText (the CLI's line)", () => {
+  test("a ready wake of an agent session says who takes it", () => {
+    expect(deliveryText(delivery({ waitingFor: "the Claude Code session" }), NOW)).toBe(
+      "wake ready · waiting for the Claude Code session",
+    );
+  });
+
   test.each<[Partial<DeliveryView>, string]>([
     [{}, "wake ready"],
     [

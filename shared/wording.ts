@@ -54,7 +54,8 @@ export function relativeTimeDetailed(iso: string | null, now: number): string {
 export function deliveryHeadline(delivery: DeliveryView): string {
   switch (delivery.state) {
     case "ready":
-      return delivery.attempts > 0 ? `delivery retrying · ${delivery.attempts} attempts` : "wake ready";
+      if (delivery.attempts > 0) return `delivery retrying · ${delivery.attempts} attempts`;
+      return delivery.waitingFor ? `wake ready · waiting for ${delivery.waitingFor}` : "wake ready";
     case "delivering":
       return `delivering (attempt ${delivery.attempts})`;
     case "delivered":

@@ -135,6 +135,8 @@ export interface DeliveryView {
   nextAttemptAt: string | null;
   lastError: string | null;
   deliveredVia: string | null;
+  /** A ready wake of an agent session: who takes it ("the Claude Code session"), or absent. */
+  waitingFor?: string;
 }
 
 /** The JSON form of a wake: the same facts as its text (design.md §6). */

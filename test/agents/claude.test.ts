@@ -86,6 +86,9 @@ test("a live session takes its wake through its Stop hook; no second process eve
   // Held while the process lives: still ready a few delivery rounds later, no resume started.
   const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
   await waitFor(() => log().includes(`wakes of session ${sessionId} held`), { what: "the hold to be logged" });
+  // People see who it waits for, in `vigil ls` and the side panel.
+  const [held] = await vigil("ls", "--session", sessionId);
+  expect(held.delivery).toMatchObject({ state: "ready", waitingFor: expect.stringContaining("Claude Code session") });
   gate.release();
   const result = await running;
   expect(result.exitCode, result.stderr).toBe(0);

@@ -14,6 +14,15 @@ import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
 
+/**
+ * Who takes a ready wake of an agent session: the open session through its hooks, or, once it is
+ * closed, the headless resume (design.md §6).
+ */
+const AGENT_SESSION: Record<string, string> = {
+  claude: "the Claude Code session (its next turn, or a resume once closed)",
+  codex: "the Codex session (its next turn, or a resume once closed)",
+};
+
 export class Queries {
   constructor(
     private readonly store: Store,
@@ -34,7 +43,12 @@ export class Queries {
 
   view(record: MonitorRecord): MonitorView {
     const latest = this.store.wakes.latestOfMonitor(record.uid);
-    return toMonitorView(record, this.shield, latest ? toDeliveryView(latest) : null);
+    const delivery = latest ? toDeliveryView(latest) : null;
+    if (delivery?.state === "ready" && delivery.attempts === 0) {
+      const waitingFor = AGENT_SESSION[this.store.sessions.get(record.sessionId)?.adapter.kind ?? ""];
+      if (waitingFor) delivery.waitingFor = waitingFor;
+    }
+    return toMonitorView(record, this.shield, delivery);
   }
 
   monitors(sessionId: string): MonitorView[] {
