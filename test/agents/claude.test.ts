@@ -100,3 +100,49 @@ test("a live session takes its wake through its Stop hook; no second process eve
   expect(log()).not.toContain(`delivering turn`);
   expect(transcriptOf(sessionId)).toContain(`Vigil wake for session ${sessionId}`);
 });
+
+test("an idle open session is woken by its background rewake hook and takes the wake in-session", async () => {
+  const session = execa(
+    "claude",
+    ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash"],
+    { cwd: world.work, env: world.env, reject: false, timeout: 180_000 },
+  );
+  let out = "";
+  session.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8");
+  });
+  const results = () => out.split("\n").filter((line) => line.includes('"type":"result"')).length;
+  session.stdin?.write(
+    `${JSON.stringify({ type: "user", message: { role: "user", content: `Wait for the build.\n${ARM()}` } })}\n`,
+  );
+  // The first turn ends: the session is open and idle (stdin stays open), waiting for nobody.
+  await waitFor(() => results() === 1, { timeoutMs: 90_000, what: "the first turn to end" });
+  const sessionId = world.api.main()[0]?.session as string;
+  writeFileSync(flag(), "");
+  // No prompt is typed: the background rewake hook wakes the session.
+  const wake = await waitFor(
+    async () =>
+      (await vigil("inbox", "--all", "--session", sessionId)).find((w: { state: string }) => w.state === "delivered"),
+    { timeoutMs: 40_000, what: "the wake to be taken in-session" },
+  ).catch((error: Error) => {
+    throw new Error(
+      `${error.message}\n--- requests ---\n${world.api
+        .main()
+        .map((r) => r.last.slice(-300))
+        .join(
+          "\n---\n",
+        )}\n--- out ---\n${out.slice(-3000)}\n--- log ---\n${readFileSync(join(world.vigilHome, "vigil.log"), "utf8").slice(-1500)}`,
+    );
+  });
+  // The woken turn runs the session's own hooks: its prompt hook (or its Stop hook) takes the wake.
+  expect(wake.deliveredVia).toMatch(/^Claude Code (prompt|Stop) hook$/);
+  await waitFor(() => world.api.main().some((r) => r.text.includes("Vigil wake for session")), {
+    what: "the model to be sent the wake",
+  });
+  session.stdin?.end();
+  expect((await session).exitCode).toBe(0);
+  // Taken once, by one hook; nothing resumed the session behind its back.
+  const wakes = await vigil("inbox", "--all", "--session", sessionId);
+  expect(wakes.map((w: { state: string }) => w.state)).toEqual(["delivered"]);
+  expect(readFileSync(join(world.vigilHome, "vigil.log"), "utf8")).not.toContain("delivering turn");
+});

@@ -11,6 +11,7 @@
  * A hook never breaks the agent: any failure is one line on stderr and exit 0.
  * Design: docs/design.md §6.
  */
+import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
@@ -101,6 +102,22 @@ const joinWakes = (wakes: WakeView[]) =>
     ? (wakes[0] as WakeView).text
     : wakes.map((w, i) => `=== Wake ${i + 1} of ${wakes.length} (${w.id}) ===\n${w.text}`).join("\n\n");
 
+/** Is the agent a one-shot print run (`-p`/`--print` without a held-open stream-json input)? */
+function isOneShot(pid: number | undefined): boolean {
+  if (!pid) return false;
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return false;
+  }
+  const print = args.includes("-p") || args.includes("--print");
+  const streaming = args.some(
+    (arg, i) => arg === "--input-format=stream-json" || (arg === "--input-format" && args[i + 1] === "stream-json"),
+  );
+  return print && !streaming;
+}
+
 async function run(agent: AgentKind, event: HookEvent, home: string): Promise<void> {
   const input = parseInput(await readStdin());
   const sid = input.session_id;
@@ -130,7 +147,14 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   }
   const api = new ApiClient(home);
   if (event === "rewake") {
-    const { ready } = await api.call("waitReady", { params: { sid }, query: { wait: REWAKE_WAIT_SECONDS } });
+    // A one-shot `claude -p` cannot be woken (it ends with its turn) and would wait for this hook.
+    if (isOneShot(agentPid(agent))) return;
+    const until = Date.now() + REWAKE_WAIT_SECONDS * 1000;
+    let ready = 0;
+    while (ready === 0 && Date.now() < until) {
+      // One long-poll is at most 300 s (MAX_CLAIM_WAIT_SECONDS); keep asking until the hour is up.
+      ready = (await api.call("waitReady", { params: { sid }, query: { wait: 300 } })).ready;
+    }
     if (ready === 0) return;
     process.stderr.write(
       `Vigil: ${ready} wake${ready === 1 ? " is" : "s are"} ready for this session. End your turn to receive ${ready === 1 ? "it" : "them"}.\n`,
