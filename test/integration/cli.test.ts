@@ -135,4 +135,19 @@ describe("the vigil CLI", () => {
     expect(existsSync(join(own.home, "daemon.json"))).toBe(false);
     await own.dispose();
   });
+
+  test("a daemon that cannot start says why in one line and exits 1 at once", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-cannot-start-"));
+    const serve = (port: string) =>
+      execa(process.execPath, [BIN, "--home", home, "serve", "--port", port], { reject: false, timeout: 30_000 });
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ sweep: 1 }));
+    const badSettings = await serve("0");
+    expect(badSettings.exitCode).toBe(1);
+    expect(badSettings.stderr).toBe(`vigil: ${join(home, "settings.json")}: Unrecognized key: "sweep"`);
+    rmSync(join(home, "settings.json"));
+    const taken = await serve(new URL(daemon.url).port);
+    expect(taken.exitCode).toBe(1);
+    expect(taken.stderr).toMatch(/^vigil: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+$/);
+    rmSync(home, { recursive: true, force: true });
+  });
 });

@@ -103,6 +103,21 @@ describe("command waits against a real daemon", () => {
     });
   });
 
+  test("a folder that does not exist is refused at arming, naming it, and nothing is stored", async () => {
+    const sid = await session();
+    for (const kind of ["command", "watch"]) {
+      const reply = await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
+        source: { kind, command: "true", cwd: join(work, "no-such-folder") },
+        ...(kind === "command" ? { intervalSeconds: 5 } : {}),
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toBe(
+        `source.cwd: Expected an existing folder, got ${join(work, "no-such-folder")} (no such folder)`,
+      );
+    }
+    expect((await daemon.api("GET", `/api/sessions/${sid}/monitors`)).body).toEqual([]);
+  });
+
   test("exit 127 on the first poll ends the wait at once with an error", async () => {
     const sid = await session();
     await wait(sid, "definitely-not-a-command-vigil");

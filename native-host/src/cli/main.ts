@@ -33,7 +33,14 @@ export function buildProgram(): Command {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new CliError(`Expected --port 0–65535, got ${raw}`, 2);
       }
-      await runDaemon({ home: homeOf(command), port });
+      try {
+        await runDaemon({ home: homeOf(command), port });
+      } catch (error) {
+        // A daemon that cannot start (a bad settings key, the port taken, another daemon on this
+        // home) says so in one line and exits at once, so launchers and the native host can report it.
+        process.stderr.write(`vigil: ${(error as Error).message}\n`);
+        process.exit(1);
+      }
     });
 
   program

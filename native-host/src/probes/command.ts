@@ -3,7 +3,7 @@ import { EXIT_ZERO } from "../../../shared/schemas/conditions.js";
 import { type CommandSource, CommandSourceSchema } from "../../../shared/schemas/sources.js";
 import { rewriteForShell } from "../secrets/references.js";
 import type { PollProbe } from "./probe.js";
-import { runShell } from "./run-shell.js";
+import { runShell, validateCwd } from "./run-shell.js";
 import { commandWaitTiming } from "./timing.js";
 
 function parseJson(text: string): unknown {
@@ -26,6 +26,7 @@ export const commandProbe: PollProbe<CommandSource> = {
   timing: (input) => commandWaitTiming(input),
   secretText: (source) => source.command,
   condition: (source) => source.condition ?? EXIT_ZERO,
+  validate: (source) => validateCwd(source.cwd),
 
   async check(source, context) {
     const result = await runShell(rewriteForShell(source.command), {

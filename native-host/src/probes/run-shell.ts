@@ -10,6 +10,8 @@
  * Design: docs/design.md §3, §8.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import { ValidationError } from "../base/errors.js";
 
 export interface ShellResult {
   exitCode: number | null;
@@ -140,4 +142,16 @@ export function runShell(command: string, options: ShellOptions): Promise<ShellR
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
   });
+}
+
+/** A command's working folder must exist when the monitor is armed, not fail every check after. */
+export function validateCwd(cwd: string | undefined): void {
+  if (cwd === undefined) return;
+  let isFolder = false;
+  try {
+    isFolder = statSync(cwd).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder) throw new ValidationError(`source.cwd: Expected an existing folder, got ${cwd} (no such folder)`);
 }

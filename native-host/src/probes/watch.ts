@@ -4,7 +4,7 @@ import { loadExeca } from "../base/lazy-execa.js";
 import { LineSplitter } from "../base/line-splitter.js";
 import { rewriteForShell } from "../secrets/references.js";
 import type { StreamContext, StreamProbe } from "./probe.js";
-import { killProcessGroup } from "./run-shell.js";
+import { killProcessGroup, validateCwd } from "./run-shell.js";
 import { watchTiming } from "./timing.js";
 
 export const WATCH_LINE_MAX = 2000;
@@ -19,6 +19,7 @@ export const watchProbe: StreamProbe<WatchSource> = {
   timing: watchTiming,
   secretText: (source) => source.command,
 
+  validate: (source) => validateCwd(source.cwd),
   start(source, context) {
     void loadExeca().then((execa) => {
       if (context.signal.aborted) {
