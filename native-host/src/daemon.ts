@@ -26,6 +26,7 @@ import { probeFor } from "./probes/registry.js";
 import { Shield } from "./secrets/shield.js";
 import { Vault } from "./secrets/vault.js";
 import { Checkpointer } from "./store/checkpointer.js";
+import { HomeLockedError, lockHome } from "./store/home-lock.js";
 import { Store } from "./store/store.js";
 
 /** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
@@ -82,6 +83,16 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   const previous = readDaemonInfo(paths);
   if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(previous.url))) {
     throw new Error(`A Vigil daemon already runs for ${options.home} (pid ${previous.pid}, ${previous.url})`);
+  }
+  let lock: { close(): void };
+  try {
+    lock = lockHome(join(options.home, "daemon.lock"));
+  } catch (error) {
+    if (!(error instanceof HomeLockedError)) throw error;
+    const holder = readDaemonInfo(paths);
+    throw new Error(
+      `A Vigil daemon already runs for ${options.home}${holder ? ` (pid ${holder.pid}, ${holder.url})` : " (it is starting)"}`,
+    );
   }
   const token = ensureToken(paths);
   const store = Store.open(paths.db);
@@ -146,6 +157,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     server.close(async () => {
       await checkpointer.stop();
       store.close();
+      lock.close();
       const current = readDaemonInfo(paths);
       if (current?.pid === process.pid) {
         rmSync(paths.daemonJson, { force: true });

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { BIN, TestDaemon } from "../helpers/daemon.js";
+import { BIN, TestDaemon, waitFor } from "../helpers/daemon.js";
 
 let daemon: TestDaemon;
 let work: string;
@@ -148,6 +148,32 @@ describe("the vigil CLI", () => {
     const taken = await serve(new URL(daemon.url).port);
     expect(taken.exitCode).toBe(1);
     expect(taken.stderr).toMatch(/^vigil: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+$/);
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test("daemons started on one home in the same instant: exactly one runs, the others say so and exit 1", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-race-"));
+    const starts = Array.from({ length: 3 }, () =>
+      execa(process.execPath, [BIN, "--home", home, "serve", "--port", "0"], { reject: false }),
+    );
+    const exited: Array<{ exitCode?: number; stderr: unknown }> = [];
+    for (const start of starts) void start.then((result) => exited.push(result));
+    await waitFor(() => exited.length >= 2, { what: "two of the three to give up" });
+    for (const result of exited) {
+      expect(result.exitCode).toBe(1);
+      expect(String(result.stderr)).toMatch(new RegExp(`^vigil: A Vigil daemon already runs for ${home}`));
+    }
+    // The winner serves the home.
+    const { url } = await waitFor(
+      () => JSON.parse(readFileSync(join(home, "daemon.json"), "utf8")) as { url: string },
+      {
+        what: "the winner's daemon.json",
+      },
+    );
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(exited).toHaveLength(2);
+    for (const start of starts) start.kill("SIGTERM");
+    await Promise.all(starts);
     rmSync(home, { recursive: true, force: true });
   });
 });
