@@ -3,7 +3,16 @@
  * run changes nothing, that --dry-run writes nothing, and that --remove restores the user's files
  * byte for byte (or, when the user changed them since, takes out only Vigil's part).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -181,4 +190,57 @@ test("a hook fed garbage says so on stderr and never fails the agent", async () 
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^vigil hook claude stop: Expected /);
   }
+});
+
+describe("setup keeps the user's files sound", () => {
+  const settings = () => join(home, ".claude", "settings.json");
+
+  test("a symlinked settings file stays a link, to the same file, after setup and --remove", async () => {
+    mkdirSync(join(home, "dotfiles"));
+    mkdirSync(join(home, ".claude"));
+    const real = join(home, "dotfiles", "claude-settings.json");
+    writeFileSync(real, '{\n  "theme": "light"\n}\n');
+    symlinkSync(real, settings());
+    await setup("claude-code");
+    expect(lstatSync(settings()).isSymbolicLink()).toBe(true);
+    expect(read(real)).toContain("hook claude session-start");
+    await setup("claude-code", "--remove");
+    expect(lstatSync(settings()).isSymbolicLink()).toBe(true);
+    expect(read(real)).toBe('{\n  "theme": "light"\n}\n');
+  });
+
+  test("set up again after the user's edits, --remove still takes out every Vigil hook", async () => {
+    await setup("claude-code");
+    const edited = JSON.parse(read(settings()) as string);
+    edited.theme = "dark";
+    writeFileSync(settings(), JSON.stringify(edited, null, 2));
+    // Another Vigil home: every hook command changes.
+    await execa(process.execPath, [BIN, "--home", `${vigilHome}-2`, "setup", "claude-code"], { env });
+    await setup("claude-code", "--remove");
+    const text = read(settings()) as string;
+    expect(text).not.toContain("hook claude");
+    expect(JSON.parse(text).theme).toBe("dark");
+    const other = JSON.parse(readFileSync(join(`${vigilHome}-2`, "daemon.json"), "utf8"));
+    process.kill(other.pid, "SIGTERM");
+  });
+
+  test("a Codex config that already names [mcp_servers.vigil] is refused, naming it, and left as it was", async () => {
+    mkdirSync(join(home, ".codex"));
+    const config = join(home, ".codex", "config.toml");
+    const text = '[mcp_servers.vigil]\ncommand = "node"\nargs = ["/old/bin/vigil.js", "mcp"]\n';
+    writeFileSync(config, text);
+    const result = await execa(process.execPath, [BIN, "--home", vigilHome, "setup", "codex"], { env, reject: false });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("Expected no [mcp_servers.vigil] outside Vigil's block");
+    expect(read(config)).toBe(text);
+  });
+
+  test("a hook called wrongly still exits 0: exit 2 would block the agent", async () => {
+    const result = await execa(process.execPath, [BIN, "hook", "claude", "stop", "--no-such-flag"], {
+      env,
+      input: "{}",
+      reject: false,
+    });
+    expect(result.exitCode).toBe(0);
+  });
 });

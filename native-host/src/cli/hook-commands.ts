@@ -11,8 +11,8 @@
  * A hook never breaks the agent: any failure is one line on stderr and exit 0.
  * Design: docs/design.md §6.
  */
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
@@ -87,8 +87,11 @@ function agentPid(agent: AgentKind): number | undefined {
 function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | undefined, live: boolean): Adapter {
   const keep = current?.kind === agent ? current : { kind: agent };
   const configDir = agent === "claude" ? process.env.CLAUDE_CONFIG_DIR : process.env.CODEX_HOME;
-  const { pid: _pid, ...rest } = keep as Adapter & { pid?: number };
-  const pid = live ? agentPid(agent) : undefined;
+  const { pid: recorded, ...rest } = keep as Adapter & { pid?: number };
+  // Starting: this process is the session's. Ending: forget the pid only if it is this process's —
+  // a headless resume ending must not forget a terminal that opened the session meanwhile.
+  const own = agentPid(agent);
+  const pid = live ? own : recorded !== own ? recorded : undefined;
   return {
     ...rest,
     ...(pid ? { pid } : {}),
@@ -101,6 +104,32 @@ const joinWakes = (wakes: WakeView[]) =>
   wakes.length === 1
     ? (wakes[0] as WakeView).text
     : wakes.map((w, i) => `=== Wake ${i + 1} of ${wakes.length} (${w.id}) ===\n${w.text}`).join("\n\n");
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Ends the session's previous rewake waiter (if it still is one) and records this process. */
+function takeOverWaiter(home: string, sid: string): void {
+  const dir = join(home, "rewake");
+  const file = join(dir, `${sid.replace(/[^\w.-]/g, "_")}.pid`);
+  try {
+    const previous = Number(readFileSync(file, "utf8"));
+    const cmdline = readFileSync(`/proc/${previous}/cmdline`, "utf8");
+    if (previous !== process.pid && cmdline.includes("hook") && cmdline.includes("rewake")) {
+      process.kill(previous, "SIGTERM");
+    }
+  } catch {
+    // No previous waiter, or it is gone.
+  }
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(file, String(process.pid), { mode: 0o600 });
+}
 
 /** Is the agent a one-shot print run (`-p`/`--print` without a held-open stream-json input)? */
 function isOneShot(pid: number | undefined): boolean {
@@ -148,10 +177,14 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   const api = new ApiClient(home);
   if (event === "rewake") {
     // A one-shot `claude -p` cannot be woken (it ends with its turn) and would wait for this hook.
-    if (isOneShot(agentPid(agent))) return;
+    const agentProcess = agentPid(agent);
+    if (isOneShot(agentProcess)) return;
+    // One waiter per session: each Stop starts a new one, which ends the one before.
+    takeOverWaiter(home, sid);
     const until = Date.now() + REWAKE_WAIT_SECONDS * 1000;
     let ready = 0;
     while (ready === 0 && Date.now() < until) {
+      if (agentProcess && !isAlive(agentProcess)) return;
       // One long-poll is at most 300 s (MAX_CLAIM_WAIT_SECONDS); keep asking until the hour is up.
       ready = (await api.call("waitReady", { params: { sid }, query: { wait: 300 } })).ready;
     }

@@ -80,7 +80,8 @@ export async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      // An agent's hook must never block its agent (exit 2 there means "refuse the prompt").
+      process.exitCode = error.exitCode === 0 || argv.includes("hook") ? 0 : 2;
       return;
     }
     if (error instanceof CliError) {

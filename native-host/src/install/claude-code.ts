@@ -76,8 +76,11 @@ export function parseJsonFile(path: string, text: string | null): Json {
 
 /** Same indentation and final newline as the file had (two spaces and a newline for a new one). */
 export function formatJson(value: Json, like: string | null): string {
-  const indent = like?.match(/^\{\s*\n([ \t]+)"/)?.[1] ?? "  ";
   const newline = like === null || like.endsWith("\n") ? "\n" : "";
+  // A file written on one line stays on one line.
+  if (like !== null && like.trim() !== "" && !like.trimEnd().includes("\n"))
+    return `${JSON.stringify(value)}${newline}`;
+  const indent = like?.match(/^\{\s*\n([ \t]+)"/)?.[1] ?? "  ";
   return `${JSON.stringify(value, null, indent)}${newline}`;
 }
 
@@ -169,8 +172,19 @@ export function planClaudeCode(
   const wantState = formatJson(stateWithServer(state, launcher, vigilHome), current.state);
   return [
     // Unchanged meaning keeps the bytes: a second run writes nothing.
-    { path: paths.settings, before: current.settings, after: sameJson(current.settings, wantSettings) },
-    { path: paths.state, before: current.state, after: sameJson(current.state, wantState), mode: 0o600 },
+    {
+      path: paths.settings,
+      before: current.settings,
+      after: sameJson(current.settings, wantSettings),
+      strip: claudeRemovers.settings,
+    },
+    {
+      path: paths.state,
+      before: current.state,
+      after: sameJson(current.state, wantState),
+      mode: 0o600,
+      volatile: true,
+    },
   ];
 }
 

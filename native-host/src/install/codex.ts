@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ValidationError } from "../base/errors.js";
 import { quote } from "./launcher.js";
 import type { PlannedFile } from "./managed-files.js";
 
@@ -106,9 +107,15 @@ export function planCodex(
 ): { files: PlannedFile[]; notes: string[] } {
   const before = current.config;
   const base = before === null ? "" : withoutBlock(before);
+  if (/^\s*\[mcp_servers\.vigil\]\s*$/m.test(base)) {
+    // Two tables of one name make the whole file invalid for Codex.
+    throw new ValidationError(
+      `${paths.config}: Expected no [mcp_servers.vigil] outside Vigil's block, got one (from an earlier manual setup); remove that table and run setup again`,
+    );
+  }
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
   const after = `${base}${separator}${codexBlock(paths.config, base, launcher, vigilHome)}`;
-  return { files: [{ path: paths.config, before, after, mode: 0o600 }], notes: [] };
+  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock }], notes: [] };
 }
 
 export function codexRemovers(paths: CodexPaths): Array<[string, (text: string) => string | null]> {

@@ -6,7 +6,17 @@
  * Design: docs/design.md §7.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 
 export interface PlannedFile {
@@ -17,12 +27,21 @@ export interface PlannedFile {
   after: string | null;
   /** File mode for a file Vigil creates. */
   mode?: number;
+  /**
+   * The file belongs to a program that rewrites it all the time and holds account data in it
+   * (Claude Code's `.claude.json`): no copy of it is kept; --remove takes Vigil's part out.
+   */
+  volatile?: boolean;
+  /** The text with Vigil's part taken out (what the user's own file is, when Vigil's record is stale). */
+  strip?: (text: string) => string | null;
 }
 
 interface Record {
   path: string;
-  /** The file as it was before Vigil first changed it (null: it did not exist). */
+  /** The file as it was before Vigil first changed it (null: it did not exist, or is not kept). */
   original: string | null;
+  /** Vigil created the file (so --remove deletes it). */
+  created?: boolean;
   /** sha256 of what Vigil last wrote. */
   written: string | null;
 }
@@ -67,6 +86,21 @@ const indent = (text: string, prefix: string) =>
     .map((line) => `${prefix}${line}`)
     .join("\n");
 
+/** The file as the user has it: its bytes, unless they still hold Vigil's part (then without it). */
+function userPart(file: PlannedFile): string | null {
+  if (file.before === null || !file.strip) return file.before;
+  const stripped = file.strip(file.before);
+  const same = (a: string | null, b: string) => {
+    if (a === b) return true;
+    try {
+      return JSON.stringify(JSON.parse(a ?? "")) === JSON.stringify(JSON.parse(b));
+    } catch {
+      return false;
+    }
+  };
+  return same(stripped, file.before) ? file.before : stripped;
+}
+
 export class ManagedFiles {
   readonly #dir: string;
 
@@ -90,11 +124,15 @@ export class ManagedFiles {
     for (const file of changed(plan)) {
       const record = this.#read(file.path);
       // The original stays the one from before Vigil's first change, unless the file moved on since.
-      const original = record && record.written === sha(file.before) ? record.original : file.before;
+      const original = file.volatile
+        ? null
+        : record && record.written === sha(file.before)
+          ? record.original
+          : userPart(file);
       writeAtomically(file.path, file.after, file.mode);
       writeAtomically(
         this.#recordPath(file.path),
-        `${JSON.stringify({ path: file.path, original, written: sha(file.after) } satisfies Record)}\n`,
+        `${JSON.stringify({ path: file.path, original, written: sha(file.after), created: (record ? record.created : file.before === null) ?? false } satisfies Record)}\n`,
         0o600,
       );
     }
@@ -106,7 +144,8 @@ export class ManagedFiles {
    */
   restoreText(path: string, current: string | null, withoutVigil: (text: string) => string | null): string | null {
     const record = this.#read(path);
-    if (record && record.written === sha(current)) return record.original;
+    if (record && record.written === sha(current) && (record.original !== null || record.created))
+      return record.original;
     return current === null ? null : withoutVigil(current);
   }
 
@@ -120,6 +159,8 @@ function writeAtomically(path: string, text: string | null, mode?: number): void
     rmSync(path, { force: true });
     return;
   }
+  // A symlinked config (stow, home-manager) stays a link: the file it points to is written.
+  if (existsSync(path)) path = realpathSync(path);
   mkdirSync(dirname(path), { recursive: true });
   const keep = existsSync(path) ? statSync(path).mode & 0o777 : (mode ?? 0o644);
   const tmp = `${path}.vigil-tmp`;

@@ -56,7 +56,7 @@ export function isCodexThreadOpen(codexHome: string, threadId: string): boolean 
         return Number(fields[5]?.split(":")[2]) === inode;
       });
   } catch {
-    return false; // no /proc here: a resume of an open thread is refused by Codex itself, and retried
+    return true; // no /proc here: the lock file's presence is all there is to go by
   }
 }
 
@@ -119,9 +119,8 @@ function codexResume(adapter: AgentAdapter, sessionId: string): Resume {
       );
       if (ids.length === 0) return "codex printed no thread.started event";
       if (!ids.includes(sid)) return `codex answered for thread ${ids[0]}, not ${sid}`;
-      if (events.some((event) => event.type === "turn.failed" || event.type === "error")) {
-        return "codex reported a failed turn";
-      }
+      // A top-level "error" event may be a stream retry ("Reconnecting… 1/5"); the turn decides.
+      if (events.some((event) => event.type === "turn.failed")) return "codex reported a failed turn";
       if (!events.some((event) => event.type === "turn.completed")) return "codex completed no turn";
       return null;
     },
@@ -161,10 +160,14 @@ async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: Ab
   if (result.exitCode === undefined) {
     return { ok: false, retry: true, error: `${name} could not run: ${result.shortMessage}`, output };
   }
-  if (result.exitCode !== 0)
-    return { ok: false, retry: true, error: `${name} exited with code ${result.exitCode}`, output };
+  if (result.exitCode !== 0) {
+    const reached = stdout.includes(turn.sessionId);
+    return { ok: false, retry: !reached, error: `${name} exited with code ${result.exitCode}`, output };
+  }
   const problem = plan.check(stdout, turn.sessionId);
-  if (problem) return { ok: false, retry: true, error: problem, output };
+  // The agent ran on this session and may have read the wake: a person decides, not a blind retry.
+  const reached = stdout.includes(turn.sessionId);
+  if (problem) return { ok: false, retry: !reached, error: problem, output };
   return { ok: true, output, via: `${name} (headless)` };
 }
 
