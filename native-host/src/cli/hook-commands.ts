@@ -114,6 +114,32 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Claude Code's default cap on consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
+const STOP_BLOCK_CAP = 8;
+
+/**
+ * This session's consecutive Stop blocks so far (none when this Stop is not a continuation), the
+ * cap, and how to count one more.
+ */
+function stopBlocks(home: string, sid: string, continuation: boolean) {
+  const dir = join(home, "rewake");
+  const file = join(dir, `${sid.replace(/[^\w.-]/g, "_")}.blocks`);
+  let count = 0;
+  try {
+    count = continuation ? Number(readFileSync(file, "utf8")) || 0 : 0;
+  } catch {
+    count = 0;
+  }
+  return {
+    count,
+    cap: Number(process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP) || STOP_BLOCK_CAP,
+    record() {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(file, String(count + 1), { mode: 0o600 });
+    },
+  };
+}
+
 /** Ends the session's previous rewake waiter (if it still is one) and records this process. */
 function takeOverWaiter(home: string, sid: string): void {
   const dir = join(home, "rewake");
@@ -197,11 +223,16 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   }
   // Codex has no cap on Stop-hook continuations: hand over wakes only on the first Stop of a turn.
   if (agent === "codex" && event === "stop" && input.stop_hook_active) return;
+  // Claude Code discards a Stop block past its cap (8 in a row): never claim a wake it would drop;
+  // it stays ready for the next prompt, the rewake waiter or a resume.
+  const blocks = agent === "claude" && event === "stop" ? stopBlocks(home, sid, input.stop_hook_active === true) : null;
+  if (blocks && blocks.count >= blocks.cap - 1) return;
   const via = `${agent}-${event}`;
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
   if (wakes.length === 0) return;
   const text = joinWakes(wakes);
   if (event === "stop") {
+    blocks?.record();
     print(JSON.stringify({ decision: "block", reason: text }));
   } else {
     print(JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: text } }));
