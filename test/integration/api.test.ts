@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TestDaemon } from "../helpers/daemon.js";
 
@@ -32,6 +33,38 @@ describe("the HTTP API", () => {
     const denied = await daemon.api("GET", "/api/sessions", undefined, { authorization: "Bearer wrong" });
     expect(denied.status).toBe(401);
     expect(denied.body.error).toContain("Expected Authorization: Bearer");
+  });
+
+  test("DNS rebinding and web pages are refused before anything else: a foreign Host, any Origin", async () => {
+    const { port } = new URL(daemon.url);
+    const ask = (headers: Record<string, string>, path = "/api/status") =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            path,
+            method: "GET",
+            headers: { authorization: `Bearer ${daemon.token}`, ...headers },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (chunk) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+    expect((await ask({})).status).toBe(200);
+    expect((await ask({ host: `localhost:${port}` })).status).toBe(200);
+    const rebound = await ask({ host: `attacker.example:${port}` });
+    expect(rebound).toMatchObject({ status: 421, body: { error: expect.stringContaining('got "attacker.example:') } });
+    expect((await ask({ host: `attacker.example:${port}` }, "/healthz")).status).toBe(421);
+    const page = await ask({ origin: "https://attacker.example" });
+    expect(page).toMatchObject({ status: 403, body: { error: expect.stringContaining("web pages are refused") } });
   });
 
   test("listens on 127.0.0.1 only and the token file is private", async () => {

@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import FindMyWay from "find-my-way";
 import { ROUTES, type RouteName, type RouteSpec } from "../../../shared/api-routes.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
@@ -54,7 +55,23 @@ export function createApiServer(options: { services: ApiServices; token: string 
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
 
+  /** Only this machine's own names for the daemon: a page on a rebinding domain sends its own Host. */
+  const hostAllowed = (host: string | undefined) => {
+    const port = (server.address() as AddressInfo | null)?.port;
+    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes((host ?? "").toLowerCase());
+  };
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    // DNS rebinding and cross-site requests: Vigil's own clients send a loopback Host and no Origin.
+    if (!hostAllowed(req.headers.host)) {
+      throw new HttpError(
+        421,
+        `Expected Host 127.0.0.1:PORT or localhost:PORT, got ${JSON.stringify(req.headers.host ?? "")}`,
+      );
+    }
+    if (req.headers.origin !== undefined) {
+      throw new HttpError(403, `Requests from web pages are refused (Origin ${JSON.stringify(req.headers.origin)})`);
+    }
     // The path as sent (find-my-way decodes parameters itself); the query only when there is one.
     const raw = req.url ?? "/";
     const mark = raw.indexOf("?");
@@ -96,7 +113,7 @@ export function createApiServer(options: { services: ApiServices; token: string 
     sendJson(res, reply.status, reply.body);
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((thrown: unknown) => {
       const error = storageError(thrown) ?? toError(thrown);
       const status = statusOf(error);
@@ -108,4 +125,5 @@ export function createApiServer(options: { services: ApiServices; token: string 
       else res.end();
     });
   });
+  return server;
 }
