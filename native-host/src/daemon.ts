@@ -11,7 +11,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { ROUTES } from "../../shared/api-routes.js";
 import { DEFAULT_SETTINGS, loadSettings, type ResolvedSettings } from "./base/config.js";
-import { answers, type DaemonInfo, ensureHome, ensureToken, isAlive, readDaemonInfo } from "./base/home.js";
+import {
+  answers,
+  type DaemonInfo,
+  ensureHome,
+  ensureToken,
+  isAlive,
+  readDaemonInfo,
+  tightenHome,
+} from "./base/home.js";
 import { createLogger, type Logger } from "./base/log.js";
 import { packageRoot } from "./base/paths.js";
 import { BrowserLink } from "./browser/link.js";
@@ -95,6 +103,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     );
   }
   const token = ensureToken(paths);
+  tightenHome(paths);
   const store = Store.open(paths.db);
   for (const suffix of ["", "-wal", "-shm"]) {
     if (existsSync(paths.db + suffix)) chmodSync(paths.db + suffix, 0o600);

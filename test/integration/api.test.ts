@@ -1,4 +1,6 @@
+import { chmodSync, statSync } from "node:fs";
 import { request } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TestDaemon } from "../helpers/daemon.js";
 
@@ -65,6 +67,30 @@ describe("the HTTP API", () => {
     expect((await ask({ host: `attacker.example:${port}` }, "/healthz")).status).toBe(421);
     const page = await ask({ origin: "https://attacker.example" });
     expect(page).toMatchObject({ status: 403, body: { error: expect.stringContaining("web pages are refused") } });
+  });
+
+  test("modes loosened while the daemon was down are put back at start", async () => {
+    const own = await TestDaemon.start();
+    try {
+      await own.api("PUT", "/api/vault/DEPLOY_KEY", { value: "s3cret-value" });
+      expect(await own.stop()).toBe(0);
+      const spool = join(own.home, "tmp", "signals");
+      for (const [path, mode] of [
+        [join(own.home, "token"), 0o644],
+        [join(own.home, "vault.json"), 0o644],
+        [spool, 0o777],
+        [own.home, 0o755],
+      ] as const)
+        chmodSync(path, mode);
+      await own.spawn();
+      const mode = (path: string) => statSync(path).mode & 0o777;
+      expect(mode(join(own.home, "token"))).toBe(0o600);
+      expect(mode(join(own.home, "vault.json"))).toBe(0o600);
+      expect(mode(spool)).toBe(0o700);
+      expect(mode(own.home)).toBe(0o700);
+    } finally {
+      await own.dispose();
+    }
   });
 
   test("listens on 127.0.0.1 only and the token file is private", async () => {

@@ -2,8 +2,10 @@
  * $VIGIL_HOME's files, kept light: the CLI reads them on every call without loading the engine.
  * Design: docs/design.md §1.
  */
+
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type HomePaths, homePaths } from "./paths.js";
 
 export const DEFAULT_PORT = 7391;
@@ -19,6 +21,21 @@ export function ensureHome(home: string): HomePaths {
   mkdirSync(paths.spool, { recursive: true, mode: 0o700 });
   chmodSync(home, 0o700);
   return paths;
+}
+
+/**
+ * Private files stay private: at every daemon start the modes are put back (a token or spool made
+ * readable by someone's `chmod -R` is corrected, not trusted).
+ */
+export function tightenHome(paths: HomePaths): void {
+  const folders = [paths.home, join(paths.home, "tmp"), paths.spool, join(paths.spool, "bad")];
+  const files = [paths.token, paths.daemonJson, paths.log, join(paths.home, "vault.json")];
+  for (const [list, mode] of [
+    [folders, 0o700],
+    [files, 0o600],
+  ] as const) {
+    for (const path of list) if (existsSync(path)) chmodSync(path, mode);
+  }
 }
 
 /** The API token: created once (0600), then read. */
