@@ -1,6 +1,7 @@
 /** Waitpoints in-process on a real SQLite database, with fake time for the hourly cap. */
 import { expect, test, vi } from "vitest";
 import { useFakeTimeEngine } from "../../../test/helpers/engine.js";
+import { RESOLVED_KEPT_MS } from "./waitpoints.js";
 
 const t = useFakeTimeEngine();
 
@@ -41,8 +42,16 @@ test("a resolved waitpoint answers 'already resolved' for 3 days, then its id is
   expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("unknown");
 });
 
-test("deleting the session cancels its waitpoints: a late signal cannot bring it back", () => {
+test("deleting the session cancels its waitpoints: a late signal hears 'removed' (not a miss); a wrong secret is still a miss", () => {
   const w = t.waitpoints.create("s", { label: "build", intent: "ship it" });
   t.engine.deleteSession("s");
+  const late = t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http");
+  expect(late).toMatchObject({ verdict: "ended", body: { state: "removed" } });
+  expect(late.miss).toBeUndefined();
+  const guess = t.waitpoints.signal({ id: w.id, secret: "0".repeat(48), status: "ok" }, "http");
+  expect(guess).toMatchObject({ verdict: "unknown", miss: true });
+  // Forgotten with the resolved ones, three days on.
+  vi.advanceTimersByTime(RESOLVED_KEPT_MS + 1000);
+  t.waitpoints.purge(Date.now());
   expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("unknown");
 });

@@ -220,6 +220,14 @@ export class Waitpoints {
   #signalInTx(body: SignalBody, via: "http" | "spool"): SignalOutcome {
     const { store, shield } = this.deps;
     const wp = store.waitpoints.byId(body.id);
+    const removed = wp ? undefined : store.waitpoints.tombstoneOf(body.id);
+    if (removed !== undefined && timingSafeEqual(hash(body.secret), Buffer.from(removed, "hex"))) {
+      // It existed and the caller holds its secret: the owner removed the session. Gone, not a miss.
+      return {
+        verdict: "ended",
+        body: { error: `Waitpoint ${body.id} was removed with its session`, state: "removed" },
+      };
+    }
     if (!wp)
       return {
         verdict: "unknown",
@@ -363,6 +371,7 @@ export class Waitpoints {
   /** Ended waitpoints are kept 3 days (a late signal hears "already resolved"), then forgotten. */
   purge(now: number): number {
     const { store } = this.deps;
+    store.waitpoints.pruneTombstones(now - RESOLVED_KEPT_MS);
     const uids = store.waitpoints.purgeable(now - RESOLVED_KEPT_MS);
     if (uids.length > 0) {
       store.tx(() => {

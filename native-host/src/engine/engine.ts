@@ -157,6 +157,13 @@ export class Engine {
   /** Deleting a session cancels everything it owns, so nothing old can resume it. */
   deleteSession(id: string): void {
     this.queries.session(id);
+    const now = this.#now();
+    this.#store.tx(() => {
+      for (const record of this.#store.monitors.list(id)) {
+        const waitpoint = record.kind === "signal" ? this.#store.waitpoints.byUid(record.uid) : undefined;
+        if (waitpoint) this.#store.waitpoints.tombstone(record.id, waitpoint.secretHash, now);
+      }
+    });
     for (const record of this.#store.monitors.list(id)) this.#abortWork(record.uid);
     this.#store.sessions.delete(id);
     this.#changed(id);

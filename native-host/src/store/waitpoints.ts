@@ -90,7 +90,18 @@ export class WaitpointsTable {
   readonly #lastSignalAt;
   readonly #setStall;
 
+  readonly #tombstone;
+  readonly #isTombstoned;
+  readonly #pruneTombstones;
+
   constructor(db: Db) {
+    this.#tombstone = db.prepare<[string, string, number]>(
+      "INSERT OR REPLACE INTO waitpoint_tombstones (id, secret_hash, removed_at) VALUES (?, ?, ?)",
+    );
+    this.#isTombstoned = db.prepare<[string], { secret_hash: string }>(
+      "SELECT secret_hash FROM waitpoint_tombstones WHERE id = ?",
+    );
+    this.#pruneTombstones = db.prepare<[number]>("DELETE FROM waitpoint_tombstones WHERE removed_at < ?");
     this.#insert = db.prepare(
       `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms)
        VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals, @heartbeatTimeoutMs)`,
@@ -182,6 +193,20 @@ export class WaitpointsTable {
   }
 
   /** Ended before `before`, with nothing left to deliver. */
+  /** Remembers a waitpoint removed with its session (a late signal then hears 410). */
+  tombstone(id: string, secretHash: string, at: number): void {
+    this.#tombstone.run(id, secretHash, at);
+  }
+
+  /** The secret hash of a waitpoint removed with its session, if this id was one. */
+  tombstoneOf(id: string): string | undefined {
+    return this.#isTombstoned.get(id)?.secret_hash;
+  }
+
+  pruneTombstones(before: number): void {
+    this.#pruneTombstones.run(before);
+  }
+
   purgeable(before: number): number[] {
     return this.#purgeable.all(before).map((row) => row.uid);
   }
