@@ -81,6 +81,13 @@ export function deliveryText(delivery: DeliveryView | null, now: number): string
   return headline;
 }
 
+/**
+ * The tag an agent's hook puts after each wake it hands over; the daemon counts the wake delivered
+ * once the session's own transcript shows the tag (plain ASCII: it survives JSON escaping).
+ */
+export const handoverMarker = (sessionId: string, wakeId: string): string =>
+  `[vigil ${wakeId} ${sessionId.slice(0, 8)}]`;
+
 /** A wake that has not landed and wants a look: how bad, the headline, and the whole last error. */
 export interface DeliveryProblem {
   /** `needs_review`: it stopped trying; `retrying`: an attempt failed and another is coming. */

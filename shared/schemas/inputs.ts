@@ -70,14 +70,12 @@ const AgentFields = {
     .min(10)
     .max(24 * 3600)
     .optional(),
+  /** The session's transcript: a wake a hook handed over counts once it shows there. */
+  transcriptPath: z.string().max(4096).optional(),
 };
 
 /** A Claude Code session: woken in-session by its hooks while open, resumed headless once closed. */
-const ClaudeAdapterSchema = z.strictObject({
-  kind: z.literal("claude"),
-  ...AgentFields,
-  transcriptPath: z.string().max(4096).optional(),
-});
+const ClaudeAdapterSchema = z.strictObject({ kind: z.literal("claude"), ...AgentFields });
 
 /** A Codex thread: resumed headless (codex exec resume) once closed. */
 const CodexAdapterSchema = z.strictObject({ kind: z.literal("codex"), ...AgentFields });

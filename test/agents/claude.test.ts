@@ -93,7 +93,14 @@ test("a live session takes its wake through its Stop hook; no second process eve
   const result = await running;
   expect(result.exitCode, result.stderr).toBe(0);
 
-  const wakes = await vigil("inbox", "--all", "--session", sessionId);
+  // Delivered once the session's own transcript shows the wake the hook handed over.
+  const wakes = await waitFor(
+    async () => {
+      const all = await vigil("inbox", "--all", "--session", sessionId);
+      return all[0]?.state === "delivered" ? all : null;
+    },
+    { what: "the handed-over wake to show in the transcript" },
+  );
   expect(wakes).toHaveLength(1);
   expect(wakes[0]).toMatchObject({ state: "delivered", deliveredVia: "Claude Code Stop hook" });
   expect(world.api.main().filter((r) => r.last.includes("Vigil wake for session"))).toHaveLength(1);

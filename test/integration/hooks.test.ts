@@ -1,5 +1,5 @@
 /** `vigil hook claude stop` against a real daemon: it hands over ready wakes, but never past the block cap. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -40,4 +40,51 @@ test("the Stop hook takes ready wakes as a block, but never one Claude Code woul
   expect(JSON.parse(fresh.stdout)).toMatchObject({ decision: "block", reason: expect.stringContaining("built") });
   expect((await wakes())[0]).toMatchObject({ state: "delivered", deliveredVia: "Claude Code Stop hook" });
   expect((await stopHook({ session_id: sid, stop_hook_active: true })).stdout).toBe("");
+});
+
+test("a wake a hook took counts once the session's transcript shows it, and needs review if it never does", async () => {
+  const own = await TestDaemon.start({ env: { VIGIL_HOOK_CONFIRM_SECONDS: "2" } });
+  try {
+    const transcript = join(own.home, "session.jsonl");
+    writeFileSync(transcript, "");
+    const arm = async (sid: string) => {
+      await own.api("POST", "/api/sessions", { id: sid, adapter: { kind: "claude", transcriptPath: transcript } });
+      await own.api("POST", `/api/sessions/${sid}/monitors`, {
+        source: { kind: "command", command: `echo ${sid}` },
+        intervalSeconds: 5,
+      });
+      await waitFor(async () => (await own.api("GET", `/api/sessions/${sid}/wakes`)).body[0]?.state === "ready", {
+        what: "a ready wake",
+      });
+    };
+    const hook = (sid: string) =>
+      execa(process.execPath, [BIN, "--home", own.home, "hook", "claude", "stop"], {
+        input: JSON.stringify({ session_id: sid, stop_hook_active: false }),
+      });
+    const wake = async (sid: string) => (await own.api("GET", `/api/sessions/${sid}/wakes`)).body[0];
+
+    await arm("shown-session");
+    const reason = JSON.parse((await hook("shown-session")).stdout).reason as string;
+    expect(reason).toContain("[vigil wake-1 shown-se]");
+    expect((await wake("shown-session")).state).toBe("delivering");
+    appendFileSync(
+      transcript,
+      `${JSON.stringify({ type: "user", message: { content: `Stop hook feedback:\n${reason}` } })}\n`,
+    );
+    await waitFor(async () => (await wake("shown-session")).state === "delivered", { what: "the wake to count" });
+    expect((await wake("shown-session")).deliveredVia).toBe("Claude Code Stop hook");
+
+    await arm("dropped-session");
+    await hook("dropped-session");
+    const dropped = await waitFor(
+      async () => {
+        const w = await wake("dropped-session");
+        return w.state === "needs_review" ? w : null;
+      },
+      { what: "the unseen wake to need review" },
+    );
+    expect(dropped.lastError).toMatch(/transcript never showed it/);
+  } finally {
+    await own.dispose();
+  }
 });

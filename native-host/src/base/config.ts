@@ -34,6 +34,8 @@ export const EnvSchema = z.object({
   VIGIL_DELIVERY_MAX_ATTEMPTS: Whole(1, 1000),
   VIGIL_DELIVERY_RETRY_BASE_MS: Whole(10),
   VIGIL_DELIVERY_RETRY_CAP_MS: Whole(10),
+  /** How long a wake an agent's hook took may wait for the session's transcript to show it. */
+  VIGIL_HOOK_CONFIRM_SECONDS: Whole(1, 24 * 3600),
   /** Time a delivery lease allows beyond the adapter's timeout before it counts as interrupted. */
   VIGIL_DELIVERY_LEASE_GRACE_MS: Whole(0),
   VIGIL_WAITPOINT_TTL_MS: z.string().optional(),

@@ -17,6 +17,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
+import { handoverMarker } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, print } from "./context.js";
@@ -96,14 +97,18 @@ function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | und
     ...rest,
     ...(pid ? { pid } : {}),
     ...(configDir ? { configDir } : {}),
-    ...(agent === "claude" && input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
+    ...(input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
   } as Adapter;
 }
 
-const joinWakes = (wakes: WakeView[]) =>
-  wakes.length === 1
-    ? (wakes[0] as WakeView).text
-    : wakes.map((w, i) => `=== Wake ${i + 1} of ${wakes.length} (${w.id}) ===\n${w.text}`).join("\n\n");
+/** The wakes' texts, each followed by its handover tag (the daemon finds it in the transcript). */
+const joinWakes = (sessionId: string, wakes: WakeView[]) =>
+  wakes
+    .map((w, i) => {
+      const head = wakes.length === 1 ? "" : `=== Wake ${i + 1} of ${wakes.length} (${w.id}) ===\n`;
+      return `${head}${w.text}\n\n${handoverMarker(sessionId, w.id)}`;
+    })
+    .join("\n\n");
 
 function isAlive(pid: number): boolean {
   try {
@@ -230,7 +235,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   const via = `${agent}-${event}`;
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
   if (wakes.length === 0) return;
-  const text = joinWakes(wakes);
+  const text = joinWakes(sid, wakes);
   if (event === "stop") {
     blocks?.record();
     print(JSON.stringify({ decision: "block", reason: text }));

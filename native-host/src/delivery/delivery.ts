@@ -7,9 +7,12 @@
  * goes out together as the next turn. A turn's wakes are claimed in one immediate transaction, so
  * two claimers can never take the same wake, and a delivered wake is final in the schema.
  */
+
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
+import { handoverMarker } from "../../../shared/wording.js";
 import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
@@ -21,7 +24,7 @@ import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
-import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
+import { parseWakeId, type RawWake, toWakeView, wakeIdOf } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
 import { commandAdapter } from "./adapters/command.js";
@@ -35,6 +38,20 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   claude: claudeAdapter as unknown as PushAdapter,
   codex: codexAdapter as unknown as PushAdapter,
 };
+
+/** How often a transcript is read while a wake an agent's hook took is not yet shown in it. */
+const HANDOVER_RECHECK_MS = 1000;
+const hookConfirmMs = () => (envConfig().VIGIL_HOOK_CONFIRM_SECONDS ?? 600) * 1000;
+export const HANDOVER_UNSEEN =
+  "the agent's hook took it, but the session's transcript never showed it (the agent may have dropped it); it was not repeated (retry it on purpose if that is safe)";
+
+/** The transcript a hook-taken wake is checked against: the agent session's own file, if known. */
+function transcriptOf(session: SessionRow): string | null {
+  const adapter = session.adapter as { kind: string; transcriptPath?: string };
+  return (adapter.kind === "claude" || adapter.kind === "codex") && adapter.transcriptPath
+    ? adapter.transcriptPath
+    : null;
+}
 
 /** How often a session whose wakes are held (a live agent) is looked at again. */
 const HELD_RECHECK_MS = 2000;
@@ -71,6 +88,11 @@ export class Delivery {
   readonly #scheduler: Scheduler;
   /** Turns running in this process, by session. */
   readonly #inFlight = new Map<string, AbortController>();
+  /** Wakes an agent's hook took, waiting for the session's transcript to show them. */
+  readonly #handedOver = new Map<
+    number,
+    { sessionId: string; via: string; transcript: string; marker: string; until: number }
+  >();
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
   readonly #held = new Map<string, { until: number; why: string }>();
   #stopped = false;
@@ -158,7 +180,10 @@ export class Delivery {
    * Takes every ready wake of the session as one turn, marking them delivered. Waits up to
    * `waitMs` for one to arrive (and for a busy turn or a push in flight to end).
    */
-  async claim(sessionId: string, options: { waitMs: number; via: string; signal?: AbortSignal }): Promise<WakeView[]> {
+  async claim(
+    sessionId: string,
+    options: { waitMs: number; via: string; signal?: AbortSignal; handover?: boolean },
+  ): Promise<WakeView[]> {
     const deadline = this.#now() + options.waitMs;
     for (;;) {
       const session = this.#session(sessionId);
@@ -167,6 +192,22 @@ export class Delivery {
         const rows = this.#store.tx(() => {
           if (this.#store.wakes.readyCount(sessionId) === 0) return [];
           const turn = this.#store.sessions.nextTurn(sessionId);
+          const transcript = options.handover ? transcriptOf(session) : null;
+          if (transcript) {
+            // An agent's hook takes them: delivered once the session's transcript shows them.
+            const leased = this.#store.wakes.claim(sessionId, turn, now + hookConfirmMs());
+            this.#moveMonitors(leased, "deliver");
+            for (const row of leased) {
+              this.#handedOver.set(row.id, {
+                sessionId,
+                via: options.via,
+                transcript,
+                marker: handoverMarker(sessionId, wakeIdOf(row.id)),
+                until: now + hookConfirmMs(),
+              });
+            }
+            return leased;
+          }
           const claimed = this.#store.wakes.claimDelivered(sessionId, turn, now, options.via);
           this.#moveMonitors(claimed, "delivered");
           return claimed;
@@ -227,16 +268,52 @@ export class Delivery {
       .map((turn) => Math.max(turn.dueAt, this.#held.get(turn.sessionId)?.until ?? 0));
     const lease = this.#store.wakes.nextLeaseExpiry();
     const times = lease === null ? pending : [...pending, lease];
+    if (this.#handedOver.size > 0) times.push(this.#now() + HANDOVER_RECHECK_MS);
     return times.length === 0 ? null : Math.min(...times);
   }
 
   #tick(now: number): void {
     if (this.#stopped) return;
+    this.#confirmHandovers(now);
     this.#expireLeases(now);
     for (const pending of this.#store.wakes.pendingTurns(PUSH_KINDS, now)) {
       if (pending.dueAt > now || this.#inFlight.has(pending.sessionId)) continue;
       if ((this.#held.get(pending.sessionId)?.until ?? 0) > now) continue;
       this.#startTurn(pending.sessionId, now);
+    }
+  }
+
+  /**
+   * Wakes an agent's hook took become delivered when the session's transcript shows their tag;
+   * never shown by the deadline, they need review (the agent may have dropped them).
+   */
+  #confirmHandovers(now: number): void {
+    const transcripts = new Map<string, string>();
+    const read = (path: string) => {
+      if (!transcripts.has(path)) {
+        let text = "";
+        try {
+          text = readFileSync(path, "utf8");
+        } catch {
+          text = "";
+        }
+        transcripts.set(path, text);
+      }
+      return transcripts.get(path) as string;
+    };
+    for (const [id, handover] of this.#handedOver) {
+      const shown = read(handover.transcript).includes(handover.marker);
+      if (!shown && now < handover.until) continue;
+      this.#handedOver.delete(id);
+      const row = this.#store.wakes.byIds([id])[0];
+      if (row?.state !== "delivering") continue;
+      this.#store.tx(() => {
+        if (shown) {
+          if (this.#store.wakes.markDelivered(id, now, handover.via, null)) this.#moveMonitors([row], "delivered");
+        } else if (this.#store.wakes.markReview(id, HANDOVER_UNSEEN, null)) this.#moveMonitors([row], "review");
+      });
+      if (!shown) this.#log.warn(`wake ${handover.sessionId}/wake-${id} needs review: ${HANDOVER_UNSEEN}`);
+      this.#changes.emit(handover.sessionId);
     }
   }
 

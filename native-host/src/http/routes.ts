@@ -155,7 +155,14 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     const sid = param(c.params.sid, "session id");
     queries.session(sid);
     const via = CLAIM_VIA[c.query.via ?? ""] ?? "inbox claim";
-    const wakes = await delivery.claim(sid, { waitMs: waitSeconds(c.query.wait) * 1000, via, signal: c.signal });
+    // An agent's own hook: its wakes count once the agent's transcript shows them.
+    const handover = /^(claude|codex)-/.test(c.query.via ?? "");
+    const wakes = await delivery.claim(sid, {
+      waitMs: waitSeconds(c.query.wait) * 1000,
+      via,
+      signal: c.signal,
+      handover,
+    });
     return { status: 200, body: { wakes } };
   });
   routes.on("waitReady", async (c) => {
