@@ -176,4 +176,18 @@ describe("the vigil CLI", () => {
     await Promise.all(starts);
     rmSync(home, { recursive: true, force: true });
   });
+
+  test("a reader that stops early (| head) ends the command quietly", async () => {
+    const result = await execa("sh", ["-c", `"${process.execPath}" "${BIN}" --help | head -1`], { reject: false });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: vigil/);
+    // A reader that is gone before the first line: every write fails with EPIPE.
+    const many = await execa(
+      "bash",
+      ["-c", `set -o pipefail; "${process.execPath}" "${BIN}" setup claude-code --dry-run | true`],
+      { reject: false, env: { ...process.env, HOME: work } },
+    );
+    expect(many.exitCode).toBe(0);
+    expect(many.stderr).not.toContain("EPIPE");
+  });
 });

@@ -75,6 +75,11 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `vigil … | head`: a reader that stops reading ends the command quietly, as other CLIs do.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
