@@ -8,11 +8,9 @@
  * two claimers can never take the same wake, and a delivered wake is final in the schema.
  */
 
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
-import { handoverMarker } from "../../../shared/wording.js";
 import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
@@ -24,12 +22,13 @@ import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
-import { parseWakeId, type RawWake, toWakeView, wakeIdOf } from "../store/wakes.js";
+import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
 import { commandAdapter } from "./adapters/command.js";
 import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
+import { HANDOVER_RECHECK_MS, HANDOVER_UNSEEN, Handovers, handoverConfirmMs, transcriptOf } from "./handovers.js";
 import { newWebhookSecret } from "./signature.js";
 
 const PUSH_ADAPTERS: Record<string, PushAdapter> = {
@@ -38,20 +37,6 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   claude: claudeAdapter as unknown as PushAdapter,
   codex: codexAdapter as unknown as PushAdapter,
 };
-
-/** How often a transcript is read while a wake an agent's hook took is not yet shown in it. */
-const HANDOVER_RECHECK_MS = 1000;
-const hookConfirmMs = () => (envConfig().VIGIL_HOOK_CONFIRM_SECONDS ?? 600) * 1000;
-export const HANDOVER_UNSEEN =
-  "the agent's hook took it, but the session's transcript never showed it (the agent may have dropped it); it was not repeated (retry it on purpose if that is safe)";
-
-/** The transcript a hook-taken wake is checked against: the agent session's own file, if known. */
-function transcriptOf(session: SessionRow): string | null {
-  const adapter = session.adapter as { kind: string; transcriptPath?: string };
-  return (adapter.kind === "claude" || adapter.kind === "codex") && adapter.transcriptPath
-    ? adapter.transcriptPath
-    : null;
-}
 
 /** How often a session whose wakes are held (a live agent) is looked at again. */
 const HELD_RECHECK_MS = 2000;
@@ -89,10 +74,7 @@ export class Delivery {
   /** Turns running in this process, by session. */
   readonly #inFlight = new Map<string, AbortController>();
   /** Wakes an agent's hook took, waiting for the session's transcript to show them. */
-  readonly #handedOver = new Map<
-    number,
-    { sessionId: string; via: string; transcript: string; marker: string; until: number }
-  >();
+  readonly #handovers = new Handovers();
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
   readonly #held = new Map<string, { until: number; why: string }>();
   #stopped = false;
@@ -195,17 +177,10 @@ export class Delivery {
           const transcript = options.handover ? transcriptOf(session) : null;
           if (transcript) {
             // An agent's hook takes them: delivered once the session's transcript shows them.
-            const leased = this.#store.wakes.claim(sessionId, turn, now + hookConfirmMs());
+            const until = now + handoverConfirmMs();
+            const leased = this.#store.wakes.claim(sessionId, turn, until);
             this.#moveMonitors(leased, "deliver");
-            for (const row of leased) {
-              this.#handedOver.set(row.id, {
-                sessionId,
-                via: options.via,
-                transcript,
-                marker: handoverMarker(sessionId, wakeIdOf(row.id)),
-                until: now + hookConfirmMs(),
-              });
-            }
+            for (const row of leased) this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until });
             return leased;
           }
           const claimed = this.#store.wakes.claimDelivered(sessionId, turn, now, options.via);
@@ -268,7 +243,7 @@ export class Delivery {
       .map((turn) => Math.max(turn.dueAt, this.#held.get(turn.sessionId)?.until ?? 0));
     const lease = this.#store.wakes.nextLeaseExpiry();
     const times = lease === null ? pending : [...pending, lease];
-    if (this.#handedOver.size > 0) times.push(this.#now() + HANDOVER_RECHECK_MS);
+    if (this.#handovers.size > 0) times.push(this.#now() + HANDOVER_RECHECK_MS);
     return times.length === 0 ? null : Math.min(...times);
   }
 
@@ -288,32 +263,16 @@ export class Delivery {
    * never shown by the deadline, they need review (the agent may have dropped them).
    */
   #confirmHandovers(now: number): void {
-    const transcripts = new Map<string, string>();
-    const read = (path: string) => {
-      if (!transcripts.has(path)) {
-        let text = "";
-        try {
-          text = readFileSync(path, "utf8");
-        } catch {
-          text = "";
-        }
-        transcripts.set(path, text);
-      }
-      return transcripts.get(path) as string;
-    };
-    for (const [id, handover] of this.#handedOver) {
-      const shown = read(handover.transcript).includes(handover.marker);
-      if (!shown && now < handover.until) continue;
-      this.#handedOver.delete(id);
-      const row = this.#store.wakes.byIds([id])[0];
+    for (const { wake, sessionId, via, shown } of this.#handovers.settle(now)) {
+      const row = this.#store.wakes.byIds([wake])[0];
       if (row?.state !== "delivering") continue;
       this.#store.tx(() => {
         if (shown) {
-          if (this.#store.wakes.markDelivered(id, now, handover.via, null)) this.#moveMonitors([row], "delivered");
-        } else if (this.#store.wakes.markReview(id, HANDOVER_UNSEEN, null)) this.#moveMonitors([row], "review");
+          if (this.#store.wakes.markDelivered(wake, now, via, null)) this.#moveMonitors([row], "delivered");
+        } else if (this.#store.wakes.markReview(wake, HANDOVER_UNSEEN, null)) this.#moveMonitors([row], "review");
       });
-      if (!shown) this.#log.warn(`wake ${handover.sessionId}/wake-${id} needs review: ${HANDOVER_UNSEEN}`);
-      this.#changes.emit(handover.sessionId);
+      if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${HANDOVER_UNSEEN}`);
+      this.#changes.emit(sessionId);
     }
   }
 
