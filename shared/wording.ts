@@ -82,6 +82,15 @@ export function deliveryText(delivery: DeliveryView | null, now: number): string
 }
 
 /**
+ * One turn's text: each wake's text, in order; with several, a header shows where each starts. The
+ * daemon's push adapters and an agent's hooks hand wakes over in this one shape.
+ */
+export function turnText(wakes: Array<{ id: string; text: string }>): string {
+  if (wakes.length === 1) return wakes[0]?.text ?? "";
+  return wakes.map((wake, i) => `=== Wake ${i + 1} of ${wakes.length} (${wake.id}) ===\n${wake.text}`).join("\n\n");
+}
+
+/**
  * The tag an agent's hook puts after each wake it hands over; the daemon counts the wake delivered
  * once the session's own transcript shows the tag (plain ASCII: it survives JSON escaping).
  */

@@ -17,8 +17,9 @@ import type { Command } from "commander";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
-import { handoverMarker } from "../../../shared/wording.js";
+import { handoverMarker, turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
+import { isAlive } from "../base/home.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, print } from "./context.js";
 
@@ -103,21 +104,10 @@ function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | und
 
 /** The wakes' texts, each followed by its handover tag (the daemon finds it in the transcript). */
 const joinWakes = (sessionId: string, wakes: WakeView[]) =>
-  wakes
-    .map((w, i) => {
-      const head = wakes.length === 1 ? "" : `=== Wake ${i + 1} of ${wakes.length} (${w.id}) ===\n`;
-      return `${head}${w.text}\n\n${handoverMarker(sessionId, w.id)}`;
-    })
-    .join("\n\n");
+  turnText(wakes.map((w) => ({ id: w.id, text: `${w.text}\n\n${handoverMarker(sessionId, w.id)}` })));
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+/** A per-session file under `dir`, named safely after the session id. */
+const sessionFile = (dir: string, sid: string, ext: string) => join(dir, `${sid.replace(/[^\w.-]/g, "_")}.${ext}`);
 
 /** Claude Code's default cap on consecutive Stop-hook blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP). */
 const STOP_BLOCK_CAP = 8;
@@ -128,7 +118,7 @@ const STOP_BLOCK_CAP = 8;
  */
 function stopBlocks(home: string, sid: string, continuation: boolean) {
   const dir = join(home, "rewake");
-  const file = join(dir, `${sid.replace(/[^\w.-]/g, "_")}.blocks`);
+  const file = sessionFile(dir, sid, "blocks");
   let count = 0;
   try {
     count = continuation ? Number(readFileSync(file, "utf8")) || 0 : 0;
@@ -148,7 +138,7 @@ function stopBlocks(home: string, sid: string, continuation: boolean) {
 /** Ends the session's previous rewake waiter (if it still is one) and records this process. */
 function takeOverWaiter(home: string, sid: string): void {
   const dir = join(home, "rewake");
-  const file = join(dir, `${sid.replace(/[^\w.-]/g, "_")}.pid`);
+  const file = sessionFile(dir, sid, "pid");
   try {
     const previous = Number(readFileSync(file, "utf8"));
     const cmdline = readFileSync(`/proc/${previous}/cmdline`, "utf8");

@@ -4,6 +4,7 @@
  */
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
 import type { WakePayload } from "../../../../shared/schemas/views.js";
+import { turnText as joinWakeTexts } from "../../../../shared/wording.js";
 
 export interface TurnWake {
   id: string;
@@ -48,10 +49,7 @@ export interface PushAdapter<A extends Adapter = Adapter> {
 
 /** The text of a turn: every wake's text, in order, separated so a reader sees where each starts. */
 export function turnText(turn: Turn): string {
-  if (turn.wakes.length === 1) return turn.wakes[0]?.text ?? "";
-  return turn.wakes
-    .map((wake, i) => `=== Wake ${i + 1} of ${turn.wakes.length} (${wake.id}) ===\n${wake.text}`)
-    .join("\n\n");
+  return joinWakeTexts(turn.wakes);
 }
 
 export function turnJson(turn: Turn): string {
