@@ -24,3 +24,8 @@ export class LimitError extends VigilError {
   override readonly code = "limit";
   override name = "LimitError";
 }
+/** The disk or a file the daemon keeps cannot be written: nothing was changed; try again later. */
+export class StorageError extends VigilError {
+  override readonly code = "unavailable";
+  override name = "StorageError";
+}

@@ -4,8 +4,9 @@
  * file, its WAL or its free pages; the audit of uses lives in the database.
  * Design: docs/design.md §9.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { VaultEntry } from "../../../shared/schemas/views.js";
+import { StorageError } from "../base/errors.js";
 import type { Db } from "./db.js";
 
 export type { VaultEntry };
@@ -50,10 +51,27 @@ export class VaultTable {
     return parsed;
   }
 
-  #write(): void {
-    if (!this.file) return;
-    writeFileSync(`${this.file}.tmp`, JSON.stringify(this.#data), { mode: 0o600 });
-    renameSync(`${this.file}.tmp`, this.file);
+  /**
+   * Persists `next`, then makes it the vault in memory: when the write fails (disk full, a file in
+   * the way) nothing changes, so no value is ever resolvable that the file and the shield lack.
+   */
+  #commit(next: VaultFileData): void {
+    if (this.file) {
+      const tmp = `${this.file}.tmp`;
+      try {
+        writeFileSync(tmp, JSON.stringify(next), { mode: 0o600 });
+        renameSync(tmp, this.file);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+        try {
+          rmSync(tmp, { force: true });
+        } catch {
+          // Not a file we wrote (a directory in the way): leave it.
+        }
+        throw new StorageError(`Storage unavailable (${code}: cannot write ${this.file}); the vault was not changed`);
+      }
+    }
+    this.#data = next;
   }
 
   /** Every key and value: the daemon keeps them in memory for the shield. */
@@ -64,14 +82,13 @@ export class VaultTable {
   }
 
   set(key: string, value: string, at: number): void {
-    this.#data.secrets[key] = { value, updatedAt: at };
-    this.#write();
+    this.#commit({ version: 1, secrets: { ...this.#data.secrets, [key]: { value, updatedAt: at } } });
   }
 
   delete(key: string): boolean {
     if (!(key in this.#data.secrets)) return false;
-    delete this.#data.secrets[key];
-    this.#write();
+    const { [key]: _gone, ...rest } = this.#data.secrets;
+    this.#commit({ version: 1, secrets: rest });
     return true;
   }
 
