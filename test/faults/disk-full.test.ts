@@ -46,6 +46,7 @@ test.skipIf(!mounted)(
     for (let i = 0; i < 400 && !statuses.includes(503); i++) {
       const r = await fetch(`${daemon.url}/webhook/signal`, {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({
           id: w.id,
           secret: w.secret,
@@ -68,6 +69,7 @@ test.skipIf(!mounted)(
     unlinkSync(junk);
     const after = await fetch(`${daemon.url}/webhook/signal`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({ id: w.id, secret: w.secret, status: "progress", message: "space is back" }),
     });
     expect(after.status).toBe(202);

@@ -84,7 +84,11 @@ test(`${RUNS} random signal bodies: never a 5xx, nothing recorded unless accepte
       ),
       async (body) => {
         const before = (await daemon.api("GET", `/api/sessions/fuzz/waitpoints/${wp.id}`)).body.signals.length;
-        const reply = await fetch(`${daemon.url}/webhook/signal`, { method: "POST", body: JSON.stringify(body) });
+        const reply = await fetch(`${daemon.url}/webhook/signal`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         expect(reply.status).toBeLessThan(500);
         const after = (await daemon.api("GET", `/api/sessions/fuzz/waitpoints/${wp.id}`)).body.signals.length;
         expect(after - before).toBe(reply.status === 202 ? 1 : 0);

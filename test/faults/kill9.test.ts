@@ -51,6 +51,7 @@ test(`kill -9 at random moments, ${ITERATIONS} times: nothing accepted is lost, 
         try {
           const r = await fetch(`${daemon.url}/webhook/signal`, {
             method: "POST",
+            headers: { "content-type": "application/json" },
             body: JSON.stringify({ id: w.id, secret: w.secret, status: "progress", key }),
           });
           if (r.status === 202) accepted.add(key);

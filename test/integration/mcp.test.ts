@@ -139,6 +139,7 @@ describe("vigil mcp, with no daemon running", () => {
     await daemon.api("POST", `/api/sessions/${session}/monitors/events`, { type: "deploy.done", payload: { id: 9 } });
     await fetch(`${daemon.url}/webhook/signal`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({ id: wp.id, secret: wp.secret, message: "loss 0.2" }),
     });
 

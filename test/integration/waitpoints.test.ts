@@ -196,16 +196,57 @@ describe("POST /webhook/signal", () => {
     }
   });
 
-  test("60 misses within a minute close the route with 429", async () => {
+  test("misses are counted per id: others' misses never lock out the right secret", async () => {
+    const own = await TestDaemon.start();
+    try {
+      const [w, other] = [await arm({ max_signals: 10 }, own), await arm({}, own)];
+      const wrong = (id: string) => signal({ id, secret: "0".repeat(48) }, own);
+      for (let i = 0; i < 60; i++) expect((await wrong(w.id)).status).toBe(401);
+      expect((await wrong(w.id)).status).toBe(429);
+      // Over its budget, the right secret is still heard; another waitpoint's misses are its own.
+      expect((await signal({ id: w.id, secret: w.secret, status: "progress" }, own)).status).toBe(202);
+      expect((await wrong(other.id)).status).toBe(401);
+
+      for (let i = 0; i < 60; i++) expect((await wrong(`wp_${String(i).padStart(12, "0")}`)).status).toBe(404);
+      expect((await wrong("wp_ffffffffffff")).status).toBe(429);
+      // Once unknown ids are over budget a wrong secret answers 429 too: a prober cannot tell ids apart.
+      expect((await wrong(other.id)).status).toBe(429);
+      expect((await signal({ id: other.id, secret: other.secret }, own)).status).toBe(202);
+
+      const log = readFileSync(join(own.home, "vigil.log"), "utf8");
+      expect(log.match(/WARN signal refused \(unknown\)/g)).toHaveLength(60);
+      expect(log.match(/WARN signal refused \(wrong_secret\)/g)).toHaveLength(61);
+      // Past the budget, one line per id and window instead of one per miss.
+      expect(log.match(/signal misses over budget/g)).toHaveLength(3);
+    } finally {
+      await own.dispose();
+    }
+  });
+
+  test("a body that is not JSON (a web page's text/plain or form POST) is refused unread and never counts", async () => {
     const own = await TestDaemon.start();
     try {
       const w = await arm({}, own);
-      for (let i = 0; i < 60; i++) expect((await signal({ id: "wp_ffffffffffff", secret: "x" }, own)).status).toBe(404);
-      const closed = await signal({ id: w.id, secret: w.secret }, own);
-      expect(closed.status).toBe(429);
-      expect(readFileSync(join(own.home, "vigil.log"), "utf8").match(/WARN signal refused \(unknown\)/g)).toHaveLength(
-        60,
-      );
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+        for (let i = 0; i < 30; i++) {
+          const r = await fetch(`${own.url}/webhook/signal`, {
+            method: "POST",
+            headers: { "content-type": type },
+            body: JSON.stringify({ id: w.id, secret: "0".repeat(48) }),
+          });
+          expect(r.status).toBe(415);
+          expect(((await r.json()) as { error: string }).error).toBe(
+            `Expected content-type: application/json, got ${JSON.stringify(type)}`,
+          );
+        }
+      }
+      expect((await signal({ id: w.id, secret: "0".repeat(48) }, own)).status).toBe(401);
+      const plusJson = await fetch(`${own.url}/webhook/signal`, {
+        method: "POST",
+        headers: { "content-type": "application/vnd.vigil+json; charset=utf-8" },
+        body: JSON.stringify({ id: w.id, secret: w.secret }),
+      });
+      expect(plusJson.status).toBe(202);
     } finally {
       await own.dispose();
     }

@@ -20,11 +20,11 @@ import type { Changes } from "./changes.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
+import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
 import { isActive } from "./states.js";
 import { waitpointView } from "./waitpoint-view.js";
 
 export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
-export const MISS_BUDGET = { misses: 60, windowMs: 60_000 };
 const MESSAGE_CAP = 2000;
 const DATA_CAP = 16_000;
 
@@ -41,9 +41,10 @@ export interface WaitpointDeps extends EndingDeps {
 /**
  * What became of one signal: accepted (or a duplicate key, also accepted), or refused because the
  * id is unknown, the secret is wrong, the waitpoint already ended, or the member is not one of its
- * members. The HTTP layer maps each to a status code; the spool to keep-or-park.
+ * members; or, over HTTP, a miss while its miss budget is spent (`too_many_misses`). The HTTP layer
+ * maps each to a status code; the spool to keep-or-park.
  */
-export type SignalVerdict = "accepted" | "unknown" | "wrong_secret" | "ended" | "not_a_member";
+export type SignalVerdict = "accepted" | "unknown" | "wrong_secret" | "ended" | "not_a_member" | "too_many_misses";
 
 export interface SignalOutcome {
   verdict: SignalVerdict;
@@ -59,9 +60,13 @@ const cap = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)} …[cut at ${max} characters]` : text;
 
 export class Waitpoints {
-  readonly #misses: number[] = [];
+  readonly #misses: MissBudget;
+  /** Keys whose over-budget misses are not logged again until then (one line per window). */
+  readonly #quietUntil = new Map<string, number>();
 
-  constructor(private readonly deps: WaitpointDeps) {}
+  constructor(private readonly deps: WaitpointDeps) {
+    this.#misses = new MissBudget(deps.now);
+  }
 
   // ------------------------------------------------------------------ wait_create / check / cancel
 
@@ -149,17 +154,14 @@ export class Waitpoints {
 
   // ------------------------------------------------------------------ signals
 
-  /** True while the miss budget (unknown ids + wrong secrets, 60 a minute) is spent. */
-  overMissBudget(): boolean {
-    const since = this.deps.now() - MISS_BUDGET.windowMs;
-    while (this.#misses.length > 0 && (this.#misses[0] as number) <= since) this.#misses.shift();
-    return this.#misses.length >= MISS_BUDGET.misses;
-  }
-
   /** Accepts one signal (from the route or the spool). The secret is the capability. */
   signal(body: SignalBody, via: "http" | "spool"): SignalOutcome {
-    const outcome = this.deps.store.tx(() => this.#signalInTx(body, via));
-    this.#afterSignal(body, via, outcome);
+    const outcome = this.#budgeted(
+      body,
+      via,
+      this.deps.store.tx(() => this.#signalInTx(body, via)),
+    );
+    if (outcome.verdict === "accepted" && outcome.session) this.#afterAccepted([outcome.session]);
     return outcome;
   }
 
@@ -188,24 +190,43 @@ export class Waitpoints {
     // One change notice per session and one scheduler poke for the whole batch.
     const sessions = new Set<string>();
     batch.forEach((item, i) => {
-      const outcome = outcomes[i] as SignalOutcome;
-      this.#noteRefusal(item.body, "http", outcome);
+      const outcome = this.#budgeted(item.body, "http", outcomes[i] as SignalOutcome);
       if (outcome.verdict === "accepted" && outcome.session) sessions.add(outcome.session);
       item.resolve(outcome);
     });
     this.#afterAccepted(sessions);
   }
 
-  #afterSignal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
-    this.#noteRefusal(body, via, outcome);
-    if (outcome.verdict === "accepted" && outcome.session) this.#afterAccepted([outcome.session]);
-  }
-
-  #noteRefusal(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): void {
-    if (!outcome.miss) return;
-    if (via === "http") this.#misses.push(this.deps.now());
+  /**
+   * Counts an HTTP miss against its id (unknown ids share one count) and answers it 429 while that
+   * count — or the unknown ids' count, so a 401 cannot tell a prober which ids exist — is spent.
+   * Only misses are ever limited: a correct secret is accepted whatever others sent. The log gets
+   * each miss until the budget is spent, then one line per spent window rather than one per miss.
+   */
+  #budgeted(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): SignalOutcome {
+    if (!outcome.miss) return outcome;
     const id = JSON.stringify(body.id.slice(0, 64));
+    if (via === "http") {
+      const key = outcome.verdict === "unknown" ? UNKNOWN_IDS : body.id;
+      const probing = key !== UNKNOWN_IDS && this.#misses.spent(UNKNOWN_IDS);
+      const over = this.#misses.note(key);
+      if (over || probing) {
+        const now = this.deps.now();
+        if ((this.#quietUntil.get(key) ?? 0) <= now) {
+          for (const [k, until] of this.#quietUntil) if (until <= now) this.#quietUntil.delete(k);
+          this.#quietUntil.set(key, now + MISS_BUDGET.windowMs);
+          const who = key === UNKNOWN_IDS ? "unknown ids" : id;
+          this.deps.log.warn(`signal misses over budget for ${who}: further misses answered 429, logged once a minute`);
+        }
+        return {
+          verdict: "too_many_misses",
+          body: { error: "Too many unknown ids or wrong secrets in the last minute; try again later" },
+          miss: true,
+        };
+      }
+    }
     this.deps.log.warn(`signal refused (${outcome.verdict}) for ${id} via ${via}: ${outcome.body.error}`);
+    return outcome;
   }
 
   #afterAccepted(sessions: Iterable<string>): void {

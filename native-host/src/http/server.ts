@@ -15,6 +15,8 @@ import { registerRoutes } from "./routes.js";
 import { statusOf } from "./status.js";
 
 const DEFAULT_BODY_LIMIT = 1_000_000;
+/** `application/json`, or any `application/…+json`, with parameters. */
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 interface Stored {
   handler: Handler;
@@ -103,6 +105,14 @@ export function createApiServer(options: { services: ApiServices; token: string 
       params: found.params,
       query: mark === -1 ? {} : Object.fromEntries(new URLSearchParams(raw.slice(mark + 1))),
       async body(schema, limitBytes = DEFAULT_BODY_LIMIT) {
+        // A form or text/plain body is what a web page can send without asking: refused unread.
+        const type = req.headers["content-type"];
+        if (type !== undefined && !JSON_TYPE.test(type)) {
+          throw new HttpError(
+            415,
+            `Expected content-type: application/json, got ${JSON.stringify(type.slice(0, 100))}`,
+          );
+        }
         const raw = await readJson(req, limitBytes);
         const parsed = schema.safeParse(raw);
         if (!parsed.success) throw new HttpError(400, formatZodError(parsed.error));

@@ -22,10 +22,11 @@ export function statusOf(error: Error): number {
   return 500;
 }
 
-export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 404 | 410 | 422> = {
+export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 404 | 410 | 422 | 429> = {
   accepted: 202,
   wrong_secret: 401,
   unknown: 404,
   ended: 410,
   not_a_member: 422,
+  too_many_misses: 429,
 };
