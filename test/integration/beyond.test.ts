@@ -94,6 +94,7 @@ describe("heartbeat timeout", () => {
     ).body;
     await fetch(`${daemon.url}/webhook/signal`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({ id: fatal.id, secret: fatal.secret, status: "progress", message: "step 1" }),
     });
     const ended = await daemon.waitForState(sid, fatal.id, ["ready"]);

@@ -412,6 +412,44 @@ describe("the seed's examples, with our names", () => {
     await job;
   });
 
+  test("no line puts the secret in a program's argv, which every local user can read with ps", async () => {
+    const w = await arm({ max_signals: 10, heartbeat_timeout_seconds: 2 });
+    // Shims record each program's argv, then run the real one.
+    const dir = mkdtempSync(join(tmpdir(), "vigil-argv-"));
+    const seen = join(dir, "argv.log");
+    const shim = (name: string, real: string) =>
+      writeFileSync(join(dir, name), `#!/bin/sh\nprintf '%s %s\\n' ${name} "$*" >> ${seen}\nexec ${real} "$@"\n`, {
+        mode: 0o755,
+      });
+    shim("vigil", BIN);
+    shim("curl", "/usr/bin/curl");
+    const job = execa("sleep", ["2"]);
+    const lines = [
+      w.how_to_signal.heartbeat.replaceAll("PID", String(job.pid)),
+      w.how_to_signal.cli,
+      w.how_to_signal.curl,
+      w.how_to_signal.attach_to_pid.replaceAll("PID", String(job.pid)),
+    ];
+    for (const line of lines) {
+      expect(line).toContain(w.secret); // self-contained: each line works pasted on its own
+      const run = await sh(line.replaceAll(BIN, join(dir, "vigil")), { PATH: `${dir}:${process.env.PATH}` });
+      expect(run.exitCode, run.stderr).toBe(0);
+    }
+    await job;
+    const view = await waitFor(async () => {
+      const v = await wp(w);
+      const ok = v.signals.filter((s: any) => s.status === "ok").length;
+      return ok === 3 && v.signals.some((s: any) => s.status === "progress") ? v : null;
+    });
+    expect(view.signals.map((s: any) => s.message)).toEqual(
+      expect.arrayContaining(["exit=0", "done", `pid ${job.pid} exited`, "alive"]),
+    );
+    const argv = readFileSync(seen, "utf8");
+    expect(argv).toMatch(/^vigil .*signal --id/m);
+    expect(argv).toMatch(/^curl .*--data-binary @-/m);
+    expect(argv).not.toContain(w.secret);
+  });
+
   test("the alarm clock", async () => {
     const w = await arm({ label: "look again" });
     await sh(

@@ -1,6 +1,9 @@
 /**
  * The ready-to-paste lines of a wait_create reply (design.md §5). With members, every line carries a
  * bare MEMBER placeholder; attach_to_pid a bare PID placeholder. The agent never composes these.
+ * The secret never reaches a program's argv (which every local user can read with `ps`): the CLI
+ * lines hand it over as a `VIGIL_SIGNAL_SECRET=` assignment (the process environment, readable by
+ * its owner only), the curl line on stdin through the shell's builtin printf.
  */
 import type { HowToSignal } from "../../../shared/schemas/views.js";
 
@@ -24,13 +27,13 @@ const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${v
 export function howToSignal(target: SignalTarget): HowToSignal {
   const member = target.members ? " --member MEMBER" : "";
   const memberJson = target.members ? ',"member":"MEMBER"' : "";
-  const cli = `${target.command} signal --id ${target.id} --secret ${target.secret}${member}`;
+  const cli = `VIGIL_SIGNAL_SECRET=${target.secret} ${target.command} signal --id ${target.id}${member}`;
   const lines: HowToSignal = {
     env: `export VIGIL_SIGNAL_ID=${target.id} VIGIL_SIGNAL_SECRET=${target.secret}${target.members ? " VIGIL_SIGNAL_MEMBER=MEMBER" : ""}`,
     cli: `${cli} --exit-code $?`,
     curl:
-      `curl -sS -XPOST ${target.url} -H 'content-type: application/json' ` +
-      `-d '{"id":"${target.id}","secret":"${target.secret}","status":"ok","message":"done"${memberJson}}'`,
+      `printf '%s' '{"id":"${target.id}","secret":"${target.secret}","status":"ok","message":"done"${memberJson}}' | ` +
+      `curl -sS -XPOST ${target.url} -H 'content-type: application/json' --data-binary @-`,
     shell:
       `s=$?; d=${quote(target.spoolDir)}; f="$d/$(date +%s%N)-$$-$RANDOM"; mkdir -p "$d"; ` +
       `printf '{"id":"${target.id}","secret":"${target.secret}","status":"%s","message":"exit=%s"${memberJson}}' ` +
