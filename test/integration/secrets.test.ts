@@ -105,3 +105,34 @@ test("a vault secret reaches the command and never appears in any stored or retu
   expect(statSync(join(daemon.home, "vault.json")).mode & 0o777).toBe(0o600);
   expect(daemon.stderr).not.toContain(SECRET);
 });
+
+test("a secret cut in two by the output cap, or written with JSON escapes, is still masked", async () => {
+  const value = "cut-SECRET-0a9b8c7d6e";
+  await daemon.cli(["vault", "set", "CUT_TOKEN"], { input: `${value}\n` });
+  await daemon.api("POST", "/api/sessions", { id: "cut" });
+  // The output keeps its last 16,000 characters: this puts the cut 9 characters into the secret.
+  await daemon.api("POST", "/api/sessions/cut/monitors", {
+    source: { kind: "command", command: "printf '%s' \"${secret:CUT_TOKEN}\"; printf '%15991s' '' | tr ' ' y" },
+    intervalSeconds: 5,
+  });
+  const cut = await daemon.waitForState("cut", "mon-1", ["ready"]);
+  expect(cut.lastEvent.slice(0, 20)).toBe("…[secret:CUT_TOKEN]y");
+  // JSON that spells the secret's first letter, "c", as \u0063.
+  await daemon.api("POST", "/api/sessions/cut/monitors", {
+    source: {
+      kind: "command",
+      command: `printf '{"t":"\\\\u0063%s"}' "$(printf %s \${secret:CUT_TOKEN} | cut -c2-)"`,
+    },
+    intervalSeconds: 5,
+  });
+  const escaped = await daemon.waitForState("cut", "mon-2", ["ready"]);
+  expect(escaped.lastEvent).toBe('{"t":"[secret:CUT_TOKEN]"}');
+  const everything = JSON.stringify([
+    (await daemon.api("GET", "/api/sessions/cut/monitors")).body,
+    (await daemon.api("GET", "/api/sessions/cut/monitors/mon-1/events")).body,
+    (await daemon.api("GET", "/api/sessions/cut/monitors/mon-2/events")).body,
+    (await daemon.api("GET", "/api/sessions/cut/wakes")).body,
+  ]);
+  expect(everything).not.toContain(value.slice(-9));
+  expect(everything).not.toContain(value.slice(1));
+});

@@ -44,7 +44,7 @@ export function offerEvent(
   if (evaluation.verdict !== "met") return false;
   deps.store.events.append(
     record.uid,
-    deps.shield.text(`${event.type} ${JSON.stringify(event.payload)}`.slice(0, 2000)),
+    deps.shield.text(`${event.type} ${JSON.stringify(event.payload)}`).slice(0, 2000),
     now,
   );
   const fresh = deps.store.monitors.byUid(record.uid) as MonitorRecord;

@@ -6,6 +6,7 @@
  */
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { Source } from "../../../shared/schemas/sources.js";
+import type { Shield } from "../secrets/shield.js";
 import { nextCheckAt } from "./cadence.js";
 import type { CheckResult } from "./check-result.js";
 import { type EndingDeps, endInTx } from "./endings.js";
@@ -27,8 +28,10 @@ function capStrings(value: unknown): unknown {
 
 const EXCERPT_CAP = 300;
 
-function excerptOf(result: CheckResult): string {
-  const text = result.outcome === "error" ? result.error : result.eventText || JSON.stringify(result.observation);
+/** Shielded, then cut: a cut made first could split a secret so the shield no longer knows it. */
+function excerptOf(result: CheckResult, shield: Shield): string {
+  const raw = result.outcome === "error" ? result.error : result.eventText || JSON.stringify(result.observation);
+  const text = shield.text(raw);
   return text.length > EXCERPT_CAP ? `${text.slice(0, EXCERPT_CAP)}…` : text;
 }
 
@@ -60,7 +63,7 @@ export function recordCheckInTx(
     },
     (record.source as { consecutive?: number }).consecutive ?? 1,
   );
-  const observation = step.observation === undefined ? undefined : shield.json(capStrings(step.observation));
+  const observation = step.observation === undefined ? undefined : capStrings(shield.json(step.observation));
   const error = step.error === undefined ? null : shield.text(step.error);
   store.monitors.recordCheck(uid, {
     at: now,
@@ -78,7 +81,7 @@ export function recordCheckInTx(
     conditionState: step.state.conditionState,
   });
   const outcome = step.action === "end" ? (step.reason === "met" ? "met" : "error") : step.verdict;
-  store.checks.record(uid, step.state.polls, now, outcome, durationMs, shield.text(excerptOf(result)));
+  store.checks.record(uid, step.state.polls, now, outcome, durationMs, excerptOf(result, shield));
   if (step.action === "end") {
     if (step.eventText !== undefined) store.events.append(uid, shield.text(step.eventText), now);
     const ended = store.monitors.byUid(uid);

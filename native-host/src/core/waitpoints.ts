@@ -285,10 +285,10 @@ export class Waitpoints {
       };
     }
     const now = this.deps.now();
-    const message = body.message === undefined ? null : shield.text(cap(body.message, MESSAGE_CAP));
+    const message = body.message === undefined ? null : cap(shield.text(body.message), MESSAGE_CAP);
     const rawData =
       body.data === undefined ? null : typeof body.data === "string" ? body.data : JSON.stringify(body.data);
-    const data = rawData === null ? null : shield.text(cap(rawData, DATA_CAP));
+    const data = rawData === null ? null : cap(shield.text(rawData), DATA_CAP);
     const member = body.member ?? null;
     const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
     const eventSeq = store.events.append(wp.monitorUid, text, now);

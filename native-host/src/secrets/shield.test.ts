@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { rewriteForShell, secretKeysIn, substituteValues } from "./references.js";
 import { Shield } from "./shield.js";
@@ -29,6 +30,46 @@ describe("the exposure shield", () => {
     expect(shield.text("value-1 value-2")).toBe("value-1 [secret:K]");
     shield.delete("K");
     expect(shield.text("value-2")).toBe("value-2");
+  });
+});
+
+describe("the shield where plain matching misses a value", () => {
+  const shield = new Shield([["TOKEN", "tok-1234567890"]]);
+
+  test("JSON-escaped forms inside a JSON string are masked; other strings stay byte for byte", () => {
+    expect(shield.text('{"t":"tok-\\u0031234567890","u":"a\\/b"}')).toBe('{"t":"[secret:TOKEN]","u":"a\\/b"}');
+    expect(shield.text('{"t":"\\u0074\\u006f\\u006b-1234567890 x"}')).toBe('{"t":"[secret:TOKEN] x"}');
+    expect(new Shield([["URL", "https://x.test/k9"]]).text('["https:\\/\\/x.test\\/k9"]')).toBe('["[secret:URL]"]');
+    expect(shield.text('{"bad":"\\x"} tok-1234567890')).toBe('{"bad":"\\x"} [secret:TOKEN]');
+  });
+
+  test("a value cut at a marked cut is masked on either side, down to 4 characters", () => {
+    expect(shield.text("…567890 rest")).toBe("…[secret:TOKEN] rest");
+    expect(shield.text("head tok-1234 …[line cut at 2000 characters]")).toBe(
+      "head [secret:TOKEN] …[line cut at 2000 characters]",
+    );
+    expect(shield.text("head tok-…")).toBe("head [secret:TOKEN]…");
+    expect(shield.text("…890 three characters stay")).toBe("…890 three characters stay");
+    // Away from a cut, a piece is just text.
+    expect(shield.text("tok-1234 and 567890")).toBe("tok-1234 and 567890");
+  });
+
+  test("property: wherever a cut splits a value, no 4 characters of it survive beside the mark", () => {
+    const value = "s3cr3t-VALUE-9f8e7d-0123456789";
+    const cutter = new Shield([["K", value]]);
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.nat(value.length), (before, after, at) => {
+        const whole = `${before}${value}${after}`;
+        const cut = at + before.length;
+        for (const text of [`…${whole.slice(cut)}`, `${whole.slice(0, cut)}…`]) {
+          const shown = cutter.text(text);
+          for (let i = 0; i + 4 <= value.length; i++) {
+            const piece = value.slice(i, i + 4);
+            if (!`${before}${after}`.includes(piece)) expect(shown).not.toContain(piece);
+          }
+        }
+      }),
+    );
   });
 });
 

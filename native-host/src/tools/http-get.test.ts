@@ -157,7 +157,7 @@ describe("http__get bodies", () => {
     });
     const result = (await httpGet.run({ url: `${origin}/endless` }, context())) as Record<string, unknown>;
     expect(result).toMatchObject({ status: 200, bodyTruncated: true });
-    expect(result.body).toBe("a".repeat(BODY_CAP));
+    expect(result.body).toBe(`${"a".repeat(BODY_CAP)}…`);
     expect(await closed, "the client went away before the server finished").toBe(false);
   });
 
@@ -168,11 +168,11 @@ describe("http__get bodies", () => {
     );
     const result = (await httpGet.run({ url: `${origin}/big` }, context())) as Record<string, unknown>;
     expect(result.bodyTruncated).toBe(true);
-    // 1 + 2 × 32,767 = 65,535 bytes; the 65,536th is half an "é", left out. (Compared as a boolean:
-    // a failure would otherwise print 64 KB of "é".)
+    // 1 + 2 × 32,767 = 65,535 bytes; the 65,536th is half an "é", left out; the cut is marked "…".
+    // (Compared as a boolean: a failure would otherwise print 64 KB of "é".)
     expect(typeof result.body).toBe("string");
-    expect((result.body as string).length).toBe(32_768);
-    expect(result.body === `"${"é".repeat(32_767)}`).toBe(true);
+    expect((result.body as string).length).toBe(32_769);
+    expect(result.body === `"${"é".repeat(32_767)}…`).toBe(true);
   });
 
   test("a body that trickles forever is aborted at the check's timeout", async () => {

@@ -30,7 +30,8 @@ export const httpGet: Tool<z.infer<typeof Args>> = {
       const { response, url, hops } = await follow(args, context.secrets, signal);
       const { bytes, truncated } = await readCapped(response.body, signal);
       // With `stream`, a character the cap cut in two is held back rather than decoded badly.
-      const text = new TextDecoder().decode(bytes, { stream: truncated });
+      // A cut is marked `…`, as every cut Vigil makes, so the shield can mask a secret it split.
+      const text = new TextDecoder().decode(bytes, { stream: truncated }) + (truncated ? "…" : "");
       let body: unknown = text;
       if (!truncated && /json/i.test(response.headers.get("content-type") ?? "")) {
         try {
