@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ROUTES } from "../../shared/api-routes.js";
-import { DEFAULT_SETTINGS, loadSettings, type ResolvedSettings } from "./base/config.js";
+import { DEFAULT_SETTINGS, envConfig, loadSettings, type ResolvedSettings } from "./base/config.js";
 import {
   answers,
   type DaemonInfo,
@@ -143,7 +143,15 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   purge.unref();
   waitpoints.purge(Date.now());
 
-  const server = createApiServer({ services, token });
+  const env = envConfig();
+  const server = createApiServer({
+    services,
+    token,
+    limits: {
+      ...(env.VIGIL_HTTP_HEADERS_TIMEOUT_MS ? { headersTimeoutMs: env.VIGIL_HTTP_HEADERS_TIMEOUT_MS } : {}),
+      ...(env.VIGIL_HTTP_MAX_CONNECTIONS ? { maxConnections: env.VIGIL_HTTP_MAX_CONNECTIONS } : {}),
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, "127.0.0.1", () => resolve());

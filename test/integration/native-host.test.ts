@@ -54,12 +54,24 @@ test("answers typed requests, refuses bad frames with error replies, and exits w
   huge.writeUInt32LE(MAX_BROWSER_TO_HOST_BYTES + 1, 0);
   child.stdin.write(huge);
   child.stdin.write(Buffer.alloc(MAX_BROWSER_TO_HOST_BYTES + 1, 0x20));
+  // A reply and a request nested 5,000 deep: refused before anything recursive touches them.
+  for (const text of [
+    `{"id":"d1","ok":true,"result":${"[".repeat(5000)}${"]".repeat(5000)}}`,
+    `{"id":"d2","type":"ping","x":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}`,
+  ]) {
+    const body = Buffer.from(text);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(body.length, 0);
+    child.stdin.write(Buffer.concat([length, body]));
+  }
   send({ id: 2, type: "ping" });
   expect((await reply(2)).ok).toBe(true);
   const errors = replies.filter((r) => r.id === null);
   expect(errors.map((r) => r.error)).toEqual([
     expect.stringMatching(/^Expected JSON, got malformed JSON/),
     `Expected a message of at most ${MAX_BROWSER_TO_HOST_BYTES} bytes, got ${MAX_BROWSER_TO_HOST_BYTES + 1}`,
+    "Expected JSON nested at most 64 levels deep, got deeper",
+    "Expected JSON nested at most 64 levels deep, got deeper",
   ]);
 
   expect(await port.close()).toBe(0);

@@ -38,6 +38,9 @@ export const EnvSchema = z.object({
   VIGIL_HOOK_CONFIRM_SECONDS: Whole(1, 24 * 3600),
   /** Time a delivery lease allows beyond the adapter's timeout before it counts as interrupted. */
   VIGIL_DELIVERY_LEASE_GRACE_MS: Whole(0),
+  /** The HTTP API's limits on one client (tests lower them; see http/server.ts HTTP_LIMITS). */
+  VIGIL_HTTP_HEADERS_TIMEOUT_MS: Whole(100),
+  VIGIL_HTTP_MAX_CONNECTIONS: Whole(1, 65_535),
   VIGIL_WAITPOINT_TTL_MS: z.string().optional(),
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),

@@ -1,9 +1,12 @@
 /**
  * The daemon's log: one line per entry to stderr and to `$VIGIL_HOME/vigil.log`, every line through
  * the shield. Stdout is never written here (it belongs to protocols in `native-host` and `mcp`).
- * Design: docs/design.md §1.
+ * A flood cannot fill the disk: past 10 identical lines a minute the rest are counted, not written
+ * (a count line follows when the minute is over), and the file is rotated to `vigil.log.1` when it
+ * passes 10 MB, so the log takes at most about 20 MB.
+ * Design: docs/design.md §1, §8.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, renameSync, statSync } from "node:fs";
 import { envConfig } from "./config.js";
 
 export type Level = "debug" | "info" | "warn" | "error";
@@ -22,21 +25,77 @@ export interface Redactor {
 
 const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-export function createLogger(options: { file?: string; shield?: Redactor; level?: Level; stderr?: boolean }): Logger {
+export interface LogLimits {
+  /** Identical lines written per window; the rest are counted. */
+  repeats: number;
+  windowMs: number;
+  /** The file is renamed to FILE.1 (replacing the last one) past this size. */
+  maxFileBytes: number;
+}
+
+export const LOG_LIMITS: LogLimits = { repeats: 10, windowMs: 60_000, maxFileBytes: 10 * 1024 * 1024 };
+
+export function createLogger(options: {
+  file?: string;
+  shield?: Redactor;
+  level?: Level;
+  stderr?: boolean;
+  limits?: Partial<LogLimits>;
+  now?: () => number;
+}): Logger {
   const min = ORDER[options.level ?? envConfig().VIGIL_LOG_LEVEL ?? "info"];
+  const limits = { ...LOG_LIMITS, ...options.limits };
+  const now = options.now ?? Date.now;
+  /** Per distinct line (level, message, fields): when its window began, and lines seen in it. */
+  const seen = new Map<string, { level: Level; text: string; since: number; count: number }>();
+  let settledAt = 0;
+  let fileBytes: number | null = null;
+
+  const emit = (at: number, level: Level, text: string) => {
+    const line = `${new Date(at).toISOString()} ${level.toUpperCase()} ${text}\n`;
+    if (options.stderr !== false) process.stderr.write(line);
+    if (!options.file) return;
+    try {
+      fileBytes ??= sizeOf(options.file);
+      if (fileBytes > 0 && fileBytes + line.length > limits.maxFileBytes) {
+        renameSync(options.file, `${options.file}.1`);
+        fileBytes = 0;
+      }
+      appendFileSync(options.file, line, { mode: 0o600 });
+      fileBytes += Buffer.byteLength(line);
+    } catch {
+      // A log that cannot be written must not stop the daemon.
+    }
+  };
+
+  /** Ends the windows that are over (at most once a second), writing how many lines each held back. */
+  const settle = (at: number) => {
+    if (at - settledAt < 1000) return;
+    settledAt = at;
+    for (const [key, entry] of seen) {
+      if (at - entry.since < limits.windowMs) continue;
+      seen.delete(key);
+      const unwritten = entry.count - limits.repeats;
+      if (unwritten > 0)
+        emit(at, entry.level, `(${unwritten} more in ${limits.windowMs / 1000} s, not written) ${entry.text}`);
+    }
+  };
+
   const write = (level: Level, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < min) return;
     const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : "";
-    const raw = `${new Date().toISOString()} ${level.toUpperCase()} ${message}${extra}\n`;
-    const line = options.shield ? options.shield.text(raw) : raw;
-    if (options.stderr !== false) process.stderr.write(line);
-    if (options.file) {
-      try {
-        appendFileSync(options.file, line, { mode: 0o600 });
-      } catch {
-        // A log that cannot be written must not stop the daemon.
-      }
+    const text = options.shield ? options.shield.text(`${message}${extra}`) : `${message}${extra}`;
+    const at = now();
+    settle(at);
+    const key = `${level} ${text}`;
+    const entry = seen.get(key);
+    if (entry) {
+      entry.count += 1;
+      if (entry.count > limits.repeats) return;
+    } else if (seen.size < 10_000) {
+      seen.set(key, { level, text, since: at, count: 1 });
     }
+    emit(at, level, text);
   };
   return {
     debug: (m, f) => write("debug", m, f),
@@ -44,6 +103,14 @@ export function createLogger(options: { file?: string; shield?: Redactor; level?
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
   };
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

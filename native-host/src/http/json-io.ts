@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { VigilError } from "../base/errors.js";
+import { tooDeep, tooDeepMessage } from "../base/json-depth.js";
 
 /** A refusal that only the HTTP layer can make (a bad path, body or query): its status as is. */
 export class HttpError extends VigilError {
@@ -48,9 +49,10 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<stri
       stop();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"));
     };
-    const onError = (error: Error) => {
+    // A client that goes away mid-body is the client's problem: a 400 (nobody reads it), no stack.
+    const onError = () => {
       stop();
-      reject(error);
+      reject(new HttpError(400, "Expected a complete body, but the request was aborted before it ended"));
     };
     const onClose = () => {
       stop();
@@ -66,11 +68,14 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<stri
 export async function readJson(req: IncomingMessage, limitBytes: number): Promise<unknown> {
   const text = await readBody(req, limitBytes);
   if (text.trim() === "") return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new HttpError(400, `Expected a JSON body, got malformed JSON (${(error as Error).message})`);
   }
+  if (tooDeep(value)) throw new HttpError(400, tooDeepMessage());
+  return value;
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -35,7 +35,26 @@ export function storageError(thrown: unknown): HttpError | null {
   );
 }
 
-export function createApiServer(options: { services: ApiServices; token: string }): Server {
+/**
+ * What one client may hold: headers must arrive within `headersTimeoutMs` and the whole request
+ * within `requestTimeoutMs` (a slow client is answered 408 and closed; answers, long-polls included,
+ * are not limited), and at most `maxConnections` sockets are open at once (more are closed on
+ * arrival). Loopback clients send a request in microseconds, so these only bind on a hostile one.
+ */
+export interface HttpLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+}
+
+export const HTTP_LIMITS: HttpLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 256 };
+
+export function createApiServer(options: {
+  services: ApiServices;
+  token: string;
+  limits?: Partial<HttpLimits>;
+}): Server {
+  const limits = { ...HTTP_LIMITS, ...options.limits };
   const { services } = options;
   const router = FindMyWay({ ignoreTrailingSlash: true });
   const registered = new Set<RouteName>();
@@ -123,17 +142,26 @@ export function createApiServer(options: { services: ApiServices; token: string 
     sendJson(res, reply.status, reply.body);
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((thrown: unknown) => {
-      const error = storageError(thrown) ?? toError(thrown);
-      const status = statusOf(error);
-      // A 503 is an answer the caller can act on (no browser, storage full): one line, no stack.
-      if (status === 503) services.log.warn(`${req.method} ${req.url}: ${error.message}`);
-      else if (status >= 500) services.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
-      const message = services.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
-      if (!res.headersSent) sendJson(res, status, { error: message });
-      else res.end();
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node looks for expired requests (its default, 30 s, would stretch the limits).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    (req, res) => {
+      handle(req, res).catch((thrown: unknown) => {
+        const error = storageError(thrown) ?? toError(thrown);
+        const status = statusOf(error);
+        // A 503 is an answer the caller can act on (no browser, storage full): one line, no stack.
+        if (status === 503) services.log.warn(`${req.method} ${req.url}: ${error.message}`);
+        else if (status >= 500) services.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
+        const message = services.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
+        if (!res.headersSent) sendJson(res, status, { error: message });
+        else res.end();
+      });
+    },
+  );
+  server.maxConnections = limits.maxConnections;
   return server;
 }

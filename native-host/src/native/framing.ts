@@ -2,8 +2,11 @@
  * The browser's native-messaging framing: a uint32 length in native (little-endian) byte order,
  * then that many bytes of UTF-8 JSON. The decoder copes with frames split across chunks and
  * several frames in one chunk; an oversized frame is skipped (its bytes are discarded) and reported.
+ * A frame nested deeper than MAX_JSON_DEPTH is refused like malformed JSON.
  * Design: docs/design.md §7, §8.
  */
+import { tooDeep, tooDeepMessage } from "../base/json-depth.js";
+
 export class FrameTooLargeError extends Error {
   override name = "FrameTooLargeError";
 }
@@ -49,7 +52,8 @@ export class FrameDecoder {
       const body = this.#buffer.subarray(4, 4 + length).toString("utf8");
       this.#buffer = this.#buffer.subarray(4 + length);
       try {
-        frames.push({ ok: true, message: JSON.parse(body) });
+        const message: unknown = JSON.parse(body);
+        frames.push(tooDeep(message) ? { ok: false, error: tooDeepMessage() } : { ok: true, message });
       } catch (error) {
         frames.push({ ok: false, error: `Expected JSON, got malformed JSON (${(error as Error).message})` });
       }
