@@ -2,16 +2,25 @@
  * The signal spool (design.md §5): `$VIGIL_HOME/tmp/signals/`. Writers write NAME.tmp and rename it to
  * NAME.json (atomic), so a half-written file is never read. The file name is the signal's identity
  * (a reused name is heard once). Collected at start, on every rename the folder watch reports
- * (well under a second), and by the sweep every `waitpointSweepMs` as a safety net. Refused files
- * are parked under bad/ with a NAME.json.reason beside them.
+ * (well under a second), and by the sweep every `waitpointSweepMs` as a safety net. Only a regular
+ * file of at most 64 KB is read, opened without following a link or waiting on a FIFO; anything else
+ * (FIFO, link, directory, device, oversize) is refused by its kind, unread. Refused entries are parked
+ * under bad/ (a link itself, never its target) with a NAME.json.reason beside them that quotes
+ * nothing of the content.
  */
 import {
+  closeSync,
+  constants,
   type FSWatcher,
+  fstatSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   renameSync,
-  statSync,
+  rmSync,
+  type Stats,
   unlinkSync,
   watch,
   writeFileSync,
@@ -21,6 +30,13 @@ import { SIGNAL_LIMITS, type SignalBody, SignalBodySchema } from "../../../share
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { type Logger, toError } from "../base/log.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
+
+/** A link is refused (ELOOP), never followed; a FIFO opens at once with no writer; never a terminal. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+const TOO_BIG = `Expected a file of at most ${SIGNAL_LIMITS.bodyBytes} bytes`;
+
+/** The text of a regular file; `refused` for anything else; null when it is gone (or unreadable now). */
+type Read = { text: string } | { refused: string } | null;
 
 export interface SpoolOptions {
   dir: string;
@@ -70,19 +86,23 @@ export class Spool {
   /** Collects one file; false when it was already gone (another event got it first). */
   collect(name: string): boolean {
     const path = join(this.options.dir, name);
-    let text: string;
+    const read = readEntry(path);
+    if (read === null) return false;
+    if ("refused" in read) {
+      this.#park(name, read.refused);
+      return true;
+    }
+    let json: unknown;
     try {
-      if (statSync(path).size > SIGNAL_LIMITS.bodyBytes) {
-        this.#park(name, `Expected a file of at most ${SIGNAL_LIMITS.bodyBytes} bytes`);
-        return true;
-      }
-      text = readFileSync(path, "utf8");
-    } catch {
-      return false;
+      json = JSON.parse(read.text);
+    } catch (error) {
+      // Never the parser's message: it can quote the text.
+      this.#park(name, `Expected a JSON signal, got text that is not valid JSON${positionOf(error)}`);
+      return true;
     }
     let outcome: SignalOutcome;
     try {
-      const parsed = SignalBodySchema.safeParse(JSON.parse(text));
+      const parsed = SignalBodySchema.safeParse(json);
       if (!parsed.success) {
         this.#park(name, formatZodError(parsed.error));
         return true;
@@ -103,13 +123,28 @@ export class Spool {
     return true;
   }
 
+  /** Moves the entry itself (a link, not its target) to bad/ and writes the reason beside it. */
   #park(name: string, reason: string): void {
+    const from = join(this.options.dir, name);
+    const to = join(this.#bad, name);
     try {
-      renameSync(join(this.options.dir, name), join(this.#bad, name));
-      writeFileSync(join(this.#bad, `${name}.reason`), `${reason}\n`);
+      try {
+        renameSync(from, to);
+      } catch (error) {
+        if (!exists(from)) return; // Gone meanwhile: nothing to park.
+        // bad/ was removed, or holds an earlier entry of this name a rename cannot replace (a directory).
+        mkdirSync(this.#bad, { recursive: true, mode: 0o700 });
+        rmSync(to, { recursive: true, force: true });
+        renameSync(from, to);
+        this.options.log.warn(`spool: replaced bad/${name} (${toError(error).message})`);
+      }
+      // A new file: never written through whatever was left at the reason's name.
+      const reasonPath = join(this.#bad, `${name}.reason`);
+      rmSync(reasonPath, { force: true });
+      writeFileSync(reasonPath, `${reason}\n`, { flag: "wx" });
       this.options.log.warn(`spool: parked ${name} under bad/: ${reason}`);
-    } catch {
-      // Gone meanwhile: nothing to park.
+    } catch (error) {
+      this.options.log.warn(`spool: could not park ${name} under bad/: ${toError(error).message}`);
     }
   }
 
@@ -120,4 +155,77 @@ export class Spool {
       // Already removed.
     }
   }
+}
+
+/** Reads a regular file of at most the body cap; refuses any other kind by name, without reading it. */
+function readEntry(path: string): Read {
+  let fd: number;
+  try {
+    // Refused before it is opened (opening a device can do things); checked again on the descriptor.
+    const entry = lstatSync(path);
+    if (!entry.isFile()) return { refused: `Expected a regular file, got ${kindOf(entry)}` };
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    // Swapped for a link or a socket since the lstat; else gone, or unreadable now (the sweep retries).
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ELOOP" || code === "ENXIO" ? { refused: `Expected a regular file, got ${kindAt(path)}` } : null;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { refused: `Expected a regular file, got ${kindOf(info)}` };
+    // A writer renames its own new file in; a second name for a file is someone else's file.
+    if (info.nlink > 1) return { refused: `Expected a file with one name, got one with ${info.nlink} hard links` };
+    if (info.size > SIGNAL_LIMITS.bodyBytes) return { refused: `${TOO_BIG}, got ${info.size}` };
+    // One byte past the cap tells a file that grew after the fstat.
+    const buffer = Buffer.alloc(SIGNAL_LIMITS.bodyBytes + 1);
+    let length = 0;
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
+      length += bytesRead;
+      if (bytesRead === 0 || length === buffer.length) break;
+    }
+    if (length > SIGNAL_LIMITS.bodyBytes) return { refused: `${TOO_BIG}, got more` };
+    return { text: buffer.toString("utf8", 0, length) };
+  } catch {
+    return null;
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      // Closed either way.
+    }
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isSymbolicLink()) return "a symbolic link";
+  if (info.isDirectory()) return "a directory";
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isSocket()) return "a socket";
+  return "something that is not a file";
+}
+
+function kindAt(path: string): string {
+  try {
+    return kindOf(lstatSync(path));
+  } catch {
+    return "something that is not a file";
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where JSON.parse stopped, when it says so (its message can quote the text, so only the number). */
+function positionOf(error: unknown): string {
+  const position = /at position (\d+)/.exec(toError(error).message)?.[1];
+  return position === undefined ? "" : ` (at position ${position})`;
 }
