@@ -18,7 +18,7 @@ import type {
   VaultSetSchema,
   WaitCreateSchema,
 } from "./schemas/inputs.js";
-import type { Observation, Tab } from "./schemas/native-messages.js";
+import type { Observation, PanelList, Tab } from "./schemas/native-messages.js";
 import type { BrowserObserveSchema } from "./schemas/sources.js";
 import type {
   CheckEntry,
@@ -48,6 +48,11 @@ export interface RouteSpec {
 export const ROUTES = {
   health: { method: "GET", path: "/healthz", public: true, summary: "liveness" },
   status: { method: "GET", path: "/api/status", summary: "what the daemon is doing" },
+  panel: {
+    method: "GET",
+    path: "/api/panel",
+    summary: "every monitor and waitpoint with its session, a page at a time (?offset=&limit=)",
+  },
   listSessions: { method: "GET", path: "/api/sessions", summary: "every session" },
   createSession: { method: "POST", path: "/api/sessions", summary: "create a session (or get it, by id)" },
   getSession: { method: "GET", path: "/api/sessions/:sid", summary: "one session" },
@@ -74,6 +79,7 @@ export const ROUTES = {
   },
   getWake: { method: "GET", path: "/api/sessions/:sid/wakes/:wid", summary: "one wake" },
   retryWake: { method: "POST", path: "/api/sessions/:sid/wakes/:wid/retry", summary: "send a wake in review again" },
+  findWake: { method: "GET", path: "/api/wakes/:wid", summary: "one wake by its id alone (wake ids are global)" },
   listWaitpoints: { method: "GET", path: "/api/sessions/:sid/waitpoints", summary: "a session's waitpoints" },
   createWaitpoint: { method: "POST", path: "/api/sessions/:sid/waitpoints", summary: "arm a waitpoint" },
   getWaitpoint: { method: "GET", path: "/api/sessions/:sid/waitpoints/:wid", summary: "one waitpoint" },
@@ -92,6 +98,7 @@ export type RouteName = keyof typeof ROUTES;
 export interface RouteTypes {
   health: { body: undefined; reply: { ok: true } };
   status: { body: undefined; reply: StatusView };
+  panel: { body: undefined; reply: PanelList };
   listSessions: { body: undefined; reply: SessionView[] };
   createSession: { body: In<typeof SessionCreateSchema>; reply: SessionView };
   getSession: { body: undefined; reply: SessionView };
@@ -110,6 +117,7 @@ export interface RouteTypes {
   waitReady: { body: undefined; reply: { ready: number } };
   getWake: { body: undefined; reply: WakeView };
   retryWake: { body: undefined; reply: WakeView };
+  findWake: { body: undefined; reply: WakeView };
   listWaitpoints: { body: undefined; reply: WaitpointView[] };
   createWaitpoint: { body: In<typeof WaitCreateSchema>; reply: WaitCreated };
   getWaitpoint: { body: undefined; reply: WaitpointView };

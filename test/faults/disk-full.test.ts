@@ -56,7 +56,7 @@ test.skipIf(!mounted)(
         }),
       });
       statuses.push(r.status);
-      if (r.status === 503) refusal = ((await r.json()) as { error: string }).error;
+      if (r.status === 503) refusal = ((await r.json()) as { error: { message: string } }).error.message;
     }
     expect(statuses).toContain(503);
     expect(statuses.filter((s) => s !== 202 && s !== 503)).toEqual([]);

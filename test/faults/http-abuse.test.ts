@@ -77,7 +77,7 @@ test("JSON nested thousands deep is a 400 naming the limit, on every JSON route"
   ] as const) {
     const reply = await daemon.api(method, path, body);
     expect(reply.status, path).toBe(400);
-    expect(reply.body.error).toBe("Expected JSON nested at most 64 levels deep, got deeper");
+    expect(reply.body.error.message).toBe("Expected JSON nested at most 64 levels deep, got deeper");
   }
   expect((await daemon.api("GET", "/api/sessions/deep/monitors")).body).toEqual([]);
 });

@@ -27,7 +27,7 @@ test("a failed vault write answers 503 and leaves the vault, the shield and ever
 
   const replaced = await daemon.api("PUT", "/api/vault/KEY", { value: REPLACEMENT });
   expect(replaced.status).toBe(503);
-  expect(replaced.body.error).toMatch(/^Storage unavailable \(EISDIR: .*\); the vault was not changed$/);
+  expect(replaced.body.error.message).toMatch(/^Storage unavailable \(EISDIR: .*\); the vault was not changed$/);
   const added = await daemon.api("PUT", "/api/vault/NEW", { value: NEVER_STORED });
   expect(added.status).toBe(503);
 
@@ -37,7 +37,7 @@ test("a failed vault write answers 503 and leaves the vault, the shield and ever
     intervalSeconds: 5,
   });
   expect(refused.status).toBe(400);
-  expect(refused.body.error).toContain("Vault key NEW is not set");
+  expect(refused.body.error.message).toContain("Vault key NEW is not set");
   // ... and the one whose update failed still resolves to its stored (shielded) value.
   await daemon.api("POST", "/api/sessions/v/monitors", {
     source: { kind: "command", command: 'echo "got=${secret:KEY}"' },

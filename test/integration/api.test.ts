@@ -34,7 +34,7 @@ describe("the HTTP API", () => {
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
     const denied = await daemon.api("GET", "/api/sessions", undefined, { authorization: "Bearer wrong" });
     expect(denied.status).toBe(401);
-    expect(denied.body.error).toContain("Expected Authorization: Bearer");
+    expect(denied.body.error.message).toContain("Expected Authorization: Bearer");
   });
 
   test("DNS rebinding and web pages are refused before anything else: a foreign Host, any Origin", async () => {
@@ -63,10 +63,16 @@ describe("the HTTP API", () => {
     expect((await ask({})).status).toBe(200);
     expect((await ask({ host: `localhost:${port}` })).status).toBe(200);
     const rebound = await ask({ host: `attacker.example:${port}` });
-    expect(rebound).toMatchObject({ status: 421, body: { error: expect.stringContaining('got "attacker.example:') } });
+    expect(rebound).toMatchObject({
+      status: 421,
+      body: { error: { code: "misdirected", message: expect.stringContaining('got "attacker.example:') } },
+    });
     expect((await ask({ host: `attacker.example:${port}` }, "/healthz")).status).toBe(421);
     const page = await ask({ origin: "https://attacker.example" });
-    expect(page).toMatchObject({ status: 403, body: { error: expect.stringContaining("web pages are refused") } });
+    expect(page).toMatchObject({
+      status: 403,
+      body: { error: { code: "forbidden", message: expect.stringContaining("web pages are refused") } },
+    });
   });
 
   test("modes loosened while the daemon was down are put back at start", async () => {
@@ -184,7 +190,7 @@ describe("the HTTP API", () => {
     const before = await snapshot();
     const reply = await daemon.api("POST", path, body);
     expect(reply.status).toBe(status);
-    expect(reply.body.error).toContain(message);
+    expect(reply.body.error.message).toContain(message);
     expect(await snapshot()).toEqual(before);
   });
 

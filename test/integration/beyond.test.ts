@@ -62,7 +62,7 @@ describe("event lookback", () => {
         await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
           source: { kind: "event", type: "x", lookbackSeconds: 3601 },
         })
-      ).body.error,
+      ).body.error.message,
     ).toContain("Expected at most 3600 seconds");
   });
 });

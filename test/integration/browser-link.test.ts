@@ -42,7 +42,7 @@ test("with no browser connected, a check records 'browser not connected' and kee
   expect(view.state).toBe("waiting");
   const tabs = await daemon.api("GET", "/api/browser/tabs");
   expect(tabs.status).toBe(503);
-  expect(tabs.body.error).toBe(NOT_CONNECTED);
+  expect(tabs.body.error.message).toBe(NOT_CONNECTED);
   await daemon.api("POST", `/api/sessions/${session}/monitors/${created.body.id}/control`, { action: "cancel" });
 });
 
@@ -52,8 +52,8 @@ test("bad browser sources are refused with the field and what was expected", asy
     source: { kind: "browser", tabId: 1, url: "file:///etc/passwd", selector: "", condition: { operator: "exists" } },
   });
   expect(reply.status).toBe(400);
-  expect(reply.body.error).toContain("source.url: Expected an absolute http(s) URL");
-  expect(reply.body.error).toContain("source.selector: Expected a CSS selector");
+  expect(reply.body.error.message).toContain("source.url: Expected an absolute http(s) URL");
+  expect(reply.body.error.message).toContain("source.selector: Expected a CSS selector");
 });
 
 test("observe through the bridge: distinct errors keep it waiting, the matching text ends it met", async () => {
@@ -85,7 +85,10 @@ test("observe through the bridge: distinct errors keep it waiting, the matching 
       body: { text: "Running", exists: true, url: PAGE, title: "CI" },
     });
     const elsewhere = await daemon.api("POST", "/api/browser/observe", { ...probe, url: `${PAGE}/x` });
-    expect(elsewhere).toEqual({ status: 422, body: { error: `URL differs: tab 7 is on ${PAGE}` } });
+    expect(elsewhere).toEqual({
+      status: 422,
+      body: { error: { code: "unprocessable", message: `URL differs: tab 7 is on ${PAGE}` } },
+    });
     expect((await daemon.api("POST", "/api/browser/observe", { ...probe, tabId: "7" })).status).toBe(400);
     observed.length = 0;
 

@@ -111,7 +111,7 @@ describe("command waits against a real daemon", () => {
         ...(kind === "command" ? { intervalSeconds: 5 } : {}),
       });
       expect(reply.status).toBe(400);
-      expect(reply.body.error).toBe(
+      expect(reply.body.error.message).toBe(
         `source.cwd: Expected an existing folder, got ${join(work, "no-such-folder")} (no such folder)`,
       );
     }
@@ -216,7 +216,7 @@ describe("command waits against a real daemon", () => {
     expect(await wakes(sid)).toEqual([]);
     const again = await control("resume");
     expect(again.status).toBe(409);
-    expect(again.body.error).toBe("Cannot resume a monitor that is cancelled");
+    expect(again.body.error.message).toBe("Cannot resume a monitor that is cancelled");
   });
 
   test("a slow check never delays another monitor's checks", async () => {
@@ -242,7 +242,7 @@ describe("command waits against a real daemon", () => {
       intervalSeconds: 5,
     });
     expect(fifth.status).toBe(429);
-    expect(fifth.body.error).toMatch(/at most 4 command waits and watches armed per session/);
+    expect(fifth.body.error.message).toMatch(/at most 4 command waits and watches armed per session/);
     expect((await daemon.api("GET", `/api/sessions/${sid}/monitors`)).body).toHaveLength(4);
     await daemon.api("POST", `/api/sessions/${sid}/monitors/mon-1/control`, { action: "cancel" });
     const retry = await daemon.api("POST", `/api/sessions/${sid}/monitors`, {

@@ -123,7 +123,7 @@ describe("webhook adapter", () => {
     await hook.close();
   });
 
-  test("a failing receiver is retried with backoff, visibly, then succeeds with the same webhook-id", async () => {
+  test("a failing receiver is retried with backoff, visibly, then succeeds: one webhook-id, byte-identical bodies", async () => {
     const hook = await receiver([503, 503]);
     const { id: sid } = await session({ kind: "webhook", url: hook.url });
     await endsAtOnce(sid);
@@ -137,6 +137,10 @@ describe("webhook adapter", () => {
     expect(done.delivery).toMatchObject({ state: "delivered", attempts: 3, lastError: null });
     expect(hook.received).toHaveLength(3);
     expect(new Set(hook.received.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    // Standard Webhooks: one id, one content. The body names the message, not the attempt.
+    expect(new Set(hook.received.map((r) => r.body)).size).toBe(1);
+    expect(JSON.parse(hook.received[0]?.body ?? "")).toMatchObject({ id: hook.received[0]?.headers["webhook-id"] });
+    expect(JSON.parse(hook.received[0]?.body ?? "")).not.toHaveProperty("turn");
     await hook.close();
   });
 
@@ -147,6 +151,15 @@ describe("webhook adapter", () => {
     const review = await daemon.waitForState(sid, "mon-1", ["needs_review"]);
     expect(review.delivery.lastError).toBe(`POST ${down.url} answered 500 (gave up after 4 attempts)`);
     expect(down.received).toHaveLength(4);
+    // A manual retry is a new message: a new id (the wakes inside keep theirs).
+    await daemon.api("POST", `/api/sessions/${sid}/wakes/${review.delivery.wakeId}/retry`);
+    await waitFor(() => down.received.length === 5, { what: "the manual retry" });
+    const [first, , , , resent] = down.received as Received[];
+    expect(resent?.headers["webhook-id"]).not.toBe(first?.headers["webhook-id"]);
+    expect(JSON.parse(resent?.body ?? "").wakes[0].id).toBe(JSON.parse(first?.body ?? "").wakes[0].id);
+    // The receiver answers 200 from the sixth request on: the resend's own retry delivers it.
+    await daemon.waitForState(sid, "mon-1", ["finished"]);
+    expect(down.received[5]?.headers["webhook-id"]).toBe(resent?.headers["webhook-id"]);
 
     const refusing = await receiver([400]);
     await daemon.api("PATCH", `/api/sessions/${sid}`, { adapter: { kind: "webhook", url: refusing.url } });
@@ -233,7 +246,7 @@ describe("command adapter", () => {
     expect(readFileSync(join(dir, "runs"), "utf8").trim().split("\n")).toHaveLength(2);
     const again = await daemon.api("POST", `/api/sessions/${sid}/wakes/${review.delivery.wakeId}/retry`);
     expect(again.status).toBe(409);
-    expect(again.body.error).toContain("is delivered");
+    expect(again.body.error.message).toContain("is delivered");
   });
 });
 
@@ -295,7 +308,7 @@ describe("inbox claims and the turn queue", () => {
     await daemon.waitForState(sid, "mon-2", ["continuing"]);
     const refused = await daemon.api("POST", `/api/sessions/${sid}/monitors/mon-2/control`, { action: "cancel" });
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toBe(
+    expect(refused.body.error.message).toBe(
       "Cannot cancel mon-2: its wake is being delivered, and a delivery already started cannot be undone",
     );
     await daemon.api("DELETE", `/api/sessions/${sid}`);
@@ -321,7 +334,7 @@ describe("adapter configuration", () => {
     const { id: sid } = await session();
     const reply = await daemon.api("PATCH", `/api/sessions/${sid}`, { adapter });
     expect(reply.status).toBe(400);
-    expect(reply.body.error).toContain(message);
+    expect(reply.body.error.message).toContain(message);
     expect((await daemon.api("GET", `/api/sessions/${sid}`)).body.adapter).toEqual({ kind: "inbox" });
   });
 });

@@ -121,7 +121,7 @@ describe("tool monitors", () => {
     const sid = await session();
     const reply = await create(sid, { source });
     expect(reply.status).toBe(400);
-    expect(reply.body.error).toContain(message);
+    expect(reply.body.error.message).toContain(message);
     expect((await daemon.api("GET", `/api/sessions/${sid}/monitors`)).body).toEqual([]);
   });
 });
@@ -144,7 +144,7 @@ describe("bounds", () => {
   ])("%j is refused naming the bound", async (extra, message) => {
     const reply = await create(await session(), { source: tool, ...extra });
     expect(reply.status).toBe(400);
-    expect(reply.body.error).toBe(message);
+    expect(reply.body.error.message).toBe(message);
   });
 
   test("defaults are 30 s and 30 min; pause keeps the deadline", async () => {
@@ -161,7 +161,7 @@ describe("bounds", () => {
     for (let i = 0; i < 20; i++) expect((await create(sid, { source: { kind: "time", at } })).status).toBe(201);
     const refused = await create(sid, { source: { kind: "time", at } });
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toBe(
+    expect(refused.body.error.message).toBe(
       "Limit reached: at most 20 active monitors armed per session (this session has 20); cancel one first",
     );
   });
@@ -174,13 +174,18 @@ describe("time monitors", () => {
     await create(sid, { name: "look again", source: { kind: "time", at } });
     const ended = await daemon.waitForState(sid, "mon-1", ["ready"]);
     expect(Date.parse(ended.ending.at)).toBeGreaterThanOrEqual(Date.parse(at));
+    // It fired at its time: its first check is then, so never "already true when armed".
+    expect(ended.ending.detail).toBe(`its time came (${at})`);
+    const [wake] = (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body;
+    expect(wake.text).toContain(`its time came (${at})`);
+    expect(wake.text).not.toContain("already true");
     const late = await create(sid, {
       source: { kind: "time", at: new Date(Date.now() + 3_600_000).toISOString() },
       timeoutSeconds: 60,
     });
     expect(late.status).toBe(400);
-    expect(late.body.error).toMatch(/^source.at: Expected a time before the monitor's deadline/);
-    expect((await create(sid, { source: { kind: "time", at: "tomorrow" } })).body.error).toContain(
+    expect(late.body.error.message).toMatch(/^source.at: Expected a time before the monitor's deadline/);
+    expect((await create(sid, { source: { kind: "time", at: "tomorrow" } })).body.error.message).toContain(
       "Expected a UTC ISO time",
     );
   });

@@ -25,7 +25,7 @@ test("a vault secret reaches the command and never appears in any stored or retu
     }),
   );
   expect(refused.status).toBe(400);
-  expect(refused.body.error).toContain("Vault key MISSING_KEY is not set");
+  expect(refused.body.error.message).toContain("Vault key MISSING_KEY is not set");
 
   const made = await daemon.api("POST", "/api/sessions/v/monitors", {
     name: "uses ${secret:API_TOKEN}",

@@ -82,7 +82,8 @@ export class ApiClient {
     const text = await response.text();
     const parsed = text ? (JSON.parse(text) as unknown) : undefined;
     if (!response.ok) {
-      const message = (parsed as { error?: string } | undefined)?.error ?? `HTTP ${response.status}`;
+      const message =
+        (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? `HTTP ${response.status}`;
       throw new CliError(message);
     }
     return parsed as RouteTypes[K]["reply"];

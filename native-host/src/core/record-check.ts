@@ -35,11 +35,16 @@ function excerptOf(result: CheckResult, shield: Shield): string {
   return text.length > EXCERPT_CAP ? `${text.slice(0, EXCERPT_CAP)}…` : text;
 }
 
+/** What the probe kind decides about a check: its condition, and how a met ending reads. */
+export interface CheckRules {
+  condition(source: Source): Condition;
+  metDetail?(source: Source): string;
+}
+
 export function recordCheckInTx(
   deps: EndingDeps,
   uid: number,
-  /** The probe kind's condition for this source. */
-  conditionOf: (source: Source) => Condition,
+  rules: CheckRules,
   result: CheckResult,
   now: number,
   durationMs: number | null = null,
@@ -55,7 +60,7 @@ export function recordCheckInTx(
   const trigger = record.trigger;
   const step = pollStep(
     result,
-    conditionOf(record.source),
+    rules.condition(record.source),
     {
       polls: trigger.polls,
       unrunnableStreak: trigger.unrunnableStreak,
@@ -85,6 +90,7 @@ export function recordCheckInTx(
   if (step.action === "end") {
     if (step.eventText !== undefined) store.events.append(uid, shield.text(step.eventText), now);
     const ended = store.monitors.byUid(uid);
-    if (ended) endInTx(deps, ended, step.reason, step.detail, now);
+    const detail = step.reason === "met" && rules.metDetail ? rules.metDetail(record.source) : step.detail;
+    if (ended) endInTx(deps, ended, step.reason, detail, now);
   }
 }

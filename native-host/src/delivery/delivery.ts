@@ -337,7 +337,7 @@ export class Delivery {
       turn: claimed.turn,
       wakes: claimed.rows.map((row) => {
         const view = toWakeView(row);
-        return { id: view.id, text: view.text, payload: view.payload };
+        return { id: view.id, text: view.text, payload: view.payload, resends: row.resends };
       }),
     };
     this.#log.info(`delivering turn ${claimed.turn} of session ${sessionId} via ${session.adapter.kind}`, {

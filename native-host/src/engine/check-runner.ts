@@ -151,8 +151,7 @@ export class CheckRunner {
     const { store, endings } = this.deps;
     const now = this.deps.now();
     const polled = this.#polledMonitors(now);
-    const conditionOf = probe.condition.bind(probe);
-    store.tx(() => recordCheckInTx(endings, uid, conditionOf, result, now, durationMs, polled));
+    store.tx(() => recordCheckInTx(endings, uid, probe, result, now, durationMs, polled));
     const record = store.monitors.byUid(uid);
     if (!record) return;
     if (!isActive(record.state)) this.deps.secretEnv.forget(uid);

@@ -76,4 +76,12 @@ export class Queries {
     if (!row) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
     return toWakeView(row);
   }
+
+  /** A wake by its id alone (wake ids are unique across sessions): `vigil retry WAKE_ID`. */
+  wakeAnywhere(wakeId: string): WakeView {
+    const number = parseWakeId(wakeId);
+    const row = number === null ? undefined : this.store.wakes.byIds([number])[0];
+    if (!row) throw new NotFoundError(`Unknown wake ${wakeId}`);
+    return toWakeView(row);
+  }
 }

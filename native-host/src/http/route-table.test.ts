@@ -15,7 +15,8 @@ import { createApiServer } from "./server.js";
 const store = Store.open(":memory:");
 const services = wireServices({ store, log: silentLogger });
 services.delivery.stop();
-const server = createApiServer({ services, token: "t".repeat(32) });
+const TOKEN = "t".repeat(32);
+const server = createApiServer({ services, token: TOKEN });
 const url = await new Promise<string>((resolve) =>
   server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
 );
@@ -35,9 +36,64 @@ test.each(Object.keys(ROUTES) as RouteName[])("the server answers %s", async (na
   else expect(response.status).not.toBe(404);
 });
 
-test("a path outside the table is 404, another method on a known path is 405", async () => {
+test("a path outside the table is 404, another method on a known path is 405 with Allow", async () => {
   expect((await fetch(`${url}/api/nothing`)).status).toBe(404);
-  expect((await fetch(`${url}/api/status`, { method: "DELETE" })).status).toBe(405);
+  const wrong = await fetch(`${url}/api/status`, { method: "DELETE" });
+  expect(wrong.status).toBe(405);
+  expect(wrong.headers.get("allow")).toBe("GET, HEAD");
+  const sessions = await fetch(`${url}/api/sessions`, { method: "PUT" });
+  expect(sessions.headers.get("allow")).toBe("GET, POST, HEAD");
+  expect(await sessions.json()).toEqual({
+    error: { code: "method_not_allowed", message: "Expected GET, POST, HEAD on /api/sessions, got PUT" },
+  });
+});
+
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** Every route, asked wrongly three ways: no token, unknown ids, a body that is not what it takes. */
+test.each(Object.keys(ROUTES) as RouteName[])(
+  "every error answer of %s has the one shape {error: {code, message}}",
+  async (name) => {
+    const spec = ROUTES[name];
+    const path = pathOf(spec, { sid: "nope", mid: "m", wid: "w", key: "bad key" });
+    const answers = await Promise.all([
+      fetch(`${url}${path}`, { method: spec.method }),
+      fetch(`${url}${path}`, { method: spec.method, headers: auth }),
+      fetch(`${url}${path}?offset=-1&wait=x`, {
+        method: spec.method,
+        headers: { ...auth, "content-type": "application/json" },
+        ...(spec.method === "GET" || spec.method === "DELETE" ? {} : { body: "[1" }),
+      }),
+    ]);
+    for (const answer of answers) {
+      if (answer.ok) continue;
+      const body = (await answer.json()) as Record<string, unknown>;
+      expect(Object.keys(body), `${spec.method} ${path} → ${answer.status}`).toEqual(["error"]);
+      expect(body.error).toEqual({ code: expect.stringMatching(/^[a-z_]+$/), message: expect.any(String) });
+    }
+  },
+);
+
+test.each((Object.keys(ROUTES) as RouteName[]).filter((name) => ROUTES[name].method === "GET"))(
+  "HEAD %s answers as GET does, without a body",
+  async (name) => {
+    const path = pathOf(ROUTES[name], { sid: "nope", mid: "m", wid: "w" });
+    const [get, head] = await Promise.all(
+      ["GET", "HEAD"].map((method) => fetch(`${url}${path}`, { method, headers: auth })),
+    );
+    expect(head.status).toBe(get?.status);
+    expect(head.headers.get("content-type")).toBe(get?.headers.get("content-type"));
+    expect(await head?.text()).toBe("");
+  },
+);
+
+test("the bearer scheme is accepted in any case; any other scheme is 401 with WWW-Authenticate", async () => {
+  for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
+    expect((await fetch(`${url}/api/status`, { headers: { authorization: `${scheme} ${TOKEN}` } })).status).toBe(200);
+  }
+  const basic = await fetch(`${url}/api/status`, { headers: { authorization: `Basic ${TOKEN}` } });
+  expect(basic.status).toBe(401);
+  expect(basic.headers.get("www-authenticate")).toBe("Bearer");
 });
 
 test("pathOf fills and encodes parameters and appends the query", () => {

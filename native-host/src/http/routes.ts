@@ -13,7 +13,9 @@ import {
   VaultSetSchema,
   WaitCreateSchema,
 } from "../../../shared/schemas/inputs.js";
+import type { PanelItem } from "../../../shared/schemas/native-messages.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
+import type { WaitpointView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
@@ -21,7 +23,7 @@ import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import type { ApiServices, Routes } from "./route-context.js";
-import { SIGNAL_STATUS } from "./status.js";
+import { errorBody, SIGNAL_STATUS } from "./status.js";
 
 const sessionView = (session: SessionRow, extra: { webhookSecret?: string } = {}) => ({
   id: session.id,
@@ -52,6 +54,16 @@ function waitSeconds(raw: string | undefined): number {
   return value;
 }
 
+/** A whole number from the query, within bounds; `fallback` when absent. */
+function pageNumber(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new HttpError(400, `${name}: Expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
 function param(value: string | undefined, name: string): string {
   if (!value) throw new HttpError(400, `Expected a ${name} in the path`);
   return value;
@@ -73,6 +85,25 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
     },
   }));
+
+  /** What the side panel and `vigil ls` show, in one request: items by session, waitpoints with details. */
+  routes.on("panel", (c) => {
+    const offset = pageNumber(c.query.offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = pageNumber(c.query.limit, "limit", 200, 1, 500);
+    const items: PanelItem[] = [];
+    for (const session of queries.sessions()) {
+      const { id, label } = sessionView(session);
+      const monitors = queries.monitors(id);
+      const details = monitors.some((m) => m.kind === "signal")
+        ? new Map(waitpoints.list(id).map((w) => [w.id, w]))
+        : new Map<string, WaitpointView>();
+      for (const monitor of monitors) {
+        const waitpoint = details.get(monitor.id);
+        items.push(waitpoint ? { session: { id, label }, monitor, waitpoint } : { session: { id, label }, monitor });
+      }
+    }
+    return { status: 200, body: { total: items.length, offset, items: items.slice(offset, offset + limit) } };
+  });
 
   // ---- sessions
   routes.on("createSession", async (c) => {
@@ -175,6 +206,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     status: 200,
     body: queries.wake(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
   }));
+  routes.on("findWake", (c) => ({ status: 200, body: queries.wakeAnywhere(param(c.params.wid, "wake id")) }));
   routes.on("retryWake", (c) => ({
     status: 200,
     body: delivery.retry(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
@@ -201,7 +233,11 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   });
   routes.on("signal", async (c) => {
     const outcome = await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
-    return { status: SIGNAL_STATUS[outcome.verdict], body: outcome.body };
+    const status = SIGNAL_STATUS[outcome.verdict];
+    if (outcome.verdict === "accepted") return { status, body: outcome.body };
+    // A refusal in the one error shape; its code is the verdict (`wrong_secret`, `ended`, …).
+    const { error, ...details } = outcome.body;
+    return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }) };
   });
 
   // ---- browser: the connected extension's tabs, read-only (503 when none is connected)

@@ -12,9 +12,10 @@ import { toError } from "../base/log.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
 import type { ApiServices, Handler, RouteContext, Routes } from "./route-context.js";
 import { registerRoutes } from "./routes.js";
-import { statusOf } from "./status.js";
+import { errorBody, statusOf } from "./status.js";
 
 const DEFAULT_BODY_LIMIT = 1_000_000;
+const METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE"] as const;
 /** `application/json`, or any `application/…+json`, with parameters. */
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
@@ -69,10 +70,12 @@ export function createApiServer(options: {
   registerRoutes(routes, services);
   const missing = (Object.keys(ROUTES) as RouteName[]).filter((name) => !registered.has(name));
   if (missing.length > 0) throw new Error(`Routes without a handler: ${missing.join(", ")}`);
-  const expected = Buffer.from(`Bearer ${options.token}`);
+  const expected = Buffer.from(options.token);
 
+  /** `Authorization: Bearer TOKEN`, the scheme in any case (RFC 9110 §11.1); the token compared in constant time. */
   const authorised = (req: IncomingMessage) => {
-    const given = Buffer.from(req.headers.authorization ?? "");
+    const match = /^bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
+    const given = Buffer.from(match?.[1] ?? "");
     return given.length === expected.length && timingSafeEqual(given, expected);
   };
 
@@ -97,16 +100,18 @@ export function createApiServer(options: {
     const raw = req.url ?? "/";
     const mark = raw.indexOf("?");
     const pathname = mark === -1 ? raw : raw.slice(0, mark);
-    const found = router.find(req.method as "GET", pathname);
+    // HEAD is GET without the body (Node leaves the body out of a HEAD answer by itself).
+    const found = router.find((req.method === "HEAD" ? "GET" : req.method) as "GET", pathname);
     if (!found) {
-      const allowed = ["GET", "POST", "PATCH", "PUT", "DELETE"].some((m) => router.find(m as "GET", pathname));
-      throw new HttpError(
-        allowed ? 405 : 404,
-        allowed ? `Method ${req.method} not allowed on ${pathname}` : `No route ${pathname}`,
-      );
+      const allowed: string[] = METHODS.filter((m) => router.find(m, pathname));
+      if (allowed.includes("GET")) allowed.push("HEAD");
+      if (allowed.length === 0) throw new HttpError(404, `No route ${pathname}`);
+      res.setHeader("allow", allowed.join(", "));
+      throw new HttpError(405, `Expected ${allowed.join(", ")} on ${pathname}, got ${req.method}`);
     }
     const stored = found.store as Stored;
     if (!stored.spec.public && !authorised(req)) {
+      res.setHeader("www-authenticate", "Bearer");
       throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
     }
     let gone: AbortController | undefined;
@@ -157,7 +162,7 @@ export function createApiServer(options: {
         if (status === 503) services.log.warn(`${req.method} ${req.url}: ${error.message}`);
         else if (status >= 500) services.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
         const message = services.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
-        if (!res.headersSent) sendJson(res, status, { error: message });
+        if (!res.headersSent) sendJson(res, status, errorBody(status, message));
         else res.end();
       });
     },

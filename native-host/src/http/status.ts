@@ -30,3 +30,31 @@ export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 404 | 410 | 422 | 
   not_a_member: 422,
   too_many_misses: 429,
 };
+
+/** The `code` of an error answer, by status: stable words a client can branch on. */
+const STATUS_CODE: Record<number, string> = {
+  400: "invalid",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  408: "timeout",
+  409: "conflict",
+  410: "gone",
+  413: "too_large",
+  415: "unsupported_media_type",
+  421: "misdirected",
+  422: "unprocessable",
+  429: "limit",
+  500: "internal",
+  503: "unavailable",
+};
+
+/** Every error answer has this one shape: `{error: {code, message, …details}}`. */
+export function errorBody(
+  status: number,
+  message: string,
+  details: { code?: string } & Record<string, unknown> = {},
+): { error: { code: string; message: string } & Record<string, unknown> } {
+  return { error: { ...details, code: details.code ?? STATUS_CODE[status] ?? "error", message } };
+}

@@ -18,9 +18,7 @@ import {
   type NativeReply,
   type NativeRequest,
   NativeRequestSchema,
-  type PanelItem,
 } from "../../../shared/schemas/native-messages.js";
-import type { WaitpointView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ApiClient } from "../api/client.js";
 import { LineSplitter } from "../base/line-splitter.js";
@@ -37,23 +35,7 @@ function handlers(home: string): Handlers {
     ping: async () => ({ pong: true }),
     status: () => api().call("status"),
     /** Every monitor and waitpoint, grouped by session, a page at a time (replies stay under 1 MB). */
-    list: async ({ offset, limit }) => {
-      const client = api();
-      const sessions = await client.call("listSessions");
-      const items: PanelItem[] = [];
-      for (const s of sessions) {
-        const monitors = await client.call("listMonitors", { params: { sid: s.id } });
-        // A waitpoint is a monitor of kind signal with the same id; the panel shows its details too.
-        const waitpoints = monitors.some((m) => m.kind === "signal")
-          ? new Map((await client.call("listWaitpoints", { params: { sid: s.id } })).map((w) => [w.id, w]))
-          : new Map<string, WaitpointView>();
-        for (const monitor of monitors) {
-          const waitpoint = waitpoints.get(monitor.id);
-          items.push(waitpoint ? { session: s, monitor, waitpoint } : { session: s, monitor });
-        }
-      }
-      return { total: items.length, offset, items: items.slice(offset, offset + limit) };
-    },
+    list: ({ offset, limit }) => api().call("panel", { query: { offset, limit } }),
     control: ({ sessionId, monitorId, action }) =>
       api().call("controlMonitor", { params: { sid: sessionId, mid: monitorId }, body: { action } }),
     checks: ({ sessionId, monitorId }) => api().call("monitorChecks", { params: { sid: sessionId, mid: monitorId } }),

@@ -55,6 +55,8 @@ export interface PollProbe<S extends Source = Source> extends ProbeBase<S> {
   /** When the first check is due (default: at once); null never polls (an event without fallback). */
   firstDueAt?(source: S, now: number): number | null;
   condition(source: S): Condition;
+  /** How a met ending reads when the generic "condition … held on check N" would mislead. */
+  metDetail?(source: S): string;
   check(source: S, context: CheckContext): Promise<CheckResult>;
 }
 

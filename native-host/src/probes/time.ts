@@ -22,6 +22,8 @@ export const timeProbe: PollProbe<TimeSource> = {
   },
   firstDueAt: (source) => Date.parse(source.at),
   condition: () => ({ path: "reached", operator: "equals", value: true }),
+  // Its first check is at its time: never "already true when armed".
+  metDetail: (source) => `its time came (${source.at})`,
   check: async (source) => ({
     outcome: "observed",
     observation: { at: source.at, now: new Date().toISOString(), reached: Date.now() >= Date.parse(source.at) },

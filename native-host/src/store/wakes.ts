@@ -33,6 +33,8 @@ export interface RawWake {
   next_attempt_at: number | null;
   lease_until: number | null;
   turn: number | null;
+  /** Manual retries (`vigil retry`): each makes the wake a new message. */
+  resends: number;
   last_error: string | null;
   delivered_at: number | null;
   delivered_via: string | null;
@@ -162,7 +164,7 @@ export class WakesTable {
        WHERE state = 'delivering' AND lease_until <= ? RETURNING id`,
     );
     this.#retry = db.prepare(
-      `UPDATE wakes SET state = 'ready', attempts = 0, next_attempt_at = NULL, last_error = NULL
+      `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
        WHERE id = ? AND state = 'needs_review'`,
     );
     this.#readyCount = db.prepare<[string], { n: number }>(

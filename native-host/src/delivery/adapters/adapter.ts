@@ -10,6 +10,8 @@ export interface TurnWake {
   id: string;
   text: string;
   payload: WakePayload;
+  /** Manual retries so far: a resent wake is a new message (a new webhook-id). */
+  resends: number;
 }
 
 export interface Turn {
