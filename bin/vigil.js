@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The `vigil` command: runs the compiled CLI (npm install builds it; `npm run build` rebuilds).
+// The `vigil` command: runs the compiled CLI. It never builds (npm install builds it, `npm run build`
+// rebuilds; bin/prepare.js keeps `npx vigil` from building too).
 // Design: docs/design.md §7.
 import { existsSync } from "node:fs";
 

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "vitest";
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { MonitorView, WaitpointView } from "../../shared/schemas/views";
+import { monitorView } from "../../test/helpers/views";
 import {
   canPause,
   capsuleText,
@@ -22,19 +23,8 @@ const NOW = Date.parse("2026-12-02T12:00:00Z");
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
 
 function monitor(overrides: Partial<MonitorView> = {}): MonitorView {
-  return {
-    id: "mon-1",
-    sessionId: "s",
+  return monitorView(at, {
     name: "CI run",
-    kind: "command",
-    state: "waiting",
-    ending: null,
-    eventCount: 0,
-    lastEvent: null,
-    lastObservation: null,
-    lastError: null,
-    errorCount: 0,
-    consecutive: null,
     polls: 1,
     createdAt: at(-60_000),
     lastCheckAt: at(-3_000),
@@ -43,10 +33,8 @@ function monitor(overrides: Partial<MonitorView> = {}): MonitorView {
     intervalSeconds: 30,
     timeoutSeconds: 10_800,
     source: { kind: "command", command: "true" },
-    continuation: null,
-    delivery: null,
     ...overrides,
-  };
+  });
 }
 
 function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {

@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -55,14 +57,14 @@ describe("the vigil CLI", () => {
     expect(String(inbox.stdout)).toContain("Ended (met)");
   });
 
-  test("wait --follow shows progress and exits 0 when met", async () => {
+  test("wait --follow exits 0 when met; into a pipe it draws no progress, only the final status line", async () => {
     writeFileSync(join(work, "now.flag"), "");
     const result = await daemon.cli(
       ["wait", "--session", "c2", "--until", "0.2", "--follow", "--", "test -f now.flag"],
       { cwd: work },
     );
     expect(result.exitCode).toBe(0);
-    expect(String(result.stderr)).toMatch(/mon-1 ready · met/);
+    expect(String(result.stderr)).toMatch(/^mon-1 ready · met · [^\n]*$/);
   });
 
   test("predicate flags become conditions", async () => {
@@ -89,7 +91,9 @@ describe("the vigil CLI", () => {
       "true",
     ]);
     expect(both.exitCode).toBe(2);
-    expect(String(both.stderr)).toContain("Expected at most one predicate flag");
+    expect(String(both.stderr)).toBe(
+      "vigil: Expected at most one predicate flag, got several\nTry 'vigil wait --help'",
+    );
   });
 
   test("pause, resume, cancel and events", async () => {
@@ -102,6 +106,34 @@ describe("the vigil CLI", () => {
     expect(String((await daemon.cli(["events", "mon-1", "--session", "c4"])).stdout).trim()).toBe("no events");
   });
 
+  test("retry finds a wake's session from the wake id alone", async () => {
+    // A receiver that refuses (400): the wake needs review at once.
+    const refusing = createServer((_req, res) => res.writeHead(400).end());
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/hook`;
+    expect(
+      (await daemon.api("POST", "/api/sessions", { id: "c-retry", adapter: { kind: "webhook", url } })).status,
+    ).toBe(201);
+    const armed = await daemon.api("POST", "/api/sessions/c-retry/monitors", {
+      source: { kind: "command", command: "true" },
+      intervalSeconds: 5,
+    });
+    expect(armed.status, JSON.stringify(armed.body)).toBe(201);
+    const review = await daemon.waitForState("c-retry", "mon-1", ["needs_review"]);
+    const wake = review.delivery.wakeId as string;
+    const retried = await daemon.cli(["retry", wake]);
+    expect(retried.exitCode, String(retried.stderr)).toBe(0);
+    expect(retried.stdout).toBe(`${wake} ready (session c-retry)`);
+    // ls --all reads every session's monitors in one request (the panel route).
+    const all = await daemon.cli(["ls", "--all"]);
+    expect(all.stdout).toMatch(/^c-retry mon-1 /m);
+    expect(all.stdout).toMatch(/^c1 mon-1 /m);
+    const unknown = await daemon.cli(["retry", "wake-999999"]);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain("Unknown wake wake-999999");
+    refusing.close();
+  });
+
   test("errors are one line on stderr and a nonzero exit", async () => {
     const unknown = await daemon.cli(["show", "mon-42", "--session", "c1"]);
     expect(unknown.exitCode).toBe(1);
@@ -111,9 +143,12 @@ describe("the vigil CLI", () => {
     expect(String(badTimeout.stderr)).toBe(
       "vigil: timeoutSeconds: Expected 60–600 seconds (1–59 use the default 300), got 900",
     );
+    // A usage error: what is wrong, then where the usage is (not the whole usage).
     const missing = await daemon.cli(["wait", "--", "true"]);
     expect(missing.exitCode).toBe(2);
-    expect(String(missing.stderr)).toContain("required option '--until <seconds>' not specified");
+    expect(String(missing.stderr)).toBe(
+      "vigil: required option '--until <seconds>' not specified\nTry 'vigil wait --help'",
+    );
   });
 
   test("without a daemon the CLI says how to start one", async () => {

@@ -12,6 +12,9 @@ import { resolveHome } from "../base/paths.js";
 
 export const DEFAULT_SESSION = "default";
 
+/** The help of every `--session` option (what sessionOf does). */
+export const SESSION_HELP = "session (default: $VIGIL_SESSION, else this shell's agent session, else 'default')";
+
 export interface GlobalOptions {
   home?: string;
 }

@@ -38,7 +38,9 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
   if (view.deadlineAt) lines.push(`  deadline:  ${relative(view.deadlineAt, now)}`);
   lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
   if (view.lastError) lines.push(`  last error: ${view.lastError} (${view.errorCount} errors)`);
-  if (view.continuation) lines.push(`  continuation: ${view.continuation}`);
+  // A waitpoint's note is the intent it was armed with (design.md §5); a monitor's, its continuation.
+  if (view.continuation)
+    lines.push(view.kind === "signal" ? `  intent:    ${view.continuation}` : `  continuation: ${view.continuation}`);
   if (view.delivery) lines.push(`  wake:      ${view.delivery.wakeId} · ${deliveryText(view.delivery, now)}`);
   return lines.join("\n");
 }

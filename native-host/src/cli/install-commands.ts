@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { EXTENSION_ID, EXTENSION_KEY } from "../../../shared/extension-identity.js";
-import { ApiClient, CliError } from "../api/client.js";
+import { ApiClient } from "../api/client.js";
 import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
 import { homePaths, packageRoot } from "../base/paths.js";
@@ -24,6 +24,7 @@ import {
   uninstall,
 } from "../install/install.js";
 import { homeOf, print } from "./context.js";
+import { usageError } from "./options.js";
 
 interface BrowserOptions {
   browser?: string;
@@ -35,7 +36,7 @@ const usage = <T>(run: () => T): T => {
   try {
     return run();
   } catch (error) {
-    if (error instanceof ValidationError) throw new CliError(error.message, 2);
+    if (error instanceof ValidationError) throw usageError(error.message);
     throw error;
   }
 };
@@ -51,27 +52,24 @@ function chosenTargets(options: BrowserOptions): InstallTarget[] {
 }
 
 export function registerInstallCommands(program: Command): void {
-  const browserOption = (command: Command) =>
+  // The three share the browser flags; each says what it does with them.
+  const browserOption = (command: Command, does: string) =>
     command
       .option(
         "--browser <name>",
         "chrome, chromium, edge, brave, firefox, a comma list, or all (default: the browsers this machine has)",
       )
-      .option(
-        "--user-data-dir <dir>",
-        "a browser profile folder: writes DIR/NativeMessagingHosts/ (tests, portable profiles)",
-      )
-      .option("--extension-id <id>", "allow another extension id (an unpacked build without the key)");
+      .option("--user-data-dir <dir>", `a browser profile folder: ${does} (tests, portable profiles)`);
 
-  browserOption(program.command("install"))
+  browserOption(program.command("install"), "writes DIR/NativeMessagingHosts/")
+    .option("--extension-id <id>", "allow another extension id (an unpacked build without the key)")
     .description("let the Vigil extension reach this daemon: write the browsers' native-host manifests")
     .action((options: BrowserOptions, command: Command) => {
       const home = homeOf(command);
       const list = chosenTargets(options);
       if (list.length === 0)
-        throw new CliError(
+        throw usageError(
           "Found no Chrome, Chromium, Edge, Brave or Firefox profile folder: name the browser, e.g. vigil install --browser chromium",
-          2,
         );
       const written = install({ vigilHome: home, targets: list, extensionId: options.extensionId });
       for (const target of written) print(`${target.browser}: wrote ${target.file}`);
@@ -83,15 +81,16 @@ export function registerInstallCommands(program: Command): void {
       );
     });
 
-  browserOption(program.command("uninstall"))
+  browserOption(program.command("uninstall"), "removes the manifest from DIR/NativeMessagingHosts/")
     .description("remove the native-host manifests vigil install wrote")
     .action((options: BrowserOptions) => {
       for (const result of uninstall(chosenTargets(options)))
         print(`${result.browser}: ${result.removed ? `removed ${result.file}` : `${result.note} (${result.file})`}`);
     });
 
-  browserOption(program.command("doctor"))
+  browserOption(program.command("doctor"), "checks the manifest in DIR/NativeMessagingHosts/")
     .description("check node, the daemon, the native-host manifests, the extension and the agents; say what to fix")
+    .option("--extension-id <id>", "the extension id the manifests must allow (default: Vigil's own)")
     .option("--json", "print the findings as JSON")
     .action(async (options: BrowserOptions & { json?: boolean }, command: Command) => {
       const findings = await diagnose(homeOf(command), options);

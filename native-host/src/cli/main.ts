@@ -1,23 +1,67 @@
 /**
  * The `vigil` command line (design.md §7, §11). Each subcommand is a thin HTTP client of the daemon,
- * except `serve`. Errors are one line on stderr and a nonzero exit.
+ * except `serve`. Errors are one line on stderr; a usage error adds where to read the usage. Exit 0
+ * done, 1 refused or failed, 2 usage (EXIT in options.ts).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { CliError } from "../api/client.js";
+import { packageRoot } from "../base/paths.js";
 import { homeOf } from "./context.js";
 import { registerHookCommands } from "./hook-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
+import { EXIT, parseInteger, usageError } from "./options.js";
 import { registerSessionCommands } from "./session-commands.js";
 import { registerSetupCommands } from "./setup-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
 import { registerVaultCommands } from "./vault-commands.js";
 
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done (wait --follow: the wait was met)
+  1  refused or failed: the daemon refused the request (a value out of range, an unknown id), it is
+     not running, or the wait ended without being met
+  2  usage: an unknown command or option, a missing argument, a malformed value
+
+Run 'vigil help COMMAND' (or 'vigil COMMAND --help') for a command's options, 'vigil help sessions
+turn' for a subcommand's.`;
+
+/** This checkout's package version. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** `vigil sessions turn`: the words that name a command. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(" ");
+}
+
+/** Every command's own errors read as ours: `vigil: what is wrong`, then `Try 'vigil X --help'`. */
+function configureErrors(command: Command): void {
+  command
+    .configureOutput({ outputError: (text, write) => write(`vigil: ${text.replace(/^error: /, "")}`) })
+    .showHelpAfterError(`Try '${commandPath(command)} --help'`);
+  for (const sub of command.commands) configureErrors(sub);
+}
+
+/** The command `help A B` names (`help sessions turn`); undefined when there is no such command. */
+function findCommand(program: Command, words: string[]): Command | undefined {
+  let at: Command | undefined = program;
+  for (const word of words) at = at?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  return at;
+}
+
 export function buildProgram(): Command {
   const program = new Command("vigil")
     .description("Durable wake-me-when monitors for AI agents")
+    .version(packageVersion(), "-v, --version", "print the version")
     .option("--home <dir>", "Vigil's home folder (default: $VIGIL_HOME or ~/.vigil)")
-    .showHelpAfterError()
+    .helpCommand("help [command...]", "print a command's help")
+    .addHelpText("after", EXIT_CODES_HELP)
     .exitOverride();
 
   program
@@ -28,11 +72,10 @@ export function buildProgram(): Command {
       const { runDaemon } = await import("../daemon.js");
       const { DEFAULT_PORT } = await import("../base/home.js");
       const { envConfig } = await import("../base/config.js");
-      const raw = options.port ?? String(envConfig().VIGIL_PORT ?? DEFAULT_PORT);
-      const port = Number(raw);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        throw new CliError(`Expected --port 0–65535, got ${raw}`, 2);
-      }
+      const port =
+        options.port === undefined
+          ? (envConfig().VIGIL_PORT ?? DEFAULT_PORT)
+          : parseInteger("--port", options.port, [0, 65535]);
       try {
         await runDaemon({ home: homeOf(command), port });
       } catch (error) {
@@ -71,6 +114,7 @@ export function buildProgram(): Command {
   registerInstallCommands(program);
   registerSetupCommands(program);
   registerHookCommands(program);
+  configureErrors(program);
   return program;
 }
 
@@ -81,20 +125,44 @@ export async function main(argv: string[]): Promise<void> {
     throw error;
   });
   const program = buildProgram();
+  // The command whose action runs, so that a usage error found there can say where its help is.
+  let running: Command = program;
+  program.hook("preAction", (_program, action) => {
+    running = action;
+  });
   try {
+    const words = helpRequest(argv.slice(2));
+    if (words) {
+      const target = findCommand(program, words);
+      if (!target) throw usageError(`unknown command '${words.join(" ")}'`);
+      target.outputHelp();
+      return;
+    }
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       // An agent's hook must never block its agent (exit 2 there means "refuse the prompt").
-      process.exitCode = error.exitCode === 0 || argv.includes("hook") ? 0 : 2;
+      process.exitCode = error.exitCode === 0 || argv.includes("hook") ? EXIT.done : EXIT.usage;
       return;
     }
     if (error instanceof CliError) {
       process.stderr.write(`vigil: ${error.message}\n`);
+      if (error.exitCode === EXIT.usage) process.stderr.write(`Try '${commandPath(running)} --help'\n`);
       process.exitCode = error.exitCode;
       return;
     }
     process.stderr.write(`vigil: ${(error as Error).message ?? String(error)}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.failed;
   }
+}
+
+/**
+ * `vigil [--home DIR] help [COMMAND…]`: the words after `help`, else null. Commander's own help
+ * command takes one word; this one follows subcommands too (`vigil help sessions turn`).
+ */
+export function helpRequest(args: string[]): string[] | null {
+  let at = 0;
+  while (at < args.length && args[at]?.startsWith("-")) at += args[at] === "--home" ? 2 : 1;
+  if (args[at] !== "help") return null;
+  return args.slice(at + 1).filter((word) => word !== "-h" && word !== "--help");
 }

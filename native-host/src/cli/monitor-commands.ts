@@ -1,22 +1,16 @@
 /**
- * `vigil ls|show|events|pause|resume|cancel|wait|watch`.
+ * `vigil ls|show|events|checks|pause|resume|cancel|wait|watch`.
  * Design: docs/design.md §7.
  */
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import type { Condition } from "../../../shared/schemas/conditions.js";
-import { ApiClient, CliError } from "../api/client.js";
+import type { MonitorView } from "../../../shared/schemas/views.js";
+import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
-import { homeOf, print, sessionOf } from "./context.js";
+import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
+import { follow } from "./follow.js";
 import { monitorBlock, statusLine } from "./format.js";
-
-const SESSION_HELP = "session (default: $VIGIL_SESSION or 'default')";
-
-function seconds(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value)) throw new CliError(`Expected ${flag} to be a number of seconds, got ${raw}`, 2);
-  return value;
-}
+import { existingFolder, optionalSeconds, parseNumber, parseSeconds, usageError } from "./options.js";
 
 interface PredicateOptions {
   contains?: string;
@@ -30,48 +24,30 @@ interface PredicateOptions {
   lte?: string;
 }
 
-/** The engine's predicates (design.md §3) as conditions over the command observation. */
+const COMPARATORS = ["gt", "gte", "lt", "lte"] as const;
+
+/**
+ * The engine's predicates (design.md §3) as conditions over the command observation. A comparator
+ * compares the number at --json-path; either one alone means nothing and is a usage error.
+ */
 export function predicateCondition(options: PredicateOptions): Condition | undefined {
+  const comparators = COMPARATORS.filter((operator) => options[operator] !== undefined);
+  if (options.jsonPath !== undefined && comparators.length === 0)
+    throw usageError("Expected --gt, --gte, --lt or --lte with --json-path, got none");
+  if (options.jsonPath === undefined && comparators.length > 0)
+    throw usageError(`Expected --json-path PATH with --${comparators[0]}, got none`);
   const chosen: Condition[] = [];
   if (options.contains !== undefined) chosen.push({ path: "output", operator: "contains", value: options.contains });
   if (options.notContains !== undefined)
     chosen.push({ path: "output", operator: "not_contains", value: options.notContains });
   if (options.regex !== undefined) chosen.push({ path: "output", operator: "regex", value: options.regex });
   if (options.onChange) chosen.push({ path: "output", operator: "changed" });
-  for (const operator of ["gt", "gte", "lt", "lte"] as const) {
-    const raw = options[operator];
-    if (raw === undefined) continue;
-    const value = Number(raw);
-    if (!Number.isFinite(value)) throw new CliError(`Expected --${operator} to be a number, got ${raw}`, 2);
-    const path = options.jsonPath === undefined ? "output" : `json${options.jsonPath ? `.${options.jsonPath}` : ""}`;
-    chosen.push({ path, operator, value });
+  for (const operator of comparators) {
+    const value = parseNumber(`--${operator}`, options[operator] as string);
+    chosen.push({ path: `json${options.jsonPath ? `.${options.jsonPath}` : ""}`, operator, value });
   }
-  if (chosen.length > 1) throw new CliError("Expected at most one predicate flag, got several", 2);
+  if (chosen.length > 1) throw usageError("Expected at most one predicate flag, got several");
   return chosen[0];
-}
-
-const TERMINAL_EXIT: Record<string, number> = { met: 0 };
-
-/** Shows a live status line until the monitor leaves waiting/paused; exit 0 when met. */
-async function follow(client: ApiClient, sid: string, mid: string): Promise<void> {
-  const tty = process.stderr.isTTY;
-  let printed = "";
-  for (;;) {
-    const view = await client.call("getMonitor", { params: { sid, mid } });
-    const line = statusLine(view);
-    // A terminal gets one line redrawn in place; a log gets a line only when something changed.
-    const changed = line.replace(/ · (next check|deadline) [^·]*/g, "") !== printed;
-    if (tty) process.stderr.write(`\r\x1b[K${line}`);
-    else if (changed) process.stderr.write(`${line}\n`);
-    printed = line.replace(/ · (next check|deadline) [^·]*/g, "");
-    if (view.state !== "waiting" && view.state !== "paused") {
-      if (tty) process.stderr.write("\n");
-      const reason = view.ending?.reason ?? "stopped";
-      process.exitCode = TERMINAL_EXIT[reason] ?? 1;
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }
 
 function controlCommand(program: Command, action: "pause" | "resume" | "cancel", description: string) {
@@ -98,8 +74,9 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { session?: string; all?: boolean; json?: boolean }, command: Command) => {
       const client = new ApiClient(homeOf(command));
-      const sids = options.all ? (await client.call("listSessions")).map((s) => s.id) : [sessionOf(options)];
-      const views = (await Promise.all(sids.map((sid) => client.call("listMonitors", { params: { sid } })))).flat();
+      const views = options.all
+        ? await everyMonitor(client)
+        : await client.call("listMonitors", { params: { sid: sessionOf(options) } });
       if (options.json) return print(JSON.stringify(views, null, 2));
       if (views.length === 0) return print("no monitors");
       for (const view of views) print(`${options.all ? `${view.sessionId} ` : ""}${statusLine(view)}`);
@@ -156,44 +133,44 @@ export function registerMonitorCommands(program: Command): void {
 
   program
     .command("wait")
-    .description("poll COMMAND until it exits 0 (or a predicate holds); prints the monitor id")
+    .description("arm a command wait: poll COMMAND until it exits 0 (or a predicate holds); prints the monitor id")
     .usage("--until N [options] -- COMMAND...")
     .option("--session <id>", SESSION_HELP)
-    .addOption(new Option("--until <seconds>", "poll interval (floor 5 s)").makeOptionMandatory())
+    .option("--until <seconds>", "required: check every N seconds (floor 5 s)")
     .option("--timeout <seconds>", "deadline: 60–600 s (default 300; 1–59 use the default)")
-    .option("--cwd <dir>", "working folder (default: this folder)")
+    .option("--cwd <dir>", "an existing folder to run the check in (default: this folder)")
     .option("--description <text>", "shown in every wake (default: the command)")
     .option("--continuation <text>", "a note to yourself, delivered with the wake")
     .option("--contains <text>", "met when the output contains TEXT")
     .option("--not-contains <text>", "met when the output does not contain TEXT")
     .option("--regex <re>", "met when the output matches RE")
     .option("--on-change", "met when the output differs from the first check's")
-    .option("--json-path <path>", "compare a number in the JSON output at PATH (with --gt/--gte/--lt/--lte)")
-    .option("--gt <n>")
-    .option("--gte <n>")
-    .option("--lt <n>")
-    .option("--lte <n>")
-    .option("--follow", "show a live status line until it ends (exit 0 when met)")
+    .option("--json-path <path>", "the number at PATH in stdout parsed as JSON, compared by one of:")
+    .option("--gt <n>", "met when the number at --json-path is greater than N")
+    .option("--gte <n>", "met when the number at --json-path is at least N")
+    .option("--lt <n>", "met when the number at --json-path is less than N")
+    .option("--lte <n>", "met when the number at --json-path is at most N")
+    .option("--follow", "stay until it ends, with progress on a terminal; exit 0 when met, else 1")
     .option("--json", "print the monitor view as JSON")
     .argument("<command...>", "the check, after --")
-    .action(async (words: string[], options: Record<string, string | boolean | undefined>, command: Command) => {
+    .action(async (words: string[], options: WaitOptions, command: Command) => {
+      // Everything the command line says is checked before the daemon is asked anything.
+      if (options.until === undefined) throw usageError("required option '--until <seconds>' not specified");
+      const intervalSeconds = parseSeconds("--until", options.until);
+      const timeoutSeconds = optionalSeconds("--timeout", options.timeout);
+      const cwd = existingFolder("--cwd", options.cwd);
+      const condition = predicateCondition(options);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options as { session?: string });
+      const sid = sessionOf(options);
       await ensureSession(client, sid);
-      const condition = predicateCondition(options as PredicateOptions);
       const view = await client.call("createMonitor", {
         params: { sid },
         body: {
-          name: options.description as string | undefined,
-          source: {
-            kind: "command",
-            command: words.join(" "),
-            cwd: (options.cwd as string | undefined) ?? process.cwd(),
-            ...(condition ? { condition } : {}),
-          },
-          intervalSeconds: seconds("--until", options.until as string),
-          timeoutSeconds: seconds("--timeout", options.timeout as string | undefined),
-          continuation: options.continuation as string | undefined,
+          name: options.description,
+          source: { kind: "command", command: words.join(" "), cwd, ...(condition ? { condition } : {}) },
+          intervalSeconds,
+          timeoutSeconds,
+          continuation: options.continuation,
         },
       });
       print(options.json ? JSON.stringify(view, null, 2) : view.id);
@@ -202,32 +179,55 @@ export function registerMonitorCommands(program: Command): void {
 
   program
     .command("watch")
-    .description("stream COMMAND's output lines as events; prints the monitor id")
+    .description("arm a watch: run COMMAND and turn each line it prints into an event; prints the monitor id")
     .usage("[options] -- COMMAND...")
     .option("--session <id>", SESSION_HELP)
     .option("--timeout <seconds>", "deadline: 60 s – 7 days (default 3600)")
-    .option("--cwd <dir>", "working folder (default: this folder)")
+    .option("--cwd <dir>", "an existing folder to run the command in (default: this folder)")
     .option("--description <text>", "shown in every wake (default: the command)")
     .option("--continuation <text>", "a note to yourself, delivered with the wakes")
     .option("--json", "print the monitor view as JSON")
     .argument("<command...>", "the command, after --")
-    .action(async (words: string[], options: Record<string, string | boolean | undefined>, command: Command) => {
+    .action(async (words: string[], options: CreateOptions, command: Command) => {
+      const timeoutSeconds = optionalSeconds("--timeout", options.timeout);
+      const cwd = existingFolder("--cwd", options.cwd);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options as { session?: string });
+      const sid = sessionOf(options);
       await ensureSession(client, sid);
       const view = await client.call("createMonitor", {
         params: { sid },
         body: {
-          name: options.description as string | undefined,
-          source: {
-            kind: "watch",
-            command: words.join(" "),
-            cwd: (options.cwd as string | undefined) ?? process.cwd(),
-          },
-          timeoutSeconds: seconds("--timeout", options.timeout as string | undefined),
-          continuation: options.continuation as string | undefined,
+          name: options.description,
+          source: { kind: "watch", command: words.join(" "), cwd },
+          timeoutSeconds,
+          continuation: options.continuation,
         },
       });
       print(options.json ? JSON.stringify(view, null, 2) : view.id);
     });
+}
+
+interface CreateOptions {
+  session?: string;
+  timeout?: string;
+  cwd?: string;
+  description?: string;
+  continuation?: string;
+  json?: boolean;
+}
+
+interface WaitOptions extends CreateOptions, PredicateOptions {
+  until?: string;
+  follow?: boolean;
+}
+
+/** Every session's monitors through the panel route: one request per 500 monitors, not one per session. */
+async function everyMonitor(client: ApiClient): Promise<MonitorView[]> {
+  const views: MonitorView[] = [];
+  for (let offset = 0; ; ) {
+    const page = await client.call("panel", { query: { offset, limit: 500 } });
+    views.push(...page.items.map((item) => item.monitor));
+    offset += page.items.length;
+    if (page.items.length === 0 || offset >= page.total) return views;
+  }
 }

@@ -8,8 +8,9 @@ import type { WakeView } from "../../../shared/schemas/views.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
-import { homeOf, print, sessionOf } from "./context.js";
+import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
 import { wakeBlock } from "./format.js";
+import { optionalSeconds, parseSeconds, usageError } from "./options.js";
 
 export function registerSessionCommands(program: Command): void {
   program
@@ -30,7 +31,7 @@ export function registerSessionCommands(program: Command): void {
 
   const sessions = program
     .command("sessions")
-    .description("list sessions (or create/rm one)")
+    .description("list sessions; its subcommands create, remove and configure one")
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
       const list = await new ApiClient(homeOf(command)).call("listSessions");
@@ -58,13 +59,14 @@ export function registerSessionCommands(program: Command): void {
     });
 
   sessions
-    .command("set-adapter <id>")
-    .description("how the session's wakes are delivered")
+    .command("set-adapter")
+    .argument("<id>", "the session")
+    .description("choose how the session's wakes are delivered")
     .usage("<id> (--inbox | --mcp | --webhook URL [--header NAME=VALUE]… | --command [--timeout N] -- PROGRAM ARGS…)")
     .option("--inbox", "wakes wait to be pulled (vigil inbox, the claim API)")
     .option("--mcp", "pushed through the session's connected `vigil mcp`")
     .option("--webhook <url>", "POST each turn, signed (Standard Webhooks)")
-    .option("--header <name=value>", "extra webhook header (repeatable; values may hold ${secret:KEY})", collect, [])
+    .option("--header <name=value>", "extra webhook header (repeatable; values may hold ${secret:KEY})", collect)
     .option("--command", "run PROGRAM ARGS… per turn ({session}, {wake_id}, {wake_ids}, {turn} are filled in)")
     .option("--timeout <seconds>", "command/webhook time limit per turn")
     .argument("[argv...]", "the command adapter's program and arguments, after --")
@@ -79,12 +81,15 @@ export function registerSessionCommands(program: Command): void {
         print(`webhook secret (shown once; verify webhook-signature with it): ${reply.webhookSecret}`);
     });
   sessions
-    .command("turn <id> <state>")
+    .command("turn")
+    .argument("<id>", "the session")
+    .argument("<state>", "busy or idle")
     .description("declare the session busy (running a turn of its own) or idle; wakes wait while busy")
     .option("--lease <seconds>", "busy ends by itself after this long (default 3600)")
     .action(async (id: string, state: string, options: { lease?: string }, command: Command) => {
-      if (state !== "busy" && state !== "idle") throw new CliError(`Expected busy or idle, got ${state}`, 2);
-      const leaseSeconds = options.lease === undefined ? undefined : Number(options.lease);
+      if (state !== "busy" && state !== "idle") throw usageError(`Expected busy or idle, got ${state}`);
+      const leaseSeconds = optionalSeconds("--lease", options.lease);
+      if (leaseSeconds !== undefined && state === "idle") throw usageError("Expected --lease only with busy, got idle");
       const reply = await new ApiClient(homeOf(command)).call("setTurn", {
         params: { sid: id },
         body: { state, leaseSeconds },
@@ -95,7 +100,7 @@ export function registerSessionCommands(program: Command): void {
   program
     .command("inbox")
     .description("take the session's new wakes (marks them delivered); --all lists every wake")
-    .option("--session <id>", "session (default: $VIGIL_SESSION or 'default')")
+    .option("--session <id>", SESSION_HELP)
     .option("--wait [seconds]", "wait for a wake to arrive (default: up to an hour)")
     .option("--all", "list every wake with its delivery state, taking nothing")
     .option("--json", "print JSON")
@@ -105,14 +110,14 @@ export function registerSessionCommands(program: Command): void {
         command: Command,
       ) => {
         const sid = sessionOf(options);
+        if (options.all && options.wait !== undefined) throw usageError("Expected --wait or --all, got both");
+        const total = typeof options.wait === "string" ? parseSeconds("--wait", options.wait) : options.wait ? 3600 : 0;
         const client = new ApiClient(homeOf(command));
         if (options.all) {
           const wakes = await client.call("listWakes", { params: { sid } });
           if (options.json) return print(JSON.stringify(wakes, null, 2));
           return print(wakes.length === 0 ? `no wakes for session ${sid}` : wakes.map(wakeBlock).join("\n\n"));
         }
-        const total = options.wait === undefined ? 0 : options.wait === true ? 3600 : Number(options.wait);
-        if (!Number.isFinite(total) || total < 0) throw new CliError(`Expected --wait seconds, got ${options.wait}`, 2);
         const until = Date.now() + total * 1000;
         let wakes: WakeView[] = [];
         do {
@@ -131,12 +136,13 @@ export function registerSessionCommands(program: Command): void {
 
   program
     .command("retry <wake>")
-    .description("send a wake that needs review again, on purpose")
-    .option("--session <id>", "session (default: $VIGIL_SESSION or 'default')")
+    .description("send a wake that needs review again, on purpose (a new message: a webhook gets a new id)")
+    .option("--session <id>", "the wake's session (default: found from the wake id, which is unique)")
     .action(async (wake: string, options: { session?: string }, command: Command) => {
-      const sid = sessionOf(options);
-      const reply = await new ApiClient(homeOf(command)).call("retryWake", { params: { sid, wid: wake } });
-      print(`${reply.id} ${reply.state}`);
+      const client = new ApiClient(homeOf(command));
+      const sid = options.session ?? (await client.call("findWake", { params: { wid: wake } })).sessionId;
+      const reply = await client.call("retryWake", { params: { sid, wid: wake } });
+      print(`${reply.id} ${reply.state} (session ${sid})`);
     });
 }
 
@@ -144,31 +150,38 @@ interface AdapterOptions {
   inbox?: boolean;
   mcp?: boolean;
   webhook?: string;
-  header: string[];
+  header?: string[];
   command?: boolean;
   timeout?: string;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 export function adapterFrom(options: AdapterOptions, argv: string[]): Adapter {
   const chosen = [options.inbox, options.mcp, options.webhook !== undefined, options.command].filter(Boolean).length;
-  if (chosen !== 1)
-    throw new CliError("Expected exactly one of --inbox, --mcp, --webhook URL, --command -- PROGRAM…", 2);
-  const timeoutSeconds = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (chosen !== 1) throw usageError("Expected exactly one of --inbox, --mcp, --webhook URL, --command -- PROGRAM…");
+  // Flags that mean nothing for the chosen adapter are refused, not ignored.
+  const headerFlags = options.header ?? [];
+  if (headerFlags.length > 0 && options.webhook === undefined)
+    throw usageError("Expected --header only with --webhook URL");
+  if (options.timeout !== undefined && (options.inbox || options.mcp))
+    throw usageError(`Expected --timeout only with --webhook or --command, got --${options.inbox ? "inbox" : "mcp"}`);
+  if (argv.length > 0 && !options.command)
+    throw usageError(`Expected a program after -- only with --command, got ${argv.join(" ")}`);
+  const timeoutSeconds = optionalSeconds("--timeout", options.timeout);
   if (options.inbox) return { kind: "inbox" };
   if (options.mcp) return { kind: "mcp" };
   if (options.webhook !== undefined) {
     const headers: Record<string, string> = {};
-    for (const header of options.header) {
+    for (const header of headerFlags) {
       const at = header.indexOf("=");
-      if (at < 1) throw new CliError(`Expected --header NAME=VALUE, got ${header}`, 2);
+      if (at < 1) throw usageError(`Expected --header NAME=VALUE, got ${header}`);
       headers[header.slice(0, at)] = header.slice(at + 1);
     }
-    return { kind: "webhook", url: options.webhook, ...(options.header.length ? { headers } : {}), timeoutSeconds };
+    return { kind: "webhook", url: options.webhook, ...(headerFlags.length ? { headers } : {}), timeoutSeconds };
   }
-  if (argv.length === 0) throw new CliError("Expected the command after --, got nothing", 2);
+  if (argv.length === 0) throw usageError("Expected the program after --, got nothing");
   return { kind: "command", argv, timeoutSeconds };
 }

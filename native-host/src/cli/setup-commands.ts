@@ -7,13 +7,13 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { CliError } from "../api/client.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
 import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
 import { planLauncher } from "../install/launcher.js";
 import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
 import { homeOf, print } from "./context.js";
+import { usageError } from "./options.js";
 
 const AGENTS = ["claude-code", "codex"] as const;
 type Agent = (typeof AGENTS)[number];
@@ -99,7 +99,7 @@ export function registerSetupCommands(program: Command): void {
     .option("--remove", "take out exactly what setup added")
     .action(async (agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
       if (!(AGENTS as readonly string[]).includes(agent)) {
-        throw new CliError(`Expected an agent: ${AGENTS.join(" or ")}, got ${agent}`, 2);
+        throw usageError(`Expected an agent: ${AGENTS.join(" or ")}, got ${agent}`);
       }
       const home = homeOf(command);
       const managed = new ManagedFiles(join(home, "setup"));

@@ -12,6 +12,7 @@ import { CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
 import { homeOf, print } from "./context.js";
+import { parseInteger, usageError } from "./options.js";
 
 interface SignalOptions {
   id?: string;
@@ -35,7 +36,7 @@ async function readData(spec: string): Promise<string> {
     try {
       return readFileSync(spec.slice(1), "utf8");
     } catch (error) {
-      throw new CliError(`Expected --data @FILE to be readable, got ${spec} (${(error as Error).message})`, 2);
+      throw usageError(`Expected --data @FILE to be readable, got ${spec} (${(error as Error).message})`);
     }
   }
   return spec;
@@ -44,19 +45,17 @@ async function readData(spec: string): Promise<string> {
 export function buildSignal(options: SignalOptions, env: NodeJS.ProcessEnv): Record<string, unknown> {
   const id = options.id ?? env.VIGIL_SIGNAL_ID;
   const secret = options.secret ?? env.VIGIL_SIGNAL_SECRET;
-  if (!id || !secret) throw new CliError("Expected --id and --secret (or VIGIL_SIGNAL_ID and VIGIL_SIGNAL_SECRET)", 2);
+  if (!id || !secret) throw usageError("Expected --id and --secret (or VIGIL_SIGNAL_ID and VIGIL_SIGNAL_SECRET)");
   let status = "ok";
   let message = options.message;
   if (options.exitCode !== undefined) {
-    const code = Number(options.exitCode);
-    if (!Number.isInteger(code))
-      throw new CliError(`Expected --exit-code to be a whole number, got ${options.exitCode}`, 2);
+    const code = parseInteger("--exit-code", options.exitCode);
     status = code === 0 ? "ok" : "fail";
     message ??= `exit=${code}`;
   }
   if (options.status !== undefined) {
     if (!["ok", "fail", "progress"].includes(options.status)) {
-      throw new CliError(`Expected --status ok, fail or progress, got ${options.status}`, 2);
+      throw usageError(`Expected --status ok, fail or progress, got ${options.status}`);
     }
     status = options.status;
   }
@@ -113,13 +112,13 @@ export function registerSignalCommand(program: Command): void {
       } catch (error) {
         return fallback(`cannot reach ${url} (${(error as Error).message})`);
       }
-      const reply = (await response.json().catch(() => ({}))) as { error?: string; duplicate?: boolean };
+      const reply = (await response.json().catch(() => ({}))) as { error?: { message?: string }; duplicate?: boolean };
       if (response.status === 202)
         return print(`accepted${reply.duplicate ? " (duplicate)" : ""}: ${body.id} ${body.status}`);
-      if (response.status === 410) return print(`${body.id}: ${reply.error ?? "already resolved"}`);
+      if (response.status === 410) return print(`${body.id}: ${reply.error?.message ?? "already resolved"}`);
       if (response.status === 429 || response.status >= 500) {
-        return fallback(`the daemon answered ${response.status} (${reply.error ?? "busy"})`);
+        return fallback(`the daemon answered ${response.status} (${reply.error?.message ?? "busy"})`);
       }
-      throw new CliError(`refused (${response.status}): ${reply.error ?? "no reason given"}`);
+      throw new CliError(`refused (${response.status}): ${reply.error?.message ?? "no reason given"}`);
     });
 }

@@ -3,8 +3,9 @@
  * Design: docs/design.md §7.
  */
 import type { Command } from "commander";
-import { ApiClient, CliError } from "../api/client.js";
+import { ApiClient } from "../api/client.js";
 import { homeOf, print } from "./context.js";
+import { usageError } from "./options.js";
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write("value (end with Ctrl-D): ");
@@ -22,7 +23,7 @@ export function registerVaultCommands(program: Command): void {
     .description("store a value, read from stdin")
     .action(async (key: string, _options: unknown, command: Command) => {
       const value = await readStdin();
-      if (value === "") throw new CliError("Expected the value on stdin, got nothing", 2);
+      if (value === "") throw usageError("Expected the value on stdin, got nothing");
       await new ApiClient(homeOf(command)).call("setVault", { params: { key }, body: { value } });
       print(`set ${key}`);
     });
