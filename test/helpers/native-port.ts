@@ -41,6 +41,23 @@ export class NativePort {
     return new NativePort(child);
   }
 
+  /**
+   * A stand-in browser with one tab (id 7) on `page` whose observed element reads "Running", connected
+   * once the daemon says so.
+   */
+  static async browserOn(
+    daemon: { home: string; api(method: string, path: string): Promise<{ body: any }> },
+    page: string,
+  ) {
+    const port = NativePort.open(daemon.home);
+    port.answer = (request) =>
+      request.type === "tabs"
+        ? { id: request.id, ok: true, result: [{ tabId: 7, url: page, title: "CI", active: true, windowId: 1 }] }
+        : { id: request.id, ok: true, result: { text: "Running", exists: true, url: page, title: "CI" } };
+    await waitFor(async () => (await daemon.api("GET", "/api/status")).body.browserConnected, { what: "the bridge" });
+    return port;
+  }
+
   send(message: unknown): void {
     this.child.stdin.write(encodeFrame(message, MAX_BROWSER_TO_HOST_BYTES));
   }

@@ -7,6 +7,10 @@
  * session whose adapter is `mcp`, emits each wake as `notifications/claude/channel` (Claude Code
  * turns these into a new turn when started with its channels option). Channels carry no
  * acknowledgement: a pushed wake stays readable through the `inbox` tool.
+ *
+ * Tools advertise plain JSON Schemas any MCP client can drive (tool-schemas.ts); each parses its
+ * arguments with the API's strict schema before calling it, and answers both as text (JSON) and as
+ * `structuredContent` matching its declared `outputSchema`.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -14,10 +18,12 @@ import { z } from "zod";
 import { MonitorCreateSchema, WaitCreateSchema } from "../../../shared/schemas/inputs.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
 import { agentOfShell, envConfig } from "../base/config.js";
 import { ensureDaemon } from "../daemon-launch.js";
+import { McpBrowserObserveShape, McpMonitorCreateSchema, McpWaitCreateSchema, OUTPUTS } from "./tool-schemas.js";
 
 const VERSION = "0.1.0";
 
@@ -33,7 +39,20 @@ export interface McpOptions {
   log?: (message: string) => void;
 }
 
-type Result = { content: Array<{ type: "text"; text: string }>; isError?: boolean };
+type Result = {
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+/** A tool's arguments, parsed with the API's strict schema (the advertised one only shapes them). */
+function strict<T extends z.ZodType>(schema: T, args: unknown): z.output<T> {
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) throw new Error(`Invalid arguments: ${formatZodError(parsed.error)}`);
+  return parsed.data;
+}
+
+type Output = (typeof OUTPUTS)[keyof typeof OUTPUTS];
 
 const compact = (view: MonitorView) => ({
   id: view.id,
@@ -82,10 +101,16 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   /** The bound session as path parameters. */
   const sid = async () => ({ sid: await session() });
 
-  /** Every result names the session, so the agent can find it again. */
-  const reply = async (body: unknown): Promise<Result> => ({
-    content: [{ type: "text", text: JSON.stringify({ session: await session(), ...(body as object) }, null, 2) }],
-  });
+  /**
+   * Every result names the session, so the agent can find it again. The same JSON goes out as text
+   * (for clients that predate structured results) and as `structuredContent`, shaped by `schema`.
+   */
+  const reply = async <S extends Output>(schema: S, body: Omit<z.input<S>, "session">): Promise<Result> => {
+    const parsed = schema.safeParse({ session: await session(), ...body });
+    if (!parsed.success) throw new Error(`Unexpected answer from the daemon: ${formatZodError(parsed.error)}`);
+    const structured = parsed.data as Record<string, unknown>;
+    return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+  };
   const guarded =
     <A>(handler: (args: A) => Promise<Result>) =>
     async (args: A): Promise<Result> => {
@@ -108,6 +133,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
         description: z.string().optional().describe("shown in every wake (default: the command)"),
         cwd: z.string().optional().describe("working folder"),
       },
+      outputSchema: OUTPUTS.armed,
     },
     guarded(async (args) => {
       const view = await api.call("createMonitor", {
@@ -119,26 +145,33 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
           timeoutSeconds: args.timeout,
         },
       });
-      return reply({ monitor: compact(view), next: END_TURN });
+      return reply(OUTPUTS.armed, { monitor: compact(view), next: END_TURN });
     }),
   );
 
   server.registerTool(
     "monitor__create",
     {
-      description: `Arm a durable monitor: source.kind command (shell, polled), watch (streamed output lines), tool (a read-only tool such as http__get, file__stat, file__read, process__status, polled until its condition holds), event (an event posted to this session, matching a particular run), or time (at a UTC time). Conditions: {path, operator, value} with equals, in, contains, changed, not_equals, not_in, not_contains, regex, exists, gt, gte, lt, lte, and {all}, {any}, {not}. Write a continuation for the stranger who reads the wake hours later. ${END_TURN}`,
-      inputSchema: MonitorCreateSchema,
+      description: `Arm a durable monitor: source.kind command (shell, polled), watch (streamed output lines), tool (a read-only tool such as http__get, file__stat, file__read, process__status, polled until its condition holds), event (an event posted to this session, matching a particular run), time (at a UTC time), or browser (one element of one exact tab, see browser__tabs). Conditions: {path, operator, value} with equals, in, contains, changed, not_equals, not_in, not_contains, regex, exists, gt, gte, lt, lte, and {all}, {any}, {not}. Write a continuation for the stranger who reads the wake hours later. ${END_TURN}`,
+      inputSchema: McpMonitorCreateSchema,
+      outputSchema: OUTPUTS.armed,
     },
     guarded(async (args) => {
-      const view = await api.call("createMonitor", { params: await sid(), body: args });
-      return reply({ monitor: compact(view), next: END_TURN });
+      const body = strict(MonitorCreateSchema, args);
+      const view = await api.call("createMonitor", { params: await sid(), body });
+      return reply(OUTPUTS.armed, { monitor: compact(view), next: END_TURN });
     }),
   );
 
   server.registerTool(
     "monitor__list",
-    { description: "List this session's monitors and waitpoints with their states, last events and errors." },
-    guarded(async () => reply({ monitors: (await api.call("listMonitors", { params: await sid() })).map(compact) })),
+    {
+      description: "List this session's monitors and waitpoints with their states, last events and errors.",
+      outputSchema: OUTPUTS.monitors,
+    },
+    guarded(async () =>
+      reply(OUTPUTS.monitors, { monitors: (await api.call("listMonitors", { params: await sid() })).map(compact) }),
+    ),
   );
 
   for (const action of ["pause", "resume", "cancel"] as const) {
@@ -149,10 +182,10 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     }[action];
     server.registerTool(
       `monitor__${action}`,
-      { description: what, inputSchema: Id },
+      { description: what, inputSchema: Id, outputSchema: OUTPUTS.monitor },
       guarded(async ({ id }) => {
         const view = await api.call("controlMonitor", { params: { ...(await sid()), mid: id }, body: { action } });
-        return reply({ monitor: compact(view) });
+        return reply(OUTPUTS.monitor, { monitor: compact(view) });
       }),
     );
   }
@@ -162,9 +195,10 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     {
       description: "A monitor's event log (its last 200 events: output lines, signals, matched events).",
       inputSchema: Id,
+      outputSchema: OUTPUTS.events,
     },
     guarded(async ({ id }) =>
-      reply({ events: await api.call("monitorEvents", { params: { ...(await sid()), mid: id } }) }),
+      reply(OUTPUTS.events, { events: await api.call("monitorEvents", { params: { ...(await sid()), mid: id } }) }),
     ),
   );
 
@@ -174,9 +208,10 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       description:
         "Why has a monitor not fired? Each check's outcome (met, not met, unavailable, error) with its duration and an excerpt, last 100.",
       inputSchema: Id,
+      outputSchema: OUTPUTS.checks,
     },
     guarded(async ({ id }) =>
-      reply({ checks: await api.call("monitorChecks", { params: { ...(await sid()), mid: id } }) }),
+      reply(OUTPUTS.checks, { checks: await api.call("monitorChecks", { params: { ...(await sid()), mid: id } }) }),
     ),
   );
 
@@ -184,11 +219,14 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     "wait_create",
     {
       description: `Arm a waitpoint: an id + one-time secret that a job outside (a training run, a build, a deploy) signals when it is done. Arm it BEFORE starting the job and paste one of the returned how_to_signal lines into the job's command (e.g. "python train.py; <cli line>"). members + quorum make a barrier; max_signals > 1 keeps it open as a mailbox. Write the intent for a stranger: you will read it hours later. ${END_TURN}`,
-      inputSchema: WaitCreateSchema,
+      inputSchema: McpWaitCreateSchema,
+      outputSchema: OUTPUTS.waitCreated,
     },
-    guarded(async (args) =>
-      reply({ waitpoint: await api.call("createWaitpoint", { params: await sid(), body: args }), next: END_TURN }),
-    ),
+    guarded(async (args) => {
+      const body = strict(WaitCreateSchema, args);
+      const waitpoint = await api.call("createWaitpoint", { params: await sid(), body });
+      return reply(OUTPUTS.waitCreated, { waitpoint, next: END_TURN });
+    }),
   );
 
   server.registerTool(
@@ -196,9 +234,10 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     {
       description: "What this session is waiting on: one waitpoint (with its signals) or all of them.",
       inputSchema: { id: z.string().optional().describe("a waitpoint id (wp_…); all when absent") },
+      outputSchema: OUTPUTS.waitpoints,
     },
     guarded(async ({ id }) =>
-      reply({
+      reply(OUTPUTS.waitpoints, {
         waitpoints: id
           ? await api.call("getWaitpoint", { params: { ...(await sid()), wid: id } })
           : await api.call("listWaitpoints", { params: await sid() }),
@@ -208,9 +247,15 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
 
   server.registerTool(
     "wait_cancel",
-    { description: "Disarm a waitpoint you no longer need (it stops the waiting, not the job).", inputSchema: Id },
+    {
+      description: "Disarm a waitpoint you no longer need (it stops the waiting, not the job).",
+      inputSchema: Id,
+      outputSchema: OUTPUTS.waitpoint,
+    },
     guarded(async ({ id }) =>
-      reply({ waitpoint: await api.call("cancelWaitpoint", { params: { ...(await sid()), wid: id } }) }),
+      reply(OUTPUTS.waitpoint, {
+        waitpoint: await api.call("cancelWaitpoint", { params: { ...(await sid()), wid: id } }),
+      }),
     ),
   );
 
@@ -219,8 +264,9 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     {
       description:
         "The connected browser's tabs [{tabId, url, title, active}] (read-only), to pick the exact tab a browser monitor watches.",
+      outputSchema: OUTPUTS.tabs,
     },
-    guarded(async () => reply({ tabs: await api.call("browserTabs") })),
+    guarded(async () => reply(OUTPUTS.tabs, { tabs: await api.call("browserTabs") })),
   );
 
   server.registerTool(
@@ -228,9 +274,14 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     {
       description:
         "Read one element of one exact tab now ({text, exists, url, title}), read-only: try a selector before arming a browser monitor on it.",
-      inputSchema: BrowserObserveSchema.shape,
+      inputSchema: McpBrowserObserveShape,
+      outputSchema: OUTPUTS.observation,
     },
-    guarded(async (args) => reply({ observation: await api.call("browserObserve", { body: args }) })),
+    guarded(async (args) =>
+      reply(OUTPUTS.observation, {
+        observation: await api.call("browserObserve", { body: strict(BrowserObserveSchema, args) }),
+      }),
+    ),
   );
 
   server.registerTool(
@@ -240,20 +291,21 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
         "Read this session's wakes: takes the new ones (marks them delivered). all: list recent wakes, including ones already pushed to you.",
       inputSchema: {
         wait_seconds: z.number().min(0).max(300).optional().describe("wait up to this long for a wake"),
-        all: z.boolean().optional(),
+        all: z.boolean().optional().describe("list the last 20 wakes, delivered ones included, without taking any"),
       },
+      outputSchema: OUTPUTS.wakes,
     },
     guarded(async ({ wait_seconds, all }) => {
       if (all) {
         const wakes = await api.call("listWakes", { params: await sid() });
-        return reply({
+        return reply(OUTPUTS.wakes, {
           wakes: wakes
             .slice(-20)
             .map((w) => ({ id: w.id, state: w.state, deliveredVia: w.deliveredVia, text: w.text })),
         });
       }
       const { wakes } = await api.call("claimWakes", { params: await sid(), query: { wait: wait_seconds ?? 0 } });
-      return reply({ wakes: wakes.map((w) => ({ id: w.id, text: w.text })) });
+      return reply(OUTPUTS.wakes, { wakes: wakes.map((w) => ({ id: w.id, text: w.text })) });
     }),
   );
 
