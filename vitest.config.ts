@@ -48,8 +48,20 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
+          exclude: ["test/e2e/firefox.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/chromium.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        // The same browser suite (test/e2e/suite.ts) in Firefox ESR; firefox.ts installs it when absent.
+        test: {
+          name: "e2e-firefox",
+          include: ["test/e2e/firefox.test.ts"],
+          environment: "node",
+          globalSetup: ["test/e2e/firefox.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

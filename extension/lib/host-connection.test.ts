@@ -5,6 +5,7 @@ import type { LinkState } from "./panel-protocol";
 /** A native port the test drives: what the extension posts, and the host's side of it. */
 class FakePort implements NativePortLike {
   posted: any[] = [];
+  error: { message: string } | null = null;
   #onMessage: Array<(m: unknown) => void> = [];
   #onDisconnect: Array<(p: NativePortLike) => void> = [];
   onMessage = { addListener: (l: (m: unknown) => void) => this.#onMessage.push(l) };
@@ -69,6 +70,17 @@ describe("the native port", () => {
       delay = Math.min(delay * 2, BACKOFF.maxMs);
     }
     expect(connection.retryDelayMs).toBe(BACKOFF.maxMs);
+  });
+
+  test("Firefox: the reason is on the closed port (port.error), not in runtime.lastError", () => {
+    const { connection, ports, states } = setup("");
+    connection.start();
+    const port = ports[0] as FakePort;
+    port.error = { message: "No such native application dev.vigil.host" };
+    port.close();
+    expect(states.at(-1)).toMatchObject({ status: "no_host" });
+    expect((states.at(-1) as { error: string }).error).toContain("No such native application dev.vigil.host");
+    expect((states.at(-1) as { error: string }).error).toContain("npx vigil install");
   });
 
   test("the bridge's daemon pushes drive the state, and a connection resets the backoff", () => {

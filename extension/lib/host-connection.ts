@@ -18,11 +18,13 @@ export interface NativePortLike {
   disconnect(): void;
   onMessage: { addListener(listener: (message: unknown) => void): void };
   onDisconnect: { addListener(listener: (port: NativePortLike) => void): void };
+  /** Firefox puts the reason a port closed here (Chromium: `runtime.lastError`). */
+  error?: { message?: string } | null;
 }
 
 export interface HostConnectionDeps {
   connectNative(name: string): NativePortLike;
-  /** The reason the last port closed (`browser.runtime.lastError`). */
+  /** The reason the last port closed (`browser.runtime.lastError`; Firefox sets `port.error` instead). */
   lastError(): string | undefined;
   onHostRequest(request: HostRequest): Promise<HostReply>;
   onState(state: LinkState): void;
@@ -34,8 +36,12 @@ export interface HostConnectionDeps {
 export const BACKOFF = { firstMs: 1000, maxMs: 30_000 } as const;
 const REQUEST_TIMEOUT_MS = 15_000;
 
-/** Chromium's words when the host manifest is missing, misnamed or not for this extension. */
-const NO_HOST = /not found|forbidden/i;
+/**
+ * The browser's words when the host manifest is missing, misnamed or not for this extension:
+ * Chromium says "Specified native messaging host not found." / "Access to the specified native
+ * messaging host is forbidden."; Firefox says "No such native application dev.vigil.host" for both.
+ */
+const NO_HOST = /not found|forbidden|no such native application/i;
 
 export class HostConnection {
   #port: NativePortLike | null = null;
@@ -109,8 +115,8 @@ export class HostConnection {
     }
     this.#port = port;
     port.onMessage.addListener((message) => this.#onMessage(message));
-    port.onDisconnect.addListener(() => {
-      if (this.#port === port) this.#closed(this.deps.lastError() ?? "The Vigil host exited");
+    port.onDisconnect.addListener((closed) => {
+      if (this.#port === port) this.#closed(closed?.error?.message || this.deps.lastError() || "The Vigil host exited");
     });
   }
 
@@ -125,7 +131,7 @@ export class HostConnection {
       NO_HOST.test(reason)
         ? {
             status: "no_host",
-            error: `${reason} Install the native host: run \`npx vigil install\` in the Vigil checkout, then reopen this panel.`,
+            error: `${/[.!?]$/.test(reason) ? reason : `${reason}.`} Install the native host: run \`npx vigil install\` in the Vigil checkout, then reopen this panel.`,
           }
         : { status: "daemon_down", error: `The Vigil host stopped (${reason}). Start it with: vigil serve` },
     );

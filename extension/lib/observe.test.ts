@@ -49,6 +49,13 @@ test("loading or discarded pages are 'page not loaded'; a missing host permissio
   const denied = await observe(with_({ ...base, status: "complete" }), request(5));
   expect(denied).toMatchObject({ ok: false, code: "no_permission" });
   expect((denied as { error: string }).error).toContain("no permission for 127.0.0.1:8080");
+  expect((denied as { error: string }).error).toContain("chrome://extensions → Vigil → Site access");
+  // Firefox says "Missing host permission for the tab" and grants sites in about:addons.
+  page = new Error("Missing host permission for the tab");
+  const firefox = { ...with_({ ...base, status: "complete" }), siteAccess: "about:addons → Vigil → Permissions" };
+  const deniedFx = await observe(firefox, request(5));
+  expect(deniedFx).toMatchObject({ ok: false, code: "no_permission" });
+  expect((deniedFx as { error: string }).error).toContain("(about:addons → Vigil → Permissions)");
 });
 
 test("a loaded tab at the exact URL gives the observation", async () => {

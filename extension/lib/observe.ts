@@ -25,6 +25,17 @@ export interface ObserveApi {
   queryTabs(): Promise<TabInfo[]>;
   /** Runs `readElement(selector)` in the tab's top frame and returns its result. */
   runInTab(tabId: number, selector: string): Promise<ReturnType<typeof readElement> | undefined>;
+  /** Where the user allows the extension on a site, in this browser's own words. */
+  siteAccess?: string;
+}
+
+const CHROMIUM_SITE_ACCESS = "chrome://extensions → Vigil → Site access";
+const FIREFOX_SITE_ACCESS = "about:addons → Vigil → Permissions";
+
+/** Firefox's extension pages (its background too) are moz-extension://: the one place observe's words differ. */
+function siteAccessHere(): string {
+  const here = (globalThis as { location?: { protocol?: string } }).location?.protocol;
+  return here === "moz-extension:" ? FIREFOX_SITE_ACCESS : CHROMIUM_SITE_ACCESS;
 }
 
 /**
@@ -48,6 +59,7 @@ export function readElement(selector: string): { ok: boolean; exists: boolean; t
 /** The real thing: the worker's `browser` (or WXT's fakeBrowser in unit tests). */
 export function observeApi(browser: BrowserApi): ObserveApi {
   return {
+    siteAccess: siteAccessHere(),
     getTab: (tabId) => browser.tabs.get(tabId),
     queryTabs: () => browser.tabs.query({}),
     runInTab: async (tabId, selector) => {
@@ -114,7 +126,7 @@ export async function observe(api: ObserveApi, request: ObserveRequest): Promise
       return fail(
         id,
         "no_permission",
-        `no permission for ${new URL(url).host}: allow the Vigil extension on this site (chrome://extensions → Vigil → Site access) (${message})`,
+        `no permission for ${new URL(url).host}: allow the Vigil extension on this site (${api.siteAccess ?? CHROMIUM_SITE_ACCESS}) (${message})`,
       );
     }
     if (/No tab with id/i.test(message))

@@ -1,17 +1,47 @@
 /**
- * A real Chromium with the built Vigil extension, in a fresh profile whose native host manifest
- * was written by `vigil install --browser chromium --user-data-dir` (TOOLCHAIN.md's recipe).
+ * A real browser with the built Vigil extension, in a fresh profile, optionally with the native
+ * host manifest written by the real `vigil install` (TOOLCHAIN.md's recipe):
+ * - Chromium: `vigil install --browser chromium --user-data-dir <profile>` (a per-profile folder).
+ * - Firefox: `vigil install --browser firefox` with HOME set to a temporary folder, since Firefox
+ *   reads native hosts only from ~/.mozilla/native-messaging-hosts/; Firefox runs with that HOME.
+ * Both implement ExtensionBrowser, so one suite (test/e2e/suite.ts) drives either.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 import puppeteer, { type Browser, type Page, type WebWorker } from "puppeteer";
-import { EXTENSION_ID } from "../../shared/extension-identity.js";
+import { EXTENSION_ID, GECKO_ID } from "../../shared/extension-identity.js";
 import { findChromium } from "../e2e/chromium.js";
-import { ROOT, waitFor } from "./daemon.js";
+import { findFirefox } from "../e2e/firefox.js";
+import { BIN, ROOT, type TestDaemon, waitFor } from "./daemon.js";
 
 export const EXTENSION_DIR = join(ROOT, ".output", "chrome-mv3");
 export const PANEL_URL = `chrome-extension://${EXTENSION_ID}/sidepanel.html`;
+export const FIREFOX_EXTENSION_DIR = join(ROOT, ".output", "firefox-mv3");
+/** Firefox gives each install a random moz-extension:// UUID; the test profile pins it (pref below). */
+export const FIREFOX_UUID = "6b1f7a53-3c2e-4d59-9a0e-7f3b2c1d0e11";
+export const SIDEBAR_URL = `moz-extension://${FIREFOX_UUID}/sidepanel.html`;
+
+export type BrowserKind = "chromium" | "firefox";
+
+/** What the end-to-end suite needs from a browser running the extension. */
+export interface ExtensionBrowser {
+  readonly kind: BrowserKind;
+  readonly browser: Browser;
+  /** The background's HostConnection status: connecting, connected, no_host, daemon_down. */
+  linkStatus(): Promise<string>;
+  /** Whether the background marks this tab as watched. */
+  isMarked(tabId: number): Promise<boolean>;
+  /** The side panel (Chromium) / sidebar (Firefox) page, open in a tab. */
+  panel(): Promise<Page>;
+  reloadPanel(page: Page): Promise<void>;
+  /** Whether `page.emulateMediaFeatures` works (Firefox over WebDriver BiDi: no). */
+  readonly emulatesColorScheme: boolean;
+  /** What the browser says when the native host manifest is missing. */
+  readonly noHostMessage: string;
+  close(): Promise<void>;
+}
 
 const ARGS = [
   "--no-sandbox",
@@ -23,7 +53,11 @@ const ARGS = [
   "--disable-sync",
 ];
 
-export class TestBrowser {
+export class TestBrowser implements ExtensionBrowser {
+  readonly kind = "chromium";
+  readonly emulatesColorScheme = true;
+  readonly noHostMessage = "Specified native messaging host not found.";
+
   private constructor(
     readonly browser: Browser,
     readonly profile: string,
@@ -58,14 +92,144 @@ export class TestBrowser {
     return this.worker.evaluate(() => (globalThis as any).vigil.host.state.status as string);
   }
 
+  isMarked(tabId: number): Promise<boolean> {
+    return this.worker.evaluate((t) => (globalThis as any).vigil.marks.marked.has(t) as boolean, tabId);
+  }
+
   async panel(): Promise<Page> {
     const page = await this.browser.newPage();
     await page.goto(PANEL_URL);
     return page;
   }
 
+  async reloadPanel(page: Page): Promise<void> {
+    await page.reload();
+  }
+
   async close(): Promise<void> {
     await this.browser.close().catch(() => undefined);
     rmSync(this.profile, { recursive: true, force: true });
   }
+}
+
+/**
+ * Firefox ESR over WebDriver BiDi. Three things differ from Chromium, all test-side:
+ * - BiDi refuses to navigate to moz-extension:// ("Navigation to … is not allowed in this
+ *   context") unless Firefox runs with `--remote-allow-system-access`; and Puppeteer's `goto` then
+ *   never sees the navigation events (it times out although the page loaded), so pages are opened
+ *   with the BiDi `browsingContext.navigate` command directly, waiting for "complete".
+ * - The extension's origin is `moz-extension://<uuid>/` with a per-profile random UUID: the
+ *   `extensions.webextensions.uuids` pref pins it for the gecko id.
+ * - The MV3 background is an event page, not a worker target: its globals are read from an
+ *   extension page through `browser.runtime.getBackgroundPage()`.
+ */
+export class FirefoxTestBrowser implements ExtensionBrowser {
+  readonly kind = "firefox";
+  readonly emulatesColorScheme = false;
+  readonly noHostMessage = "No such native application dev.vigil.host";
+  #probe: Page | null = null;
+
+  private constructor(
+    readonly browser: Browser,
+    readonly profile: string,
+    /** The HOME Firefox runs with (its ~/.mozilla/native-messaging-hosts/ is the test's). */
+    readonly home: string,
+  ) {}
+
+  /** `install(home)` runs before launch (e.g. `HOME=home vigil install --browser firefox`). */
+  static async launch(install?: (home: string) => Promise<void>): Promise<FirefoxTestBrowser> {
+    const profile = mkdtempSync(join(tmpdir(), "vigil-firefox-"));
+    const home = mkdtempSync(join(tmpdir(), "vigil-firefox-home-"));
+    mkdirSync(join(home, ".mozilla"), { recursive: true });
+    if (install) await install(home);
+    const browser = await puppeteer.launch({
+      browser: "firefox",
+      executablePath: findFirefox(),
+      headless: true,
+      userDataDir: profile,
+      args: ["--remote-allow-system-access"],
+      env: { ...process.env, HOME: home } as Record<string, string>,
+      extraPrefsFirefox: {
+        "extensions.webextensions.uuids": JSON.stringify({ [GECKO_ID]: FIREFOX_UUID }),
+      },
+    });
+    const self = new FirefoxTestBrowser(browser, profile, home);
+    try {
+      const id = await browser.installExtension(FIREFOX_EXTENSION_DIR);
+      if (id !== GECKO_ID) throw new Error(`Expected extension id ${GECKO_ID} (the gecko id), got ${id}`);
+      await waitFor(() => self.#background("!!bg && 'vigil' in bg"), { what: "the background page's globals" });
+    } catch (error) {
+      await self.close();
+      throw error;
+    }
+    return self;
+  }
+
+  /** Opens an extension page of this profile's Vigil in a new tab. */
+  async #open(url: string): Promise<Page> {
+    const page = await this.browser.newPage();
+    // Puppeteer's goto waits for navigation events Firefox does not send for moz-extension://.
+    await (page.mainFrame() as any).browsingContext.navigate(url, "complete");
+    return page;
+  }
+
+  /** Evaluates `expression` (with `bg`, the background page's window) in an extension page. */
+  async #background<T>(expression: string): Promise<T> {
+    if (!this.#probe || this.#probe.isClosed()) this.#probe = await this.#open(SIDEBAR_URL);
+    return this.#probe.evaluate(
+      `(async () => { const bg = await browser.runtime.getBackgroundPage(); return (${expression}); })()`,
+    ) as Promise<T>;
+  }
+
+  linkStatus(): Promise<string> {
+    return this.#background("bg.vigil.host.state.status");
+  }
+
+  isMarked(tabId: number): Promise<boolean> {
+    return this.#background(`bg.vigil.marks.marked.has(${Number(tabId)})`);
+  }
+
+  panel(): Promise<Page> {
+    return this.#open(SIDEBAR_URL);
+  }
+
+  async reloadPanel(page: Page): Promise<void> {
+    // page.reload() waits for the same missing navigation events: reload from inside, then wait
+    // for a new document (the old one's marker gone) that has finished loading.
+    await page.evaluate("window.vigilOldDocument = true; location.reload()");
+    await waitFor(() => page.evaluate('!window.vigilOldDocument && document.readyState === "complete"'), {
+      what: "the sidebar reloaded",
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close().catch(() => undefined);
+    rmSync(this.profile, { recursive: true, force: true });
+    rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Launches `kind` with the extension; with `daemon`, first installs the native host for it with the
+ * real `vigil install` (so the manifest the browser reads is the one users get).
+ */
+export async function launchExtensionBrowser(kind: BrowserKind, daemon?: TestDaemon): Promise<ExtensionBrowser> {
+  if (kind === "chromium")
+    return TestBrowser.launch(
+      daemon &&
+        (async (profile) => {
+          const installed = await daemon.cli(["install", "--browser", "chromium", "--user-data-dir", profile]);
+          if (installed.exitCode !== 0) throw new Error(`vigil install failed: ${String(installed.stderr)}`);
+        }),
+    );
+  return FirefoxTestBrowser.launch(
+    daemon &&
+      (async (home) => {
+        const installed = await execa(process.execPath, [BIN, "install", "--browser", "firefox"], {
+          env: { ...daemon.env, VIGIL_HOME: daemon.home, HOME: home },
+          reject: false,
+        });
+        if (installed.exitCode !== 0) throw new Error(`vigil install --browser firefox failed: ${installed.stderr}`);
+      }),
+  );
 }
