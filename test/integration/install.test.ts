@@ -67,6 +67,27 @@ test("doctor says what is fine and exactly what to fix", async () => {
   expect(wrongId).toContain("→ run: vigil install --browser chromium");
 });
 
+test("doctor --browser firefox names what is missing: the manifest, the add-on id it allows, site permissions", async () => {
+  const firefox = join(home, ".mozilla", "native-messaging-hosts", "dev.vigil.host.json");
+  const missing = String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout);
+  expect(missing).toContain(`FIX  firefox: ${firefox} is missing\n     → run: vigil install --browser firefox`);
+  expect(missing).toMatch(
+    /ok {3}Firefox extension built at .*firefox-mv3 \(vigil@vigil\.dev\); load it from about:debugging/,
+  );
+  expect(missing).toContain("other sites need about:addons → Vigil → Permissions");
+  expect(missing).not.toContain("chrome-mv3");
+
+  expect((await daemon.cli(["install", "--browser", "firefox"])).exitCode).toBe(0);
+  expect(String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout)).toContain(
+    `ok   firefox: ${firefox} allows the Vigil extension`,
+  );
+  writeFileSync(firefox, JSON.stringify({ ...JSON.parse(readFileSync(firefox, "utf8")), allowed_extensions: ["x@y"] }));
+  expect(String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout)).toContain(
+    `FIX  firefox: ${firefox} does not allow the Vigil extension (vigil@vigil.dev)\n     → run: vigil install --browser firefox`,
+  );
+  rmSync(firefox);
+});
+
 test("uninstall removes Vigil's manifests and leaves another program's alone", async () => {
   const chrome = join(home, ".config", "google-chrome", "NativeMessagingHosts", "dev.vigil.host.json");
   mkdirSync(join(chrome, ".."), { recursive: true });

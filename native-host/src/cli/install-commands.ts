@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { EXTENSION_ID, EXTENSION_KEY } from "../../../shared/extension-identity.js";
+import { EXTENSION_ID, EXTENSION_KEY, GECKO_ID } from "../../../shared/extension-identity.js";
 import { ApiClient } from "../api/client.js";
 import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
@@ -42,6 +42,7 @@ const usage = <T>(run: () => T): T => {
 };
 
 const CHROME_EXTENSION = join(packageRoot, ".output", "chrome-mv3");
+const FIREFOX_EXTENSION = join(packageRoot, ".output", "firefox-mv3");
 
 /** --browser / --user-data-dir as targets; neither: the browsers this machine has. */
 function chosenTargets(options: BrowserOptions): InstallTarget[] {
@@ -135,7 +136,9 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
     });
   for (const target of relevant) findings.push(checkManifest(target, options.extensionId ?? EXTENSION_ID));
 
-  findings.push(checkBuiltExtension());
+  const firefox = relevant.some((target) => target.browser === "firefox");
+  if (relevant.some((target) => target.browser !== "firefox") || !firefox) findings.push(checkBuiltExtension());
+  if (firefox) findings.push(checkFirefoxExtension(), FIREFOX_SITES);
   findings.push(...claudeFindings(), ...codexFindings());
   if (running) {
     try {
@@ -146,7 +149,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
           : {
               ok: false,
               what: "no browser is connected to the daemon",
-              fix: `open the browser with the Vigil extension loaded (id ${EXTENSION_ID}); its side panel says what is missing`,
+              fix: `open the browser with the Vigil extension loaded (id ${EXTENSION_ID}; in Firefox ${GECKO_ID}); its side panel or sidebar says what is missing`,
             },
       );
     } catch (error) {
@@ -154,6 +157,36 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
     }
   }
   return findings;
+}
+
+/** Firefox cannot be asked which sites the user allowed: doctor says where that is decided. */
+const FIREFOX_SITES: Finding = {
+  ok: true,
+  what: "firefox: localhost and 127.0.0.1 are readable out of the box; other sites need about:addons → Vigil → Permissions (until then their checks say no permission for HOST)",
+};
+
+function checkFirefoxExtension(): Finding {
+  const manifestFile = join(FIREFOX_EXTENSION, "manifest.json");
+  if (!existsSync(manifestFile))
+    return {
+      ok: false,
+      what: `the Firefox extension is not built (${FIREFOX_EXTENSION})`,
+      fix: "npm run build:ext:firefox",
+    };
+  const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+    browser_specific_settings?: { gecko?: { id?: string } };
+  };
+  const id = manifest.browser_specific_settings?.gecko?.id;
+  if (id !== GECKO_ID)
+    return {
+      ok: false,
+      what: `${manifestFile} names the add-on ${String(id)}, not ${GECKO_ID}, so the host manifest does not let it connect`,
+      fix: "npm run build:ext:firefox",
+    };
+  return {
+    ok: true,
+    what: `Firefox extension built at ${FIREFOX_EXTENSION} (${GECKO_ID}); load it from about:debugging → This Firefox → Load Temporary Add-on… (its manifest.json), or install a signed .xpi`,
+  };
 }
 
 function checkBuiltExtension(): Finding {
