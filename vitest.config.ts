@@ -29,8 +29,20 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
+          exclude: ["test/integration/devices.test.ts"],
           environment: "node",
           testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // Devices over SSH against a real sshd; sshd.ts installs openssh-server and makes the user.
+        test: {
+          name: "devices",
+          include: ["test/integration/devices.test.ts"],
+          environment: "node",
+          globalSetup: ["test/devices/sshd.ts"],
+          testTimeout: 90_000,
           hookTimeout: 60_000,
         },
       },

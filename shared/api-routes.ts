@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type {
   ControlSchema,
+  DeviceAddSchema,
   EventPostSchema,
   MonitorCreateSchema,
   SessionCreateSchema,
@@ -22,6 +23,7 @@ import type { Observation, PanelList, Tab } from "./schemas/native-messages.js";
 import type { BrowserObserveSchema } from "./schemas/sources.js";
 import type {
   CheckEntry,
+  DeviceView,
   MonitorEvent,
   MonitorView,
   SessionView,
@@ -90,6 +92,9 @@ export const ROUTES = {
   listVault: { method: "GET", path: "/api/vault", summary: "vault keys and their use" },
   setVault: { method: "PUT", path: "/api/vault/:key", summary: "set a secret value" },
   deleteVault: { method: "DELETE", path: "/api/vault/:key", summary: "delete a secret" },
+  listDevices: { method: "GET", path: "/api/devices", summary: "devices signal files are collected from over SSH" },
+  addDevice: { method: "POST", path: "/api/devices", summary: "add a device ([USER@]HOST, port, identity)" },
+  removeDevice: { method: "DELETE", path: "/api/devices/:name", summary: "remove a device and close its connection" },
 } as const satisfies Record<string, RouteSpec>;
 
 export type RouteName = keyof typeof ROUTES;
@@ -128,6 +133,9 @@ export interface RouteTypes {
   listVault: { body: undefined; reply: VaultEntry[] };
   setVault: { body: In<typeof VaultSetSchema>; reply: { key: string; set: true } };
   deleteVault: { body: undefined; reply: { deleted: true } };
+  listDevices: { body: undefined; reply: DeviceView[] };
+  addDevice: { body: In<typeof DeviceAddSchema>; reply: DeviceView };
+  removeDevice: { body: undefined; reply: { deleted: true } };
 }
 
 type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

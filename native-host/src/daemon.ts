@@ -7,8 +7,8 @@
 
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { homedir } from "node:os";
-import { join } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { ROUTES } from "../../shared/api-routes.js";
 import { DEFAULT_SETTINGS, envConfig, loadSettings, type ResolvedSettings } from "./base/config.js";
 import {
@@ -27,6 +27,7 @@ import { Changes } from "./core/changes.js";
 import type { EndingDeps } from "./core/endings.js";
 import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
+import { Devices } from "./devices/devices.js";
 import { Engine } from "./engine/engine.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
@@ -52,6 +53,8 @@ export interface ServiceOptions {
   browser?: BrowserLink;
   /** How an outside job reaches this daemon (for waitpoints' how_to_signal lines). */
   signalTarget?: () => { command: string; url: string; spoolDir: string };
+  /** Where device connections keep their control sockets ($VIGIL_HOME/tmp). */
+  deviceControlDir?: string;
 }
 
 /** The daemon's services, each built once here and handed what it needs. */
@@ -81,7 +84,14 @@ export function wireServices(options: ServiceOptions) {
   });
   engine = new Engine({ store, log, now, endings, changes, vault, browser, waitpoints });
   const delivery = new Delivery({ store, log, shield, changes, now });
-  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery };
+  const devices = new Devices({
+    store,
+    log,
+    now,
+    signal: (body, via, origin) => waitpoints.signal(body, via, origin),
+    controlDir: options.deviceControlDir ?? tmpdir(),
+  });
+  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices };
 }
 
 export type Services = ReturnType<typeof wireServices>;
@@ -124,8 +134,9 @@ export async function runDaemon(options: { home: string; port: number }): Promis
       url: `${url}${ROUTES.signal.path}`,
       spoolDir: paths.spool,
     }),
+    deviceControlDir: dirname(paths.spool),
   });
-  const { engine, delivery, browser, waitpoints, changes } = services;
+  const { engine, delivery, browser, waitpoints, changes, devices } = services;
   engine.start();
   delivery.start();
   changes.on((sessionId) => browser.changed(sessionId));
@@ -166,6 +177,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     stopping = true;
     log.info(`received ${signal}, stopping`);
     spool.stop();
+    devices.stop();
     clearInterval(purge);
     engine.stop();
     delivery.stop();
@@ -191,5 +203,6 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);
   // Collect the spool once the signal URL is known (how_to_signal lines need it).
   spool.start();
+  devices.start();
   log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
 }

@@ -156,6 +156,8 @@ export const WaitCreateSchema = z
       .positive()
       .max(WAIT_LIMITS.maxExpiresInHours * 3600)
       .optional(),
+    /** A device (`vigil devices add`) whose spool files signal it; its how_to_signal.shell writes there. */
+    device: z.string().min(1).max(64).optional(),
   })
   .superRefine((input, ctx) => {
     if (input.members && new Set(input.members).size !== input.members.length) {
@@ -170,6 +172,35 @@ export const WaitCreateSchema = z
     }
   });
 export type WaitCreate = z.infer<typeof WaitCreateSchema>;
+
+/** A device's name: what `wait_create {device}` and `vigil devices rm` name it by. */
+export const DeviceNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Expected a device name of letters, digits, '.', '_' or '-'");
+
+/**
+ * `[USER@]HOST`: never starting with "-" (ssh would read it as an option), no spaces or shell
+ * characters. A HOST may be an alias of the user's ~/.ssh/config.
+ */
+export const SshTargetSchema = z
+  .string()
+  .max(255)
+  .regex(
+    /^(?:[A-Za-z0-9_][A-Za-z0-9._-]*@)?[A-Za-z0-9_[][A-Za-z0-9._:%[\]-]*$/,
+    "Expected [USER@]HOST (letters, digits, '.', '_', '-', ':'; not starting with '-')",
+  );
+
+/** POST /api/devices (`vigil devices add NAME --ssh [USER@]HOST [--port N] [--identity FILE]`). */
+export const DeviceAddSchema = z.strictObject({
+  name: DeviceNameSchema,
+  ssh: SshTargetSchema,
+  port: z.number().int().min(1).max(65535).optional(),
+  /** An absolute path to a private key, handed to ssh as `-i FILE`. */
+  identity: z.string().min(1).max(4096).startsWith("/", "Expected an absolute path").optional(),
+});
+export type DeviceAdd = z.infer<typeof DeviceAddSchema>;
 
 export const SIGNAL_STATUSES = ["ok", "fail", "progress"] as const;
 export const SIGNAL_LIMITS = { bodyBytes: 64 * 1024, messageChars: 2000, dataChars: 16_000 } as const;

@@ -66,6 +66,8 @@ export interface WaitpointView {
   state: "armed" | "resolved" | "failed" | "cancelled" | "expired";
   monitorState: MonitorState;
   members: string[] | null;
+  /** The device whose spool files signal it, or null (this machine). */
+  device: string | null;
   quorum: number;
   failFast: boolean;
   maxSignals: number;
@@ -183,6 +185,23 @@ export interface VaultEntry {
   key: string;
   updatedAt: string;
   usedBy: Array<{ sessionId: string; monitorId: string; purpose: "start" | "resume"; at: string }>;
+}
+
+export const DEVICE_STATES = ["connected", "offline", "error"] as const;
+
+/** A device (design.md §5): its SSH target, the connection's state and what was collected. */
+export interface DeviceView {
+  name: string;
+  /** `[USER@]HOST` as given. */
+  ssh: string;
+  port: number | null;
+  identity: string | null;
+  state: (typeof DEVICE_STATES)[number];
+  lastError: string | null;
+  /** The last completed collection (UTC ISO), or null. */
+  lastCollectionAt: string | null;
+  filesCollected: number;
+  createdAt: string;
 }
 
 /** How a job signals a waitpoint: the same capability as a CLI line, a curl line, a shell snippet. */

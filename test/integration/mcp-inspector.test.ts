@@ -112,7 +112,7 @@ describe(`the MCP Inspector CLI ${INSPECTOR.version}`, () => {
     const run = await inspect("tools/list", ["--strict"]);
     expect(run.exitCode, run.stderr).toBe(0);
     const tools = run.result.tools as Array<{ name: string; outputSchema: unknown }>;
-    expect(tools).toHaveLength(14);
+    expect(tools).toHaveLength(15);
     for (const tool of tools) outputs.set(tool.name, compile(ajv, tool.outputSchema));
 
     // Each finding is "Warning|Error: tool "NAME"", "  Path: …", "  Issue: …".
@@ -134,7 +134,7 @@ describe(`the MCP Inspector CLI ${INSPECTOR.version}`, () => {
   }, 60_000);
 
   test("every tool, called with --tool-arg key=value, answers structured content matching its outputSchema", async () => {
-    expect(outputs.size, "tools/list ran first").toBe(14);
+    expect(outputs.size, "tools/list ran first").toBe(15);
     const armed = await ok("wait_for_command", ["command=echo ready", "until=0.2", "description=build"]);
     expect(armed.monitor).toMatchObject({ id: "mon-1", kind: "command", state: "waiting" });
 
@@ -183,6 +183,8 @@ describe(`the MCP Inspector CLI ${INSPECTOR.version}`, () => {
     expect((await ok("wait_check", [`id=${wp}`])).waitpoints).toMatchObject({ quorum: 2, members: ["arm1", "arm2"] });
     expect((await ok("wait_check")).waitpoints.map((w: any) => w.id)).toEqual([wp, mailbox.waitpoint.id]);
     expect((await ok("wait_cancel", [`id=${wp}`])).waitpoint.state).toBe("cancelled");
+
+    expect((await ok("device__list")).devices).toEqual([]);
 
     expect((await ok("browser__tabs")).tabs).toEqual([{ tabId: 7, url: PAGE, title: "CI", active: true, windowId: 1 }]);
     expect((await ok("browser__observe", ["tabId=7", `url=${PAGE}`, "selector=#status"])).observation).toMatchObject({

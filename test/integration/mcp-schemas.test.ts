@@ -56,7 +56,7 @@ afterAll(async () => {
 
 describe("tools/list", () => {
   test("every tool's inputSchema compiles (draft-07, strict Ajv) and follows the generic-client rules", () => {
-    expect(tools).toHaveLength(14);
+    expect(tools).toHaveLength(15);
     for (const tool of tools) {
       if (tool.inputSchema.$schema !== undefined) expect(tool.inputSchema.$schema).toBe(DRAFT_07);
       expect(() => compile(makeAjv(), tool.inputSchema)).not.toThrow();
@@ -191,6 +191,8 @@ describe("tools/call", () => {
       members: ["arm1", "arm2"],
     });
     expect((await call("wait_cancel", { id: wp.waitpoint.id })).waitpoint.state).toBe("cancelled");
+
+    expect((await call("device__list")).devices).toEqual([]);
 
     expect((await call("browser__tabs")).tabs).toEqual([
       { tabId: 7, url: PAGE, title: "CI", active: true, windowId: 1 },

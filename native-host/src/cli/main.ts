@@ -9,6 +9,7 @@ import { Command, CommanderError } from "commander";
 import { CliError } from "../api/client.js";
 import { packageRoot } from "../base/paths.js";
 import { homeOf } from "./context.js";
+import { registerDeviceCommands } from "./device-commands.js";
 import { registerHookCommands } from "./hook-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
@@ -110,6 +111,7 @@ export function buildProgram(): Command {
   registerSessionCommands(program);
   registerMonitorCommands(program);
   registerVaultCommands(program);
+  registerDeviceCommands(program);
   registerSignalCommand(program);
   registerInstallCommands(program);
   registerSetupCommands(program);

@@ -20,6 +20,8 @@ export interface SignalTarget {
   /** $VIGIL_HOME/tmp/signals */
   spoolDir: string;
   heartbeatSeconds?: number;
+  /** A device's name: the shell line then writes into that machine's own spool, and is recommended. */
+  device?: string | null;
 }
 
 const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`);
@@ -35,11 +37,11 @@ export function howToSignal(target: SignalTarget): HowToSignal {
       `printf '%s' '{"id":"${target.id}","secret":"${target.secret}","status":"ok","message":"done"${memberJson}}' | ` +
       `curl -sS -XPOST ${target.url} -H 'content-type: application/json' --data-binary @-`,
     shell:
-      `s=$?; d=${quote(target.spoolDir)}; f="$d/$(date +%s%N)-$$-$RANDOM"; mkdir -p "$d"; ` +
+      `s=$?; d=${target.device ? '"$HOME/.vigil/tmp/signals"' : quote(target.spoolDir)}; f="$d/$(date +%s%N)-$$-$RANDOM"; mkdir -p "$d"; ` +
       `printf '{"id":"${target.id}","secret":"${target.secret}","status":"%s","message":"exit=%s"${memberJson}}' ` +
       `"$([ $s -eq 0 ] && echo ok || echo fail)" "$s" > "$f.tmp" && mv "$f.tmp" "$f.json"`,
     attach_to_pid: `(while kill -0 PID 2>/dev/null; do sleep 5; done; ${cli} --status ok --message "pid PID exited") &`,
-    recommended: "cli",
+    recommended: target.device ? "shell" : "cli",
   };
   if (target.heartbeatSeconds !== undefined) {
     const every = Math.max(1, Math.floor(target.heartbeatSeconds / 2));

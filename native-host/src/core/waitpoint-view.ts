@@ -46,6 +46,7 @@ export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): W
     state,
     monitorState: record.state,
     members: wp.members,
+    device: wp.device,
     quorum: wp.quorum,
     failFast: wp.failFast,
     maxSignals: wp.maxSignals,

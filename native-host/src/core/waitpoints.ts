@@ -14,7 +14,7 @@ import type { ResolvedSettings } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
+import type { SignalRow, SignalVia, WaitpointRow } from "../store/waitpoints.js";
 import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
@@ -44,7 +44,24 @@ export interface WaitpointDeps extends EndingDeps {
  * members; or, over HTTP, a miss while its miss budget is spent (`too_many_misses`). The HTTP layer
  * maps each to a status code; the spool to keep-or-park.
  */
-export type SignalVerdict = "accepted" | "unknown" | "wrong_secret" | "ended" | "not_a_member" | "too_many_misses";
+export type SignalVerdict =
+  | "accepted"
+  | "unknown"
+  | "wrong_secret"
+  | "ended"
+  | "not_a_member"
+  | "too_many_misses"
+  | "wrong_device";
+
+/**
+ * Where a signal came from besides its channel: a device's spool file names its device (such a
+ * file resolves only waitpoints created for that device), and `inTx` runs inside the transaction
+ * that stores the signal (the collector remembers the file's name there).
+ */
+export interface SignalOrigin {
+  device?: string;
+  inTx?: (outcome: SignalOutcome) => void;
+}
 
 export interface SignalOutcome {
   verdict: SignalVerdict;
@@ -76,6 +93,13 @@ export class Waitpoints {
   ): { id: string; secret: string; state: "armed"; how_to_signal: HowToSignal } {
     const { store, now: clock, settings } = this.deps;
     sessionOrThrow(store, sessionId);
+    const device = input.device ?? null;
+    if (device !== null && !store.devices.byName(device)) {
+      const known = store.devices.all().map((d) => d.name);
+      throw new ValidationError(
+        `device: Unknown device "${device}"; ${known.length > 0 ? `known devices: ${known.join(", ")}` : "no devices yet (add one with vigil devices add NAME --ssh [USER@]HOST)"}`,
+      );
+    }
     const members = input.members ?? null;
     const quorum = input.quorum === "all" || input.quorum === undefined ? (members ? members.length : 1) : input.quorum;
     if (input.quorum === "all" && !members)
@@ -118,6 +142,7 @@ export class Waitpoints {
         failFast: source.failFast,
         maxSignals: source.maxSignals,
         heartbeatTimeoutMs,
+        device,
       });
       // The trigger's due time doubles as the stall check.
       if (heartbeatTimeoutMs !== null) store.monitors.setNextDue(uid, now + heartbeatTimeoutMs);
@@ -129,6 +154,7 @@ export class Waitpoints {
       secret,
       members,
       heartbeatSeconds: input.heartbeat_timeout_seconds,
+      device,
       ...this.deps.target(),
     });
     return { id, secret, state: "armed", how_to_signal: lines };
@@ -154,12 +180,16 @@ export class Waitpoints {
 
   // ------------------------------------------------------------------ signals
 
-  /** Accepts one signal (from the route or the spool). The secret is the capability. */
-  signal(body: SignalBody, via: "http" | "spool"): SignalOutcome {
+  /** Accepts one signal (from the route, the spool or a device). The secret is the capability. */
+  signal(body: SignalBody, via: SignalVia, origin: SignalOrigin = {}): SignalOutcome {
     const outcome = this.#budgeted(
       body,
       via,
-      this.deps.store.tx(() => this.#signalInTx(body, via)),
+      this.deps.store.tx(() => {
+        const result = this.#signalInTx(body, via, origin.device);
+        origin.inTx?.(result);
+        return result;
+      }),
     );
     if (outcome.verdict === "accepted" && outcome.session) this.#afterAccepted([outcome.session]);
     return outcome;
@@ -203,7 +233,7 @@ export class Waitpoints {
    * Only misses are ever limited: a correct secret is accepted whatever others sent. The log gets
    * each miss until the budget is spent, then one line per spent window rather than one per miss.
    */
-  #budgeted(body: SignalBody, via: "http" | "spool", outcome: SignalOutcome): SignalOutcome {
+  #budgeted(body: SignalBody, via: SignalVia, outcome: SignalOutcome): SignalOutcome {
     if (!outcome.miss) return outcome;
     const id = JSON.stringify(body.id.slice(0, 64));
     if (via === "http") {
@@ -238,7 +268,7 @@ export class Waitpoints {
     if (any) this.deps.poke();
   }
 
-  #signalInTx(body: SignalBody, via: "http" | "spool"): SignalOutcome {
+  #signalInTx(body: SignalBody, via: SignalVia, device?: string): SignalOutcome {
     const { store, shield } = this.deps;
     const wp = store.waitpoints.byId(body.id);
     const removed = wp ? undefined : store.waitpoints.tombstoneOf(body.id);
@@ -258,6 +288,14 @@ export class Waitpoints {
     const given = hash(body.secret);
     if (!timingSafeEqual(given, Buffer.from(wp.secretHash, "hex"))) {
       return { verdict: "wrong_secret", body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
+    }
+    // A device's file resolves only that device's waitpoints (HTTP and the local spool: any).
+    if (device !== undefined && wp.device !== device) {
+      const owner = wp.device === null ? "for this machine" : "for another device";
+      return {
+        verdict: "wrong_device",
+        body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device}` },
+      };
     }
     if (body.key && store.waitpoints.hasKey(body.key))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };

@@ -10,6 +10,7 @@ import type { Logger } from "../base/log.js";
 import type { BrowserLink } from "../browser/link.js";
 import type { Waitpoints } from "../core/waitpoints.js";
 import type { Delivery } from "../delivery/delivery.js";
+import type { Devices } from "../devices/devices.js";
 import type { Engine } from "../engine/engine.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Vault } from "../secrets/vault.js";
@@ -20,6 +21,7 @@ export interface ApiServices {
   waitpoints: Waitpoints;
   vault: Vault;
   browser: BrowserLink;
+  devices: Devices;
   shield: Shield;
   log: Logger;
 }

@@ -28,7 +28,7 @@ afterAll(() => {
 
 test.each(Object.keys(ROUTES) as RouteName[])("the server answers %s", async (name) => {
   const spec = ROUTES[name];
-  const path = pathOf(spec, { sid: "nope", mid: "m", wid: "w", key: "K" });
+  const path = pathOf(spec, { sid: "nope", mid: "m", wid: "w", key: "K", name: "nope" });
   const response = await fetch(`${url}${path}`, { method: spec.method });
   // Unauthenticated: a token route says 401; a public one answers on its own terms. Never 404/405.
   expect(response.status).not.toBe(405);
@@ -55,7 +55,7 @@ test.each(Object.keys(ROUTES) as RouteName[])(
   "every error answer of %s has the one shape {error: {code, message}}",
   async (name) => {
     const spec = ROUTES[name];
-    const path = pathOf(spec, { sid: "nope", mid: "m", wid: "w", key: "bad key" });
+    const path = pathOf(spec, { sid: "nope", mid: "m", wid: "w", key: "bad key", name: "nope" });
     const answers = await Promise.all([
       fetch(`${url}${path}`, { method: spec.method }),
       fetch(`${url}${path}`, { method: spec.method, headers: auth }),
@@ -77,7 +77,7 @@ test.each(Object.keys(ROUTES) as RouteName[])(
 test.each((Object.keys(ROUTES) as RouteName[]).filter((name) => ROUTES[name].method === "GET"))(
   "HEAD %s answers as GET does, without a body",
   async (name) => {
-    const path = pathOf(ROUTES[name], { sid: "nope", mid: "m", wid: "w" });
+    const path = pathOf(ROUTES[name], { sid: "nope", mid: "m", wid: "w", name: "nope" });
     const [get, head] = await Promise.all(
       ["GET", "HEAD"].map((method) => fetch(`${url}${path}`, { method, headers: auth })),
     );

@@ -2,6 +2,7 @@
 
 import {
   ControlSchema,
+  DeviceAddSchema,
   EventPostSchema,
   MonitorCreateSchema,
   SessionCreateSchema,
@@ -70,7 +71,7 @@ function param(value: string | undefined, name: string): string {
 }
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
-  const { engine, delivery, waitpoints, vault, browser } = services;
+  const { engine, delivery, waitpoints, vault, browser, devices } = services;
   const { queries } = engine;
   routes.on("health", () => ({ status: 200, body: { ok: true } }));
 
@@ -238,6 +239,14 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     // A refusal in the one error shape; its code is the verdict (`wrong_secret`, `ended`, …).
     const { error, ...details } = outcome.body;
     return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }) };
+  });
+
+  // ---- devices (design.md §5): machines whose spool is collected over SSH
+  routes.on("listDevices", () => ({ status: 200, body: devices.list() }));
+  routes.on("addDevice", async (c) => ({ status: 201, body: devices.add(await c.body(DeviceAddSchema)) }));
+  routes.on("removeDevice", (c) => {
+    devices.remove(param(c.params.name, "device name"));
+    return { status: 200, body: { deleted: true } };
   });
 
   // ---- browser: the connected extension's tabs, read-only (503 when none is connected)

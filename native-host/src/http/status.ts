@@ -22,13 +22,15 @@ export function statusOf(error: Error): number {
   return 500;
 }
 
-export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 404 | 410 | 422 | 429> = {
+export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 403 | 404 | 410 | 422 | 429> = {
   accepted: 202,
   wrong_secret: 401,
   unknown: 404,
   ended: 410,
   not_a_member: 422,
   too_many_misses: 429,
+  /** Only a device's files hear it; HTTP names no device. */
+  wrong_device: 403,
 };
 
 /** The `code` of an error answer, by status: stable words a client can branch on. */

@@ -92,27 +92,19 @@ export class Spool {
       this.#park(name, read.refused);
       return true;
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(read.text);
-    } catch (error) {
-      // Never the parser's message: it can quote the text.
-      this.#park(name, `Expected a JSON signal, got text that is not valid JSON${positionOf(error)}`);
-      return true;
-    }
     let outcome: SignalOutcome;
     try {
-      const parsed = SignalBodySchema.safeParse(json);
-      if (!parsed.success) {
-        this.#park(name, formatZodError(parsed.error));
+      const parsed = parseSignalFile(read.text);
+      if ("refused" in parsed) {
+        this.#park(name, parsed.refused);
         return true;
       }
-      outcome = this.options.intake({ ...parsed.data, key: `spool:${name}` });
+      outcome = this.options.intake({ ...parsed.body, key: `spool:${name}` });
     } catch (error) {
       this.#park(name, `Expected a JSON signal, got: ${toError(error).message}`);
       return true;
     }
-    if (outcome.verdict === "accepted" || outcome.verdict === "ended") {
+    if (isTaken(outcome)) {
       this.#remove(path);
       this.options.log.info(
         `spool: collected ${name} (${outcome.verdict === "accepted" ? "accepted" : String(outcome.body.error)})`,
@@ -156,6 +148,23 @@ export class Spool {
     }
   }
 }
+
+/** A spool file's text as a signal body, or why it is refused (in words that quote none of the text). */
+export function parseSignalFile(text: string): { body: SignalBody } | { refused: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    // Never the parser's message: it can quote the text.
+    return { refused: `Expected a JSON signal, got text that is not valid JSON${positionOf(error)}` };
+  }
+  const parsed = SignalBodySchema.safeParse(json);
+  return parsed.success ? { body: parsed.data } : { refused: formatZodError(parsed.error) };
+}
+
+/** The file has done its work (accepted, or its waitpoint already ended): it is deleted, not parked. */
+export const isTaken = (outcome: SignalOutcome): boolean =>
+  outcome.verdict === "accepted" || outcome.verdict === "ended";
 
 /** Reads a regular file of at most the body cap; refuses any other kind by name, without reading it. */
 function readEntry(path: string): Read {

@@ -260,6 +260,16 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   );
 
   server.registerTool(
+    "device__list",
+    {
+      description:
+        "The machines Vigil collects signal files from over SSH (vigil devices add), with each one's state (connected, offline, error), last error and last collection: a name here is what wait_create's device takes.",
+      outputSchema: OUTPUTS.devices,
+    },
+    guarded(async () => reply(OUTPUTS.devices, { devices: await api.call("listDevices") })),
+  );
+
+  server.registerTool(
     "browser__tabs",
     {
       description:

@@ -23,7 +23,7 @@ import {
   TimeSourceSchema,
   ToolSourceSchema,
 } from "../../../shared/schemas/sources.js";
-import { ENDING_REASONS, MONITOR_STATES, WAKE_STATES } from "../../../shared/schemas/views.js";
+import { DEVICE_STATES, ENDING_REASONS, MONITOR_STATES, WAKE_STATES } from "../../../shared/schemas/views.js";
 
 /** The JSON types, for a value that may be any of them (a condition's comparison value). */
 const JSON_TYPES = ["string", "number", "boolean", "object", "array", "null"];
@@ -186,6 +186,9 @@ export const McpWaitCreateSchema = z.strictObject({
   heartbeat_timeout_seconds: wait.heartbeat_timeout_seconds.describe(
     'no signal at all (progress included) for this long wakes you with "stalled"',
   ),
+  device: wait.device.describe(
+    "a device's name (see device__list) when the job runs on that machine: its how_to_signal.shell line drops the signal file there, where Vigil collects it over SSH",
+  ),
 });
 
 const observe = BrowserObserveSchema.shape;
@@ -284,6 +287,7 @@ export const WaitpointOut = z
     state: z.enum(["armed", "resolved", "failed", "cancelled", "expired"]).describe("its state"),
     monitorState: z.enum(MONITOR_STATES).describe("its monitor's state"),
     members: z.array(z.string()).nullable().describe("its member names, or null"),
+    device: z.string().nullable().describe("the device whose spool files signal it, or null (this machine)"),
     quorum: z.number().describe("signals that complete it"),
     failFast: z.boolean().describe("whether a fail signal wakes at once"),
     maxSignals: z.number().describe("wakes before it ends"),
@@ -300,6 +304,20 @@ export const WaitpointOut = z
     signals: z.array(SignalOut).describe("its signals"),
   })
   .describe("a waitpoint");
+
+export const DeviceOut = z
+  .object({
+    name: z.string().describe("the device's name (what wait_create's device takes)"),
+    ssh: z.string().describe("[USER@]HOST it is reached at"),
+    port: z.number().nullable().describe("its SSH port, or null (ssh's default)"),
+    identity: z.string().nullable().describe("the private key file passed to ssh, or null"),
+    state: z.enum(DEVICE_STATES).describe("connected, offline or error"),
+    lastError: z.string().nullable().describe("the last connection or collection error, or null"),
+    lastCollectionAt: TimeOrNull("the last completed collection"),
+    filesCollected: z.number().describe("signal files collected from it"),
+    createdAt: Time("when it was added"),
+  })
+  .describe("a device");
 
 const EventOut = z
   .object({
@@ -365,4 +383,5 @@ export const OUTPUTS = {
   tabs: z.object({ session: Session, tabs: z.array(TabOut).describe("the connected browser's tabs") }),
   observation: z.object({ session: Session, observation: ObservationOut }),
   wakes: z.object({ session: Session, wakes: z.array(WakeOut).describe("the wakes") }),
+  devices: z.object({ session: Session, devices: z.array(DeviceOut).describe("every device Vigil collects from") }),
 } as const;

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { ChecksTable } from "./checks.js";
 import { type Db, openDb } from "./db.js";
+import { DevicesTable } from "./devices.js";
 import { EventsTable } from "./events.js";
 import { InboundEventsTable } from "./inbound-events.js";
 import { MonitorsTable } from "./monitors.js";
@@ -23,6 +24,7 @@ export class Store {
   readonly waitpoints: WaitpointsTable;
   readonly inboundEvents: InboundEventsTable;
   readonly checks: ChecksTable;
+  readonly devices: DevicesTable;
 
   constructor(
     readonly db: Db,
@@ -37,6 +39,7 @@ export class Store {
     this.waitpoints = new WaitpointsTable(db);
     this.inboundEvents = new InboundEventsTable(db);
     this.checks = new ChecksTable(db);
+    this.devices = new DevicesTable(db);
   }
 
   /** The database, and beside it (for a file database) the vault's `vault.json`. */

@@ -16,6 +16,8 @@ export interface WaitpointRow {
   heartbeatTimeoutMs: number | null;
   /** The last-signal time a stall wake was already sent for. */
   stallNotifiedFor: number | null;
+  /** The device whose spool files may signal it (null: local); HTTP and the local spool always may. */
+  device: string | null;
 }
 
 export interface SignalRow {
@@ -24,10 +26,12 @@ export interface SignalRow {
   member: string | null;
   message: string | null;
   data: string | null;
-  via: "http" | "spool";
+  via: SignalVia;
   receivedAt: number;
   eventSeq: number;
 }
+
+export type SignalVia = "http" | "spool" | "device";
 
 interface RawWaitpoint {
   monitor_uid: number;
@@ -39,6 +43,7 @@ interface RawWaitpoint {
   max_signals: number;
   heartbeat_timeout_ms: number | null;
   stall_notified_for: number | null;
+  device: string | null;
 }
 
 interface RawSignal {
@@ -62,6 +67,7 @@ const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
   maxSignals: raw.max_signals,
   heartbeatTimeoutMs: raw.heartbeat_timeout_ms,
   stallNotifiedFor: raw.stall_notified_for,
+  device: raw.device,
 });
 
 const toSignal = (raw: RawSignal): SignalRow => ({
@@ -103,8 +109,8 @@ export class WaitpointsTable {
     );
     this.#pruneTombstones = db.prepare<[number]>("DELETE FROM waitpoint_tombstones WHERE removed_at < ?");
     this.#insert = db.prepare(
-      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms)
-       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals, @heartbeatTimeoutMs)`,
+      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms, device)
+       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals, @heartbeatTimeoutMs, @device)`,
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");

@@ -1,0 +1,105 @@
+/**
+ * The fixed scripts the daemon runs on a device over its SSH connection, and the reading of what
+ * they print (design.md §5). Nothing read on the device ever becomes part of a command: the scripts
+ * are constants, and the file names and reasons the daemon sends back travel on the script's stdin
+ * as data, one per line, after they passed SAFE_NAME.
+ *
+ * LIST prints, for each complete `*.json` of `~/.vigil/tmp/signals` (at most 100 a round):
+ * `F <bytes> <name>\n<content>\n` for a regular file of at most 64 KB, else `S <why> <name>\n`;
+ * then `END\n`. ACT reads `rm\nNAME\n` (delete) or `bad\nNAME\nREASON\n` (park under bad/ with
+ * NAME.reason), and prints `DONE\n`.
+ */
+import { SIGNAL_LIMITS } from "../../../shared/schemas/inputs.js";
+
+/** Signal file names the daemon acts on (what how_to_signal's shell line makes); others are left alone. */
+export const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.json$/;
+
+const SPOOL = 'd="$HOME/.vigil/tmp/signals"; mkdir -p "$d/bad" && cd "$d" || exit 3';
+
+export const LIST_SCRIPT = `${SPOOL}
+i=0
+for f in *.json; do
+  if [ -L "$f" ]; then printf "S LINK %s\\n" "$f"; continue; fi
+  [ -e "$f" ] || continue
+  if [ ! -f "$f" ]; then printf "S NOTFILE %s\\n" "$f"; continue; fi
+  n=$(wc -c < "$f") || continue
+  n=$((n + 0))
+  if [ "$n" -gt ${SIGNAL_LIMITS.bodyBytes} ]; then printf "S BIG:%s %s\\n" "$n" "$f"; continue; fi
+  printf "F %s %s\\n" "$n" "$f"
+  cat -- "$f"
+  printf "\\n"
+  i=$((i + 1))
+  [ "$i" -ge 100 ] && break
+done
+printf "END\\n"`;
+
+export const ACT_SCRIPT = `${SPOOL}
+while IFS= read -r op && IFS= read -r f; do
+  case "$op" in
+    rm) rm -f -- "$f" ;;
+    bad) IFS= read -r why; rm -f -- "bad/$f.reason"; mv -f -- "$f" "bad/$f" && printf "%s\\n" "$why" > "bad/$f.reason" ;;
+  esac
+done
+printf "DONE\\n"`;
+
+/** The remote command: the script in single quotes for `sh -c` (whatever the login shell is). */
+export function remoteCommand(script: string): string {
+  if (script.includes("'")) throw new Error("A device script must not contain a single quote");
+  return `sh -c '${script}'`;
+}
+
+export type Entry = { kind: "file"; name: string; bytes: Buffer } | { kind: "refused"; name: string; reason: string };
+
+const WHY: Record<string, string> = {
+  LINK: "Expected a regular file, got a symbolic link",
+  NOTFILE: "Expected a regular file, got something that is not a file",
+};
+
+/**
+ * Reads LIST's output. Throws on anything out of frame (the round is dropped, nothing is acted on);
+ * names that fail SAFE_NAME are reported in `unsafe` and never acted on.
+ */
+export function parseListing(out: Buffer): { entries: Entry[]; unsafe: number } {
+  const entries: Entry[] = [];
+  let unsafe = 0;
+  let at = 0;
+  for (;;) {
+    const eol = out.indexOf(0x0a, at);
+    if (eol === -1) throw new Error("The device's listing ended before END");
+    const line = out.toString("utf8", at, eol);
+    at = eol + 1;
+    if (line === "END") {
+      if (at !== out.length) throw new Error("The device's listing has text after END");
+      return { entries, unsafe };
+    }
+    const header = /^([FS]) (\S+) (.+)$/.exec(line);
+    if (!header) throw new Error("The device's listing has a line out of frame");
+    const [, type, field, name] = header as unknown as [string, string, string, string];
+    if (type === "F") {
+      if (!/^\d{1,6}$/.test(field) || Number(field) > SIGNAL_LIMITS.bodyBytes)
+        throw new Error("The device's listing has a bad length");
+      const end = at + Number(field);
+      if (end >= out.length || out[end] !== 0x0a) throw new Error("A file changed while the device listed it");
+      const bytes = out.subarray(at, end);
+      at = end + 1;
+      if (SAFE_NAME.test(name)) entries.push({ kind: "file", name, bytes });
+      else unsafe += 1;
+      continue;
+    }
+    const big = /^BIG:(\d+)$/.exec(field);
+    const reason = big
+      ? `Expected a file of at most ${SIGNAL_LIMITS.bodyBytes} bytes, got ${big[1]}`
+      : (WHY[field] ?? "Expected a regular file");
+    if (SAFE_NAME.test(name)) entries.push({ kind: "refused", name, reason });
+    else unsafe += 1;
+  }
+}
+
+export type Action = { op: "rm"; name: string } | { op: "bad"; name: string; reason: string };
+
+/** ACT's stdin: names passed SAFE_NAME; a reason is one line. */
+export function encodeActions(actions: Action[]): string {
+  return actions
+    .map((a) => (a.op === "rm" ? `rm\n${a.name}\n` : `bad\n${a.name}\n${a.reason.replace(/[\r\n]+/g, " ")}\n`))
+    .join("");
+}

@@ -1,0 +1,116 @@
+/**
+ * Devices (other machines reached over SSH) and the names of the signal files collected from each.
+ * Design: docs/design.md §5.
+ */
+import type { Db } from "./db.js";
+
+export type DeviceState = "connected" | "offline" | "error";
+
+export interface DeviceRow {
+  name: string;
+  user: string | null;
+  host: string;
+  port: number | null;
+  identity: string | null;
+  state: DeviceState;
+  lastError: string | null;
+  lastCollectedAt: number | null;
+  filesCollected: number;
+  createdAt: number;
+}
+
+interface RawDevice {
+  name: string;
+  user: string | null;
+  host: string;
+  port: number | null;
+  identity: string | null;
+  state: DeviceState;
+  last_error: string | null;
+  last_collected_at: number | null;
+  files_collected: number;
+  created_at: number;
+}
+
+const toDevice = (raw: RawDevice): DeviceRow => ({
+  name: raw.name,
+  user: raw.user,
+  host: raw.host,
+  port: raw.port,
+  identity: raw.identity,
+  state: raw.state,
+  lastError: raw.last_error,
+  lastCollectedAt: raw.last_collected_at,
+  filesCollected: raw.files_collected,
+  createdAt: raw.created_at,
+});
+
+export class DevicesTable {
+  readonly #insert;
+  readonly #byName;
+  readonly #all;
+  readonly #delete;
+  readonly #setState;
+  readonly #collectedAt;
+  readonly #isCollected;
+  readonly #markCollected;
+  readonly #countCollected;
+
+  constructor(db: Db) {
+    this.#insert = db.prepare(
+      `INSERT INTO devices (name, user, host, port, identity, created_at)
+       VALUES (@name, @user, @host, @port, @identity, @createdAt)`,
+    );
+    this.#byName = db.prepare<[string], RawDevice>("SELECT * FROM devices WHERE name = ?");
+    this.#all = db.prepare<[], RawDevice>("SELECT * FROM devices ORDER BY name");
+    this.#delete = db.prepare<[string]>("DELETE FROM devices WHERE name = ?");
+    this.#setState = db.prepare<[DeviceState, string | null, string]>(
+      "UPDATE devices SET state = ?, last_error = ? WHERE name = ?",
+    );
+    this.#collectedAt = db.prepare<[number, string]>("UPDATE devices SET last_collected_at = ? WHERE name = ?");
+    this.#isCollected = db.prepare<[string, string], { one: number }>(
+      "SELECT 1 AS one FROM device_collected WHERE device = ? AND name = ?",
+    );
+    this.#markCollected = db.prepare<[string, string, number]>(
+      "INSERT OR IGNORE INTO device_collected (device, name, collected_at) VALUES (?, ?, ?)",
+    );
+    this.#countCollected = db.prepare<[string]>(
+      "UPDATE devices SET files_collected = files_collected + 1 WHERE name = ?",
+    );
+  }
+
+  insert(row: Pick<DeviceRow, "name" | "user" | "host" | "port" | "identity" | "createdAt">): void {
+    this.#insert.run(row);
+  }
+
+  byName(name: string): DeviceRow | undefined {
+    const raw = this.#byName.get(name);
+    return raw && toDevice(raw);
+  }
+
+  all(): DeviceRow[] {
+    return this.#all.all().map(toDevice);
+  }
+
+  /** Removes the device and its collected names; false when there was none. */
+  delete(name: string): boolean {
+    return this.#delete.run(name).changes > 0;
+  }
+
+  setState(name: string, state: DeviceState, lastError: string | null): void {
+    this.#setState.run(state, lastError, name);
+  }
+
+  setCollectedAt(name: string, at: number): void {
+    this.#collectedAt.run(at, name);
+  }
+
+  isCollected(device: string, file: string): boolean {
+    return this.#isCollected.get(device, file) !== undefined;
+  }
+
+  /** Remembers a file as taken (call in the transaction that stored its signal); counts it once. */
+  markCollected(device: string, file: string, at: number): void {
+    if (this.#markCollected.run(device, file, at).changes > 0) this.#countCollected.run(device);
+  }
+}
