@@ -99,7 +99,10 @@ export class Daemon {
 }
 
 /** Arms many monitors straight through the engine (the same code the API runs), fast. */
-export async function seed(home, { waitpoints = 5000, timeMonitors = 5000, commandWaits = 0 } = {}) {
+export async function seed(
+  home,
+  { waitpoints = 5000, timeMonitors = 5000, commandWaits = 0, command = "false", intervalSeconds = 5 } = {},
+) {
   const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
   const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
   const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
@@ -119,8 +122,8 @@ export async function seed(home, { waitpoints = 5000, timeMonitors = 5000, comma
     for (let i = 0; i < commandWaits; i++) {
       if (i % 4 === 0) engine.createSession({ id: `lag-${i / 4}` }); // 4 command waits per session at most
       engine.createMonitor(`lag-${Math.floor(i / 4)}`, {
-        source: { kind: "command", command: "false" },
-        intervalSeconds: 5,
+        source: { kind: "command", command },
+        intervalSeconds,
         timeoutSeconds: 600,
       });
     }

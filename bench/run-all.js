@@ -2,6 +2,7 @@
 // Figures come from this machine as it is (shared, noisy): read medians and ratios, not absolutes.
 import { cpus, totalmem } from "node:os";
 import { run as browserObserve } from "./browser-observe.js";
+import { run as commandWaits } from "./command-waits.js";
 import { run as peer } from "./peer-wait-on.js";
 import { run as restartIdle } from "./restart-idle.js";
 import { run as schedulerLag } from "./scheduler-lag.js";
@@ -19,6 +20,8 @@ console.log("\n# scheduler lag (the issue's 1,000 waits, and 200 to show the uns
 await spawnCost();
 await schedulerLag(1000);
 await schedulerLag(200);
+console.log("\n# 1,000 command waits vs 1,000 shell loops, same run (issue #19)");
+await commandWaits();
 console.log("\n# peer, same run: a file appears (vigil vs wait-on)");
 await peer();
 console.log("\n# browser observe round trip (real Chromium + the built extension)");

@@ -32,6 +32,7 @@ import { Engine } from "./engine/engine.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
 import { probeFor } from "./probes/registry.js";
+import { configureSpawner } from "./probes/run-shell.js";
 import { Shield } from "./secrets/shield.js";
 import { Vault } from "./secrets/vault.js";
 import { Checkpointer } from "./store/checkpointer.js";
@@ -120,6 +121,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   }
   const shield = new Shield(store.vault.entries());
   const log = createLogger({ file: paths.log, shield });
+  // The spawner's notices (missing helper, restarts) go to vigil.log like everything else.
+  configureSpawner({ log: (message) => log.warn(message) });
   const checkpointer = new Checkpointer(store.db, { onError: (message) => log.warn(`WAL checkpoint: ${message}`) });
   store.afterCommit = () => checkpointer.noteWrite();
   const settings = loadSettings(options.home);

@@ -41,6 +41,8 @@ export const EnvSchema = z.object({
   /** The HTTP API's limits on one client (tests lower them; see http/server.ts HTTP_LIMITS). */
   VIGIL_HTTP_HEADERS_TIMEOUT_MS: Whole(100),
   VIGIL_HTTP_MAX_CONNECTIONS: Whole(1, 65_535),
+  /** `off`: command checks spawn from the daemon; a path: another vigil-spawner binary. */
+  VIGIL_SPAWNER: z.string().min(1).optional(),
   VIGIL_WAITPOINT_TTL_MS: z.string().optional(),
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),

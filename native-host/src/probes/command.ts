@@ -39,6 +39,8 @@ export const commandProbe: PollProbe<CommandSource> = {
       const why = result.error ?? `exit ${result.exitCode}`;
       return { outcome: "error", unrunnable: true, error: `${why}${result.output ? `: ${result.output}` : ""}` };
     }
+    // The check was lost on the way (the spawner died under it): an ordinary check error, never an exit code.
+    if (result.error !== null) return { outcome: "error", unrunnable: false, error: result.error };
     const killed = result.timedOut ? `\n[check ran over ${context.timeoutMs / 1000}s and was killed]` : "";
     const observation = {
       exitCode: result.exitCode,

@@ -7,11 +7,19 @@
  * rather than execa: measured on this machine, execa costs ~14 ms of the daemon's CPU per spawn
  * and a bare spawn ~7 ms (`node bench/spawn-cost.js`), which doubles how many checks a core can
  * run. Adapters and watches, which spawn rarely, keep execa.
+ *
+ * Cheaper still, and the default: the checks are forked by one long-lived helper,
+ * `dist/vigil-spawner` (`spawner.ts`), so the daemon only writes a request to a pipe and reads the
+ * result. Without the helper (not built, will not start, or dying over and over), checks spawn
+ * from the daemon as before, logged once. `VIGIL_SPAWNER=off` forces that; `VIGIL_SPAWNER=PATH`
+ * names another helper binary.
  * Design: docs/design.md §3, §8.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
+import { envConfig } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
+import { defaultSpawnerPath, encodable, Spawner } from "./spawner.js";
 
 export interface ShellResult {
   exitCode: number | null;
@@ -70,7 +78,74 @@ export class Tail {
   }
 }
 
-export function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
+let spawner: Spawner | null | undefined;
+let log: (message: string) => void = (message) => process.stderr.write(`vigil: ${message}\n`);
+
+/**
+ * Where runShell's helper comes from and where its notices go; the daemon passes its logger.
+ * `path: null` turns the helper off (every check spawns from the daemon); `undefined` keeps the
+ * default (`VIGIL_SPAWNER`, else `dist/vigil-spawner`). A running helper is stopped.
+ */
+export function configureSpawner(options: { log?: (message: string) => void; path?: string | null } = {}): void {
+  if (options.log) log = options.log;
+  if ("path" in options) {
+    spawner?.stop();
+    spawner = options.path === null ? null : options.path === undefined ? undefined : new Spawner(options.path, log);
+  }
+}
+
+/** The helper in use (created on first call), or null when checks spawn from the daemon. */
+export function currentSpawner(): Spawner | null {
+  if (spawner === undefined) {
+    const path = defaultSpawnerPath();
+    if (path === null) {
+      if (envConfig().VIGIL_SPAWNER !== "off")
+        log("dist/vigil-spawner not found (not built?): command checks spawn from the daemon, at more CPU each");
+      spawner = null;
+    } else {
+      spawner = new Spawner(path, (message) => log(message));
+    }
+  }
+  return spawner && spawner.disabled === null ? spawner : null;
+}
+
+export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
+  const helper = currentSpawner();
+  const cwd = options.cwd;
+  if (helper === null || !encodable({ command, cwd, env: options.env })) return runShellDirect(command, options);
+  const started = performance.now();
+  const keep = options.keepChars ?? 16_000;
+  const result = await helper.run({
+    command,
+    cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    // Enough bytes for `keep` characters of UTF-8 (at most 3 bytes per UTF-16 unit); Tail cuts to chars.
+    keepBytes: 3 * keep + 4,
+    signal: options.signal,
+  });
+  if (result.notStarted) return runShellDirect(command, options);
+  const text = (bytes: Buffer) => {
+    const tail = new Tail(keep);
+    tail.push(bytes.toString("utf8"));
+    return tail.toString();
+  };
+  const spawnError = result.spawnError === null ? null : `Command could not start: spawn /bin/sh ${result.spawnError}`;
+  return {
+    exitCode: result.exitCode,
+    stdout: text(result.stdout),
+    stderr: text(result.stderr),
+    output: text(result.output),
+    timedOut: result.timedOut,
+    cancelled: result.cancelled || (result.helperError !== null && options.signal?.aborted === true),
+    unrunnable: spawnError !== null || result.exitCode === 126 || result.exitCode === 127,
+    error: spawnError ?? (result.helperError === null ? null : `Command check lost: ${result.helperError}`),
+    durationMs: performance.now() - started,
+  };
+}
+
+/** The same check spawned from this process (the fallback, and the reference the helper is held to). */
+export function runShellDirect(command: string, options: ShellOptions): Promise<ShellResult> {
   const started = performance.now();
   const keep = options.keepChars ?? 16_000;
   const stdout = new Tail(keep);
