@@ -43,6 +43,7 @@ function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {
     sessionId: "s",
     label: "train-arm2",
     intent: "compare",
+    device: null,
     state: "armed",
     monitorState: "waiting",
     members: null,
