@@ -78,6 +78,7 @@ describe("vigil mcp, with no daemon running", () => {
       [
         "browser__observe",
         "browser__tabs",
+        "device__list",
         "inbox",
         "monitor__cancel",
         "monitor__checks",

@@ -56,7 +56,11 @@ export function killProcessGroup(pid: number | undefined): void {
   }
 }
 
-/** Keeps the last `max` characters of a stream without holding all of it. */
+/**
+ * Keeps the last `max` characters of a stream without holding all of it. What it returns depends
+ * only on the text, never on how it was chunked: a trim keeps two characters more than `max`, room
+ * for the final newline (`\r\n`) that toString strips before it cuts.
+ */
 export class Tail {
   #text = "";
   #cut = false;
@@ -65,8 +69,8 @@ export class Tail {
 
   push(chunk: string): void {
     this.#text += chunk;
-    if (this.#text.length > 2 * this.max) {
-      this.#text = this.#text.slice(this.#text.length - this.max);
+    if (this.#text.length > 2 * this.max + 2) {
+      this.#text = this.#text.slice(this.#text.length - this.max - 2);
       this.#cut = true;
     }
   }
