@@ -6,7 +6,16 @@
  * temp dir) through an `ssh` wrapper first on the daemon's PATH.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,6 +129,27 @@ function overSsh(line: string) {
 function onDevice(line: string) {
   return execa("runuser", ["-u", DEVICE_USER, "--", "env", `HOME=${USER_HOME}`, "sh", "-c", line], {
     reject: false,
+  });
+}
+
+const listening = (at: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(at, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
+
+/** Whether any ssh process of the daemon's has `text` among its arguments. */
+function sshArgsMention(text: string): boolean {
+  return descendants(daemon.child?.pid as number).some((pid) => {
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      return argv.some((arg) => arg.endsWith("ssh")) && argv.includes(text);
+    } catch {
+      return false;
+    }
   });
 }
 
@@ -311,10 +341,59 @@ describe("devices over SSH", () => {
     expect((await device("box"))?.filesCollected).toBe(before + 2);
   });
 
+  test("a device that shows another host key than the known one is an error, never connected; rm ends its ssh", async () => {
+    // A second sshd with its own host key, on a port known_hosts pins to the first one's.
+    const port2 = await freePort();
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "other_host_key")]);
+    writeFileSync(
+      join(dir, "sshd2_config"),
+      readFileSync(join(dir, "sshd_config"), "utf8")
+        .replace(`HostKey ${join(dir, "host_key")}`, `HostKey ${join(dir, "other_host_key")}`)
+        .replace(`PidFile ${join(dir, "sshd.pid")}`, `PidFile ${join(dir, "sshd2.pid")}`),
+    );
+    const pinned = readFileSync(join(dir, "host_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
+    appendFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port2} ${pinned}\n`);
+    const impostor = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd2_config"), "-p", String(port2)], {
+      stdio: "ignore",
+    });
+    try {
+      await waitFor(() => listening(port2), { what: "the second sshd listening" });
+      const added = await daemon.cli([
+        "devices",
+        "add",
+        "impostor",
+        "--ssh",
+        `${DEVICE_USER}@127.0.0.1`,
+        "--port",
+        String(port2),
+        "--identity",
+        join(dir, "client_key"),
+      ]);
+      expect(added.exitCode, String(added.stderr)).toBe(0);
+      const failed = await waitFor(
+        async () => {
+          const view = await device("impostor");
+          return view?.state === "error" ? view : null;
+        },
+        { what: "impostor in error" },
+      );
+      expect(failed.lastError).toMatch(/host key/i);
+      expect(failed.lastCollectionAt).toBeNull();
+      expect((await daemon.cli(["devices"])).stdout).toMatch(/^impostor · .* · error: .*host key/im);
+      expect((await daemon.cli(["devices", "rm", "impostor"])).exitCode).toBe(0);
+      // Removed: no ssh of the daemon's still names that port.
+      await waitFor(() => !sshArgsMention(String(port2)), { what: "no ssh left for the removed device" });
+    } finally {
+      impostor.kill("SIGKILL");
+    }
+  });
+
   test("vigil devices rm closes the connection and forgets the device", async () => {
+    expect(sshArgsMention(String(port))).toBe(true); // its master connection, before
     const removed = await daemon.cli(["devices", "rm", "box"]);
     expect(removed.exitCode, String(removed.stderr)).toBe(0);
     expect((await daemon.api("GET", "/api/devices")).body).toEqual([]);
+    await waitFor(() => !sshArgsMention(String(port)), { what: "no ssh left for box" });
     expect((await daemon.cli(["devices", "rm", "box"])).exitCode).toBe(1);
     expect((await daemon.cli(["devices"])).stdout).toContain("no devices");
   });
