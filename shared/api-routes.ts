@@ -53,7 +53,7 @@ export const ROUTES = {
   panel: {
     method: "GET",
     path: "/api/panel",
-    summary: "every monitor and waitpoint with its session, a page at a time (?offset=&limit=)",
+    summary: "every monitor and waitpoint with its session, a page at a time (?offset=&limit=), and the devices",
   },
   listSessions: { method: "GET", path: "/api/sessions", summary: "every session" },
   createSession: { method: "POST", path: "/api/sessions", summary: "create a session (or get it, by id)" },

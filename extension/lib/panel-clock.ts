@@ -1,13 +1,13 @@
 /**
  * Relative times in the side panel tick without a round trip: times are rendered as `data-time`
- * spans, and each second the spans and every monitor's details line are rewritten in place. The
+ * spans, and each second the spans and every monitor's and device's details line are rewritten in place. The
  * list itself refreshes only on the host's "changed".
  * Design: docs/design.md §7.
  */
 import { relativeTimeCoarse } from "../../shared/wording";
 import { h } from "./dom";
 import type { PanelState } from "./panel-state";
-import { monitorDetails } from "./panel-view";
+import { deviceDetails, deviceRows, monitorDetails } from "./panel-view";
 
 export const TICK_MS = 1000;
 
@@ -18,7 +18,7 @@ export function timeElement(iso: string | null, now: number, prefix = ""): HTMLE
     : null;
 }
 
-/** One tick: every `data-time` span and every monitor's details line, read against `now`. */
+/** One tick: every `data-time` span and every monitor's and device's details line, read against `now`. */
 export function tickTimes(app: HTMLElement, state: PanelState, now: number): void {
   for (const element of app.querySelectorAll<HTMLElement>("[data-time]")) {
     element.textContent = `${element.dataset.prefix ?? ""}${relativeTimeCoarse(element.dataset.time ?? null, now)}`;
@@ -29,6 +29,10 @@ export function tickTimes(app: HTMLElement, state: PanelState, now: number): voi
         `[data-session="${CSS.escape(item.session.id)}"] [data-monitor="${CSS.escape(item.monitor.id)}"] [data-details]`,
       );
       if (details) details.textContent = monitorDetails(item.monitor, now).join(" · ");
+    }
+    for (const row of deviceRows(state.list.devices)) {
+      const details = app.querySelector<HTMLElement>(`[data-device="${CSS.escape(row.name)}"] [data-device-details]`);
+      if (details) details.textContent = deviceDetails(row, now);
     }
   }
 }

@@ -1,10 +1,11 @@
 /**
  * Draws the whole side panel from its state: the link label in the header, then a notice while
- * disconnected, the last error, and one section per session. The new tree is morphed into the
+ * disconnected, the last error, one section per session, and the devices (when there are any). The new tree is morphed into the
  * page (lib/dom.ts), so focus and a click in progress survive.
  * Design: docs/design.md §7.
  */
 import { h, morph } from "./dom";
+import { devicesSection } from "./panel-devices";
 import { disconnectedNotice } from "./panel-notice";
 import { sessionSection } from "./panel-session";
 import type { PanelState } from "./panel-state";
@@ -28,6 +29,8 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
     const groups = groupBySession(state.list.items);
     if (groups.length === 0) children.push(h("p", { class: "muted" }, "Nothing is being watched."));
     children.push(...groups.map((group) => sessionSection(state, group, now)));
+    const devices = devicesSection(state.list.devices, now);
+    if (devices) children.push(devices);
   }
   morph(page.app, h("main", { id: "app", "aria-live": "polite" }, children));
 }

@@ -1,17 +1,19 @@
 /**
- * The side panel's pure view functions: capsule, badges, grouping, details, check log, quorum.
+ * The side panel's pure view functions: capsule, badges, grouping, details, check log, quorum, devices.
  * (Relative times and delivery wording are tested with shared/wording.ts.)
  * Design: docs/design.md §7.
  */
 import { describe, expect, test } from "vitest";
 import type { PanelItem } from "../../shared/schemas/native-messages";
-import type { MonitorView, WaitpointView } from "../../shared/schemas/views";
+import type { DeviceView, MonitorView, WaitpointView } from "../../shared/schemas/views";
 import { monitorView } from "../../test/helpers/views";
 import {
   canPause,
   capsuleText,
   checkLines,
   deliveryBadges,
+  deviceDetails,
+  deviceRows,
   groupBySession,
   monitorDetails,
   quorumText,
@@ -199,4 +201,61 @@ test("the check log reads newest first, one line each", () => {
     "not met · 12 ms · 10s ago — Running",
     "unavailable · 3 ms · 20s ago — browser not connected",
   ]);
+});
+
+function device(overrides: Partial<DeviceView> = {}): DeviceView {
+  return {
+    name: "gpu1",
+    ssh: "me@gpu1",
+    port: null,
+    identity: null,
+    state: "connected",
+    lastError: null,
+    lastCollectionAt: at(-12_000),
+    filesCollected: 3,
+    createdAt: at(-3_600_000),
+    ...overrides,
+  };
+}
+
+describe("devices", () => {
+  test("no devices, no rows (and so no section)", () => {
+    expect(deviceRows([])).toEqual([]);
+    expect(deviceRows(undefined)).toEqual([]);
+  });
+
+  test("each state reads NAME · state, with the error behind offline and error", () => {
+    const rows = deviceRows([
+      device(),
+      device({ name: "gpu2", state: "offline", lastError: "ssh: connect to host gpu2 port 22: Connection refused" }),
+      device({ name: "gpu3", state: "error", lastError: "Permission denied (publickey).\nmore" }),
+      device({ name: "gpu4", state: "offline", lastError: null, lastCollectionAt: null }),
+    ]);
+    expect(rows.map((r) => [r.state, r.error, r.headline])).toEqual([
+      ["connected", null, "gpu1 · connected"],
+      [
+        "offline",
+        "ssh: connect to host gpu2 port 22: Connection refused",
+        "gpu2 · offline: ssh: connect to host gpu2 port 22: Connection refused",
+      ],
+      ["error", "Permission denied (publickey).", "gpu3 · error: Permission denied (publickey)."],
+      ["offline", null, "gpu4 · offline"],
+    ]);
+  });
+
+  test("a connected device's last error is history: not shown", () => {
+    const [row] = deviceRows([device({ lastError: "ssh: Connection reset" })]);
+    expect(row).toMatchObject({ status: "connected", error: null, headline: "gpu1 · connected" });
+  });
+
+  test("details: when it was last collected from, with the panel's relative time, and how many files", () => {
+    const [collected, never, one] = deviceRows([
+      device(),
+      device({ name: "gpu2", lastCollectionAt: null, filesCollected: 0 }),
+      device({ name: "gpu3", lastCollectionAt: at(-2 * 3_600_000), filesCollected: 1 }),
+    ]);
+    expect(deviceDetails(collected as NonNullable<typeof collected>, NOW)).toBe("collected 12s ago · 3 files");
+    expect(deviceDetails(never as NonNullable<typeof never>, NOW)).toBe("not collected yet · 0 files");
+    expect(deviceDetails(one as NonNullable<typeof one>, NOW)).toBe("collected 2h ago · 1 file");
+  });
 });

@@ -5,7 +5,7 @@
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
-import type { CheckEntry, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas/views";
+import type { CheckEntry, DeviceView, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas/views";
 import { deliveryProblem, relativeTimeCoarse } from "../../shared/wording";
 
 export { STATE_LABELS } from "../../shared/states";
@@ -165,4 +165,47 @@ export function checkLines(entries: CheckEntry[], now: number, limit = 10): stri
       parts.push(relativeTimeCoarse(entry.at, now) ?? "");
       return `${parts.join(" · ")}${entry.excerpt ? ` — ${entry.excerpt.split("\n")[0]?.slice(0, 200)}` : ""}`;
     });
+}
+
+/** One device's row in the panel's "Devices" section (design.md §5, §7). */
+export interface DeviceRowView {
+  name: string;
+  state: DeviceView["state"];
+  /** The first line of the error behind an offline or error state, or null. */
+  error: string | null;
+  /** "offline: ssh: connect to host … Connection refused", or "connected". */
+  status: string;
+  /** The whole row in one line: "gpu1 · offline: …". */
+  headline: string;
+  /** When it was last collected from (ticks: rendered as a `data-time` span), or null. */
+  collectedAt: string | null;
+  filesCollected: number;
+}
+
+/**
+ * The "Devices" section's rows, in the daemon's order; none (no section) without devices. The last
+ * error shows while the device is offline or in error; a connected device's is history.
+ */
+export function deviceRows(devices: DeviceView[] | undefined): DeviceRowView[] {
+  return (devices ?? []).map((device) => {
+    const error =
+      device.state !== "connected" && device.lastError ? (device.lastError.split("\n")[0] ?? "").slice(0, 200) : null;
+    const status = error ? `${device.state}: ${error}` : device.state;
+    return {
+      name: device.name,
+      state: device.state,
+      error: error || null,
+      status,
+      headline: `${device.name} · ${status}`,
+      collectedAt: device.lastCollectionAt,
+      filesCollected: device.filesCollected,
+    };
+  });
+}
+
+/** The small print under a device: "collected 12s ago · 3 files", or "not collected yet · 0 files". */
+export function deviceDetails(row: Pick<DeviceRowView, "collectedAt" | "filesCollected">, now: number): string {
+  const collected = relativeTimeCoarse(row.collectedAt, now);
+  const files = `${row.filesCollected} file${row.filesCollected === 1 ? "" : "s"}`;
+  return `${collected ? `collected ${collected}` : "not collected yet"} · ${files}`;
 }

@@ -3,7 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
-import type { MonitorView, WaitpointView } from "./views.js";
+import type { DeviceView, MonitorView, WaitpointView } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
 /** Chrome refuses host → browser messages over 1 MB. */
@@ -59,6 +59,8 @@ export interface PanelList {
   total: number;
   offset: number;
   items: PanelItem[];
+  /** Every device (design.md §5) with its connection state, on every page (there are few). */
+  devices: DeviceView[];
 }
 
 export type NativeReply =

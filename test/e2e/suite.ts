@@ -281,6 +281,46 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       expect(await panel.$('[data-testid="disconnected"]')).toBeNull();
       await panel.close();
     });
+
+    test("lists the devices with their state: one that cannot be reached reads offline or error, with why", async () => {
+      // A port nothing listens on: the daemon's ssh to it is refused.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const added = await daemon.api("POST", "/api/devices", { name: "gpu1", ssh: "nobody@127.0.0.1", port });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      try {
+        // The state as the daemon reports it, once its first connection attempt has failed.
+        const device = await waitFor(
+          async () => {
+            const list = await daemon.api("GET", "/api/devices");
+            const gpu1 = list.body.find((d: any) => d.name === "gpu1");
+            return gpu1?.state !== "connected" && gpu1?.lastError ? gpu1 : null;
+          },
+          { what: "gpu1's connection failed" },
+        );
+        expect(["offline", "error"]).toContain(device.state);
+
+        const panel = await browser.panel();
+        await panel.setViewport({ width: 420, height: 900 });
+        const row = `.devices [data-device="gpu1"][data-state="${device.state}"]`;
+        await panel.waitForSelector(row);
+        expect(await panel.$eval(".devices h2", (e) => e.textContent)).toBe("Devices");
+        expect(await panel.$eval(`${row} .name`, (e) => e.textContent)).toBe("gpu1");
+        expect(await panel.$eval(`${row} .chip`, (e) => e.textContent)).toBe(device.state);
+        const title = await panel.$eval(row, (e) => e.getAttribute("title"));
+        expect(title).toMatch(new RegExp(`^gpu1 · ${device.state}: .+`));
+        expect(await panel.$eval(`${row} [data-device-details]`, (e) => e.textContent)).toBe(
+          "not collected yet · 0 files",
+        );
+        await panel.$eval(".devices", (e) => e.scrollIntoView({ block: "end" }));
+        await panel.screenshot({ path: shot("devices") });
+        await panel.close();
+      } finally {
+        expect((await daemon.api("DELETE", "/api/devices/gpu1")).status).toBe(200);
+      }
+    });
   });
 
   test("without the native host installed, the panel says how to install it", async () => {

@@ -87,7 +87,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     },
   }));
 
-  /** What the side panel and `vigil ls` show, in one request: items by session, waitpoints with details. */
+  /**
+   * What the side panel and `vigil ls` show, in one request: items by session, waitpoints with
+   * details, and the devices with their state.
+   */
   routes.on("panel", (c) => {
     const offset = pageNumber(c.query.offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
     const limit = pageNumber(c.query.limit, "limit", 200, 1, 500);
@@ -103,7 +106,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
         items.push(waitpoint ? { session: { id, label }, monitor, waitpoint } : { session: { id, label }, monitor });
       }
     }
-    return { status: 200, body: { total: items.length, offset, items: items.slice(offset, offset + limit) } };
+    return {
+      status: 200,
+      body: { total: items.length, offset, items: items.slice(offset, offset + limit), devices: devices.list() },
+    };
   });
 
   // ---- sessions
