@@ -26,7 +26,7 @@ function setup(lastError = "Specified native messaging host not found.") {
   const ports: FakePort[] = [];
   const states: LinkState[] = [];
   const timers: Array<{ callback: () => void; ms: number; cleared: boolean }> = [];
-  const changed: string[] = [];
+  const changed: Array<string | null> = [];
   const connection = new HostConnection({
     connectNative: () => {
       const port = new FakePort();
@@ -120,11 +120,12 @@ describe("the native port", () => {
     port.fromHost({ id: "h1", type: "tabs" });
     port.fromHost({ id: "h2", type: "observe", tabId: -1, url: "x", selector: "#a" });
     port.fromHost({ type: "changed", sessionId: "s1" });
+    port.fromHost({ type: "changed" }); // the devices changed
     await new Promise((resolve) => setImmediate(resolve));
     expect(port.posted).toContainEqual({ id: "h1", ok: true, result: { echo: "tabs" } });
     const refused = port.posted.find((m) => m.id === "h2");
     expect(refused.ok).toBe(false);
     expect(refused.error).toContain("does not understand");
-    expect(changed).toEqual(["s1"]);
+    expect(changed).toEqual(["s1", null]);
   });
 });

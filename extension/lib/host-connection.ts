@@ -28,7 +28,8 @@ export interface HostConnectionDeps {
   lastError(): string | undefined;
   onHostRequest(request: HostRequest): Promise<HostReply>;
   onState(state: LinkState): void;
-  onChanged(sessionId: string): void;
+  /** A session changed, or (null) the devices did. */
+  onChanged(sessionId: string | null): void;
   setTimer?(callback: () => void, ms: number): unknown;
   clearTimer?(handle: unknown): void;
 }
@@ -156,7 +157,7 @@ export class HostConnection {
       return;
     }
     if (m.type === "changed" && m.id === undefined) {
-      if (typeof m.sessionId === "string") this.deps.onChanged(m.sessionId);
+      this.deps.onChanged(typeof m.sessionId === "string" ? m.sessionId : null);
       return;
     }
     // The daemon asking (observe, tabs): ids start with "h".

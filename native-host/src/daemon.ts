@@ -91,6 +91,7 @@ export function wireServices(options: ServiceOptions) {
     now,
     signal: (body, via, origin) => waitpoints.signal(body, via, origin),
     controlDir: options.deviceControlDir ?? tmpdir(),
+    changed: () => browser.changed(null),
   });
   return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices };
 }

@@ -131,4 +131,5 @@ export type HostReply = z.infer<typeof HostReplySchema>;
 /** Pushed host → browser without being asked: the daemon link's state, and "something changed". */
 export type HostPush =
   | { type: "daemon"; connected: boolean; url?: string; error?: string }
-  | { type: "changed"; sessionId: string };
+  /** A session's monitors or wakes changed; without `sessionId`: the devices did. */
+  | { type: "changed"; sessionId?: string };

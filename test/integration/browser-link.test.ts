@@ -3,12 +3,22 @@
  * and a stand-in extension on the bridge's stdio that answers `observe` and `tabs` the way the
  * real one does (the real one is tested in test/e2e).
  */
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { NOT_CONNECTED } from "../../native-host/src/browser/link.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 import { NativePort } from "../helpers/native-port.js";
 
 const PAGE = "http://127.0.0.1:9/ci/run/42";
+
+/** A port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 let daemon: TestDaemon;
 
 beforeAll(async () => {
@@ -167,6 +177,13 @@ test("the bridge tells the browser when the daemon stops and reconnects when it 
       timeoutSeconds: 7200,
     });
     await port.waitForPush("changed", (push) => push.sessionId === session);
+    // So is a device's, added and removed: a push without a session (the Devices section refreshes).
+    const pushed = port.pushes("changed").length;
+    await daemon.api("POST", "/api/devices", { name: "gpu1", ssh: "nobody@127.0.0.1", port: await closedPort() });
+    await port.waitForPush("changed", (push) => push.sessionId === undefined, pushed);
+    const added = port.pushes("changed").length;
+    await daemon.api("DELETE", "/api/devices/gpu1");
+    await port.waitForPush("changed", (push) => push.sessionId === undefined, added);
 
     await daemon.kill9();
     await port.waitForPush("daemon", (push) => push.connected === false);

@@ -52,7 +52,7 @@ export class BrowserLink implements BrowserRequester {
   readonly #pending = new Map<string, Pending>();
   #seq = 0;
   readonly #log: Logger | undefined;
-  #changed = new Set<string>();
+  #changed = new Set<string | null>();
   #flush: NodeJS.Timeout | null = null;
 
   constructor(options: { log?: Logger } = {}) {
@@ -117,13 +117,17 @@ export class BrowserLink implements BrowserRequester {
     });
   }
 
-  /** Tells every connected browser a session changed (coalesced: one push per session per 50 ms). */
-  changed(sessionId: string): void {
+  /**
+   * Tells every connected browser a session changed — or, with null, the devices did (coalesced:
+   * one push per session per 50 ms).
+   */
+  changed(sessionId: string | null): void {
     if (this.#sockets.size === 0) return;
     this.#changed.add(sessionId);
     this.#flush ??= setTimeout(() => {
       this.#flush = null;
-      for (const sid of this.#changed) this.#broadcast({ type: "changed", sessionId: sid });
+      for (const sid of this.#changed)
+        this.#broadcast(sid === null ? { type: "changed" } : { type: "changed", sessionId: sid });
       this.#changed.clear();
     }, 50);
   }

@@ -31,6 +31,8 @@ export interface CollectorDeps {
   /** The ssh program (default `ssh` on PATH: the user's own client, config and keys). */
   ssh?: string;
   pollMs?: number;
+  /** The devices' states or collections changed (the side panel refreshes). */
+  changed?: () => void;
 }
 
 const EXEC_TIMEOUT_MS = 20_000;
@@ -97,7 +99,9 @@ export class Collector {
   #setState(state: DeviceState, lastError: string | null): void {
     const current = this.deps.store.devices.byName(this.#name);
     if (!current || this.#stopped) return;
-    this.deps.store.devices.setState(this.#name, state, lastError ?? current.lastError);
+    const error = lastError ?? current.lastError;
+    this.deps.store.devices.setState(this.#name, state, error);
+    if (current.state !== state || current.lastError !== error) this.deps.changed?.();
   }
 
   #connect(): void {
@@ -210,6 +214,7 @@ export class Collector {
       if (done.toString("utf8") !== "DONE\n") throw new Error("The device did not finish removing collected files");
     }
     this.deps.store.devices.setCollectedAt(this.#name, this.deps.now());
+    if (actions.length > 0) this.deps.changed?.();
     return collected;
   }
 

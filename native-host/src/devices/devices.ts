@@ -63,6 +63,7 @@ export class Devices {
     });
     const device = store.devices.byName(input.name) as DeviceRow;
     if (this.#running) this.#open(device);
+    this.deps.changed?.();
     return deviceView(device);
   }
 
@@ -73,6 +74,7 @@ export class Devices {
     collector?.stop();
     this.#collectors.delete(name);
     this.deps.store.devices.delete(name);
+    this.deps.changed?.();
   }
 
   #open(device: DeviceRow): void {
