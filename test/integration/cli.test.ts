@@ -106,6 +106,56 @@ describe("the vigil CLI", () => {
     expect(String((await daemon.cli(["events", "mon-1", "--session", "c4"])).stdout).trim()).toBe("no events");
   });
 
+  test("waitpoint arms one from the shell; the printed cli line signals it; bad input is a usage error", async () => {
+    const armed = await daemon.cli(["waitpoint", "nightly", "--intent", "compare the loss", "--session", "c-wp"]);
+    expect(armed.exitCode, String(armed.stderr)).toBe(0);
+    const out = String(armed.stdout);
+    const id = /^(wp_[0-9a-f]{12}) armed in session c-wp/.exec(out)?.[1] as string;
+    expect(id).toBeDefined();
+    expect(out).toMatch(/^secret: [0-9a-f]{48}$/m);
+    expect(out).toMatch(/^recommended: cli$/m);
+    const cli = /^cli: (.*)$/m.exec(out)?.[1] as string;
+    const run = await execa("sh", ["-c", `true; ${cli}`], { env: { VIGIL_HOME: daemon.home }, reject: false });
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    const view = await daemon.waitForState("c-wp", id, ["ready"]);
+    expect(view.lastEvent).toBe("ok: exit=0");
+
+    const json = await daemon.cli([
+      "waitpoint",
+      "mailbox",
+      "--intent",
+      "x",
+      "--session",
+      "c-wp",
+      "--members",
+      "a,b",
+      "--quorum",
+      "all",
+      "--max-signals",
+      "3",
+      "--json",
+    ]);
+    expect(JSON.parse(String(json.stdout)).how_to_signal.member_note).toContain("a, b");
+    const noIntent = await daemon.cli(["waitpoint", "x", "--session", "c-wp"]);
+    expect([noIntent.exitCode, String(noIntent.stderr).split("\n")[0]]).toEqual([
+      2,
+      "vigil: Expected --intent: what you wait for and what you will do then",
+    ]);
+    expect((await daemon.cli(["waitpoint", "x", "--intent", "y", "--quorum", "some"])).exitCode).toBe(2);
+    const unknownDevice = await daemon.cli([
+      "waitpoint",
+      "x",
+      "--intent",
+      "y",
+      "--device",
+      "gpu9",
+      "--session",
+      "c-wp",
+    ]);
+    expect(unknownDevice.exitCode).toBe(1);
+    expect(String(unknownDevice.stderr)).toContain('Unknown device "gpu9"');
+  });
+
   test("retry finds a wake's session from the wake id alone", async () => {
     // A receiver that refuses (400): the wake needs review at once.
     const refusing = createServer((_req, res) => res.writeHead(400).end());

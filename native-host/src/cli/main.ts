@@ -18,6 +18,7 @@ import { registerSessionCommands } from "./session-commands.js";
 import { registerSetupCommands } from "./setup-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
 import { registerVaultCommands } from "./vault-commands.js";
+import { registerWaitpointCommands } from "./waitpoint-commands.js";
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -112,6 +113,7 @@ export function buildProgram(): Command {
   registerMonitorCommands(program);
   registerVaultCommands(program);
   registerDeviceCommands(program);
+  registerWaitpointCommands(program);
   registerSignalCommand(program);
   registerInstallCommands(program);
   registerSetupCommands(program);
