@@ -4,7 +4,7 @@
  * user the tests log in as. Otherwise a clear error: these tests never skip silently.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { findOrInstall } from "../helpers/apt.js";
 
 export const SSHD = "/usr/sbin/sshd";
 export const DEVICE_USER = "vigil-dev";
@@ -20,14 +20,7 @@ function hasUser(name: string): boolean {
 
 export default function setup(): void {
   const root = process.getuid?.() === 0;
-  if (!existsSync(SSHD) || !existsSync("/usr/bin/ssh-keygen")) {
-    if (!root) throw new Error(`The device tests need ${SSHD}: install it (Debian: apt-get install openssh-server)`);
-    process.stderr.write("sshd is missing: installing Debian's openssh-server with apt (once)…\n");
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore" });
-    execFileSync("apt-get", ["install", "-y", "-qq", "openssh-server"], { stdio: "ignore", env });
-    if (!existsSync(SSHD)) throw new Error("apt-get install openssh-server did not leave /usr/sbin/sshd");
-  }
+  findOrInstall({ name: "sshd", paths: [SSHD], aptPackage: "openssh-server" });
   if (!root) throw new Error(`The device tests run sshd and log in as the user ${DEVICE_USER}: run them as root`);
   if (!hasUser(DEVICE_USER)) execFileSync("useradd", ["-m", "-s", "/bin/sh", DEVICE_USER], { stdio: "ignore" });
   // useradd leaves the password locked ("!"); sshd without PAM then refuses even key logins.

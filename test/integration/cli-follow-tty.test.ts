@@ -27,7 +27,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-test.skipIf(!hasScript)("on a terminal: progress redrawn in place, cleared at the end", async () => {
+test("on a terminal: progress redrawn in place, cleared at the end", async () => {
+  // util-linux's `script` gives the CLI a real terminal (Debian's bsdutils, always installed).
+  expect(hasScript, "the terminal test needs util-linux's script (Debian: apt-get install bsdutils)").toBe(true);
   const sid = await daemon.newSession("tty");
   const flag = join(work, "done.flag");
   const cli = `'${process.execPath}' '${BIN}' wait --session ${sid} --until 0.2 --follow -- 'test -f ${flag}'`;

@@ -20,7 +20,6 @@ import {
   readSync,
   renameSync,
   rmSync,
-  type Stats,
   unlinkSync,
   watch,
   writeFileSync,
@@ -28,6 +27,7 @@ import {
 import { join } from "node:path";
 import { SIGNAL_LIMITS, type SignalBody, SignalBodySchema } from "../../../shared/schemas/inputs.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
+import { kindOf } from "../base/file-kind.js";
 import { type Logger, toError } from "../base/log.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 
@@ -204,16 +204,6 @@ function readEntry(path: string): Read {
       // Closed either way.
     }
   }
-}
-
-function kindOf(info: Stats): string {
-  if (info.isSymbolicLink()) return "a symbolic link";
-  if (info.isDirectory()) return "a directory";
-  if (info.isFIFO()) return "a FIFO";
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  if (info.isSocket()) return "a socket";
-  return "something that is not a file";
 }
 
 function kindAt(path: string): string {

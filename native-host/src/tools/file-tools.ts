@@ -4,9 +4,10 @@
  * refused, so one check can never hold one of the few I/O threads every monitor shares.
  * Design: docs/design.md §4.1.
  */
-import { constants, type Stats } from "node:fs";
+import { constants } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { z } from "zod";
+import { kindOf } from "../base/file-kind.js";
 import { BODY_CAP, type Tool, type ToolContext, ToolError } from "./tool.js";
 
 const PathArgs = z.strictObject({ path: z.string().min(1).max(4096) });
@@ -110,13 +111,4 @@ async function openUnlessAborted(path: string, signal: AbortSignal): Promise<Fil
 
 function abortedWhy(context: ToolContext): string {
   return context.signal.aborted ? "the check was stopped" : `no answer within ${context.timeoutMs / 1000}s`;
-}
-
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return "a directory";
-  if (info.isFIFO()) return "a FIFO";
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  if (info.isSocket()) return "a socket";
-  return "something that is not a file";
 }
