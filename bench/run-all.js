@@ -3,6 +3,7 @@
 import { cpus, totalmem } from "node:os";
 import { run as browserObserve } from "./browser-observe.js";
 import { run as commandWaits } from "./command-waits.js";
+import { run as deviceLatency } from "./device-latency.js";
 import { run as peer } from "./peer-wait-on.js";
 import { run as restartIdle } from "./restart-idle.js";
 import { run as schedulerLag } from "./scheduler-lag.js";
@@ -14,6 +15,8 @@ console.log(
 );
 console.log("\n# signals (ingest, signal → delivery, spool)");
 await signals();
+console.log("\n# device drop → wake over SSH, with inotifywait and with the 1 s poll (issue #16; needs root and sshd)");
+await deviceLatency();
 console.log("\n# idle cost and restart");
 await restartIdle();
 console.log("\n# scheduler lag (the issue's 1,000 waits, and 200 to show the unsaturated case)");

@@ -213,6 +213,7 @@ function device(overrides: Partial<DeviceView> = {}): DeviceView {
     lastError: null,
     lastCollectionAt: at(-12_000),
     filesCollected: 3,
+    collection: "inotify",
     createdAt: at(-3_600_000),
     ...overrides,
   };

@@ -201,6 +201,11 @@ export interface DeviceView {
   /** The last completed collection (UTC ISO), or null. */
   lastCollectionAt: string | null;
   filesCollected: number;
+  /**
+   * How new files are noticed while connected: `inotify` (inotifywait on the device, at once) or
+   * `poll` (every second); null while not connected.
+   */
+  collection: "inotify" | "poll" | null;
   createdAt: string;
 }
 

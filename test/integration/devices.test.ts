@@ -1,145 +1,38 @@
 /**
- * Devices over SSH (design.md §5), against a real sshd this file starts (test/devices/sshd.ts
- * installs it and makes the user): the daemon holds a connection to the device, collects signal
- * files from its own ~/.vigil/tmp/signals exactly once, parks bad ones there with a reason, and a
- * device file resolves only that device's waitpoints. ssh gets its own config (known_hosts in a
- * temp dir) through an `ssh` wrapper first on the daemon's PATH.
+ * Devices over SSH (design.md §5), against a real sshd this file starts (test/devices/ssh-device.js;
+ * test/devices/sshd.ts installs sshd and inotify-tools and makes the users): the daemon holds a
+ * connection to each device, collects signal files from its own ~/.vigil/tmp/signals exactly once
+ * (also across kill -9 at each step of a collection), parks bad ones there with a reason, and a
+ * device file resolves only that device's waitpoints. One device (DEVICE_USER) has inotifywait and
+ * is collected at once on each change; the daemon runs with VIGIL_DEVICE_SWEEP_MS=0, so nothing but
+ * the inotify watch starts its rounds. The other (PLAIN_USER) has no inotifywait on its PATH and is
+ * polled; its `mkdir` can be made to block, which hangs its collection for real. ssh gets the
+ * fixture's config (known_hosts in a temp dir) through an `ssh` wrapper first on the daemon's PATH.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import {
-  appendFileSync,
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DEVICE_USER, SSHD } from "../devices/sshd.js";
+import {
+  DEVICE_USER,
+  descendants,
+  freePort,
+  homeOf,
+  listening,
+  PLAIN_USER,
+  processesOf,
+  SSHD,
+  SshDevice,
+  spoolOf,
+} from "../devices/ssh-device.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 
-const USER_HOME = `/home/${DEVICE_USER}`;
-const SPOOL = join(USER_HOME, ".vigil", "tmp", "signals");
+const SPOOL = spoolOf(DEVICE_USER);
+const PLAIN_SPOOL = spoolOf(PLAIN_USER);
 
-let dir: string;
-let port: number;
-let sshd: ChildProcess | null = null;
+let ssh: SshDevice;
 let daemon: TestDaemon;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startSshd(): Promise<void> {
-  const child = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config"), "-p", String(port)], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  sshd = child;
-  await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`sshd exited ${child.exitCode}: ${stderr}`);
-      return new Promise<boolean>((resolve) => {
-        const socket = connect(port, "127.0.0.1", () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.on("error", () => resolve(false));
-      });
-    },
-    { what: "sshd listening" },
-  );
-}
-
-/** Every process below `pid` (read before the listener dies: its children are then reparented). */
-function descendants(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const walk = (of: number) => {
-    for (const [child, ppid] of parent) {
-      if (ppid !== of) continue;
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(pid);
-  return found;
-}
-
-/** The device goes offline: the listening sshd and every session it forked. */
-async function stopSshd(): Promise<void> {
-  const child = sshd;
-  if (!child || child.exitCode !== null) return;
-  const sessions = descendants(child.pid as number);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  for (const pid of sessions) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-  await exited;
-  sshd = null;
-}
-
-/** Runs `line` as the device user over SSH, as a job on that machine would. */
-function overSsh(line: string) {
-  return execa(
-    "/usr/bin/ssh",
-    [
-      "-F",
-      join(dir, "ssh_config"),
-      "-i",
-      join(dir, "client_key"),
-      "-p",
-      String(port),
-      `${DEVICE_USER}@127.0.0.1`,
-      line,
-    ],
-    { reject: false },
-  );
-}
-
-/** Runs `line` as the device user on the device while sshd is down. */
-function onDevice(line: string) {
-  return execa("runuser", ["-u", DEVICE_USER, "--", "env", `HOME=${USER_HOME}`, "sh", "-c", line], {
-    reject: false,
-  });
-}
-
-const listening = (at: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(at, "127.0.0.1", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on("error", () => resolve(false));
-  });
 
 /** Whether any ssh process of the daemon's has `text` among its arguments. */
 function sshArgsMention(text: string): boolean {
@@ -153,7 +46,7 @@ function sshArgsMention(text: string): boolean {
   });
 }
 
-const spoolFiles = () => (existsSync(SPOOL) ? readdirSync(SPOOL).filter((n) => n !== "bad") : []);
+const spoolFiles = (spool = SPOOL) => (existsSync(spool) ? readdirSync(spool).filter((n) => n !== "bad") : []);
 
 async function device(name: string) {
   const list = (await daemon.api("GET", "/api/devices")).body as Array<Record<string, any>>;
@@ -173,68 +66,75 @@ async function arm(sid: string, body: Record<string, unknown>) {
 const waitpoint = async (sid: string, id: string) =>
   (await daemon.api("GET", `/api/sessions/${sid}/waitpoints/${id}`)).body;
 
+/** The wakes written for waitpoint `id`. */
+const wakesOf = async (sid: string, id: string) =>
+  ((await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as Array<{ monitors: string[] }>).filter((w) =>
+    w.monitors.includes(id),
+  );
+
+/** Reads the daemon's database while it is down. */
+function query<T>(sql: string, ...params: unknown[]): T[] {
+  const db = new Database(join(daemon.home, "vigil.db"));
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+async function addDevice(name: string, user: string) {
+  const added = await daemon.cli([
+    "devices",
+    "add",
+    name,
+    "--ssh",
+    ssh.target(user),
+    "--port",
+    String(ssh.port),
+    "--identity",
+    ssh.clientKey,
+  ]);
+  expect(added.exitCode, String(added.stderr)).toBe(0);
+}
+
+/** Starts the daemon with VIGIL_FAULT=`step` and waits until it killed itself there (SIGKILL). */
+async function crashAt(step: "device-listed" | "device-stored") {
+  daemon.env.VIGIL_FAULT = step;
+  try {
+    await daemon.spawn();
+    const child = daemon.child;
+    await waitFor(() => child?.signalCode === "SIGKILL", { what: `the daemon killed at ${step}`, timeoutMs: 30_000 });
+  } finally {
+    delete daemon.env.VIGIL_FAULT;
+  }
+}
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "vigil-sshd-"));
-  chmodSync(dir, 0o755); // sshd reads authorized_keys as the device user
-  port = await freePort();
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "host_key")]);
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "client_key")]);
-  writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "client_key.pub")), { mode: 0o644 });
-  writeFileSync(
-    join(dir, "sshd_config"),
-    [
-      "ListenAddress 127.0.0.1",
-      `HostKey ${join(dir, "host_key")}`,
-      `PidFile ${join(dir, "sshd.pid")}`,
-      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-      "StrictModes no",
-      "UsePAM no",
-      "PasswordAuthentication no",
-      "KbdInteractiveAuthentication no",
-      `AllowUsers ${DEVICE_USER}`,
-      "",
-    ].join("\n"),
-  );
-  const hostKey = readFileSync(join(dir, "host_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
-  writeFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostKey}\n`);
-  writeFileSync(
-    join(dir, "ssh_config"),
-    `Host *\n  UserKnownHostsFile ${join(dir, "known_hosts")}\n  GlobalKnownHostsFile /dev/null\n`,
-  );
-  execFileSync("mkdir", ["-p", join(dir, "bin")]);
-  writeFileSync(join(dir, "bin", "ssh"), `#!/bin/sh\nexec /usr/bin/ssh -F ${join(dir, "ssh_config")} "$@"\n`, {
-    mode: 0o755,
+  ssh = await SshDevice.create();
+  for (const user of [DEVICE_USER, PLAIN_USER]) rmSync(join(homeOf(user), ".vigil"), { recursive: true, force: true });
+  await ssh.start();
+  daemon = await TestDaemon.start({
+    env: { PATH: `${ssh.binDir}:${process.env.PATH}`, VIGIL_DEVICE_SWEEP_MS: "0" },
   });
-  rmSync(join(USER_HOME, ".vigil"), { recursive: true, force: true });
-  await startSshd();
-  daemon = await TestDaemon.start({ env: { PATH: `${join(dir, "bin")}:${process.env.PATH}` } });
 });
 
 afterAll(async () => {
   await daemon?.dispose();
-  await stopSshd();
-  rmSync(dir, { recursive: true, force: true });
+  await ssh?.dispose();
 });
 
 describe("devices over SSH", () => {
   test("vigil devices add connects with the given port and identity; the list says so in words", async () => {
-    const added = await daemon.cli([
-      "devices",
-      "add",
-      "box",
-      "--ssh",
-      `${DEVICE_USER}@127.0.0.1`,
-      "--port",
-      String(port),
-      "--identity",
-      join(dir, "client_key"),
-    ]);
-    expect(added.exitCode, String(added.stderr)).toBe(0);
+    await addDevice("box", DEVICE_USER);
     await waitFor(async () => (await device("box"))?.state === "connected", { what: "box connected" });
     await waitFor(async () => (await device("box"))?.lastCollectionAt, { what: "a first collection" });
+    await waitFor(async () => (await device("box"))?.collection === "inotify", { what: "box watched" });
     const listed = await daemon.cli(["devices"]);
     expect(listed.stdout).toMatch(
-      new RegExp(`^box · ${DEVICE_USER}@127.0.0.1:${port} · connected · collected \\S+ ago · 0 files collected$`, "m"),
+      new RegExp(
+        `^box · ${DEVICE_USER}@127.0.0.1:${ssh.port} · connected \\(inotify\\) · collected \\S+ ago · 0 files collected$`,
+        "m",
+      ),
     );
     expect((await daemon.cli(["devices", "add", "box", "--ssh", "h"])).exitCode).toBe(1);
     expect((await daemon.cli(["devices", "add", "x", "--ssh", "-oProxyCommand=x"])).exitCode).toBe(1);
@@ -257,7 +157,7 @@ describe("devices over SSH", () => {
     const w = await arm(sid, { device: "box" });
     expect(w.how_to_signal.recommended).toBe("shell");
     expect(w.how_to_signal.shell).toContain('d="$HOME/.vigil/tmp/signals"');
-    const run = await overSsh(`true; ${w.how_to_signal.shell}`);
+    const run = await ssh.overSsh(DEVICE_USER, `true; ${w.how_to_signal.shell}`);
     expect(run.exitCode, String(run.stderr)).toBe(0);
     const view = await daemon.waitForState(sid, w.id, ["ready", "finished"]);
     expect(view.lastEvent).toBe("ok: exit=0");
@@ -268,20 +168,56 @@ describe("devices over SSH", () => {
     expect((await device("box"))?.filesCollected).toBe(1);
   });
 
+  test("with inotifywait on the device, its watch alone starts the collection of each drop (no poll runs)", async () => {
+    // VIGIL_DEVICE_SWEEP_MS=0: while the watch runs, nothing else starts a round.
+    expect((await device("box"))?.collection).toBe("inotify");
+    await waitFor(() => processesOf(DEVICE_USER, "inotifywait").length === 1, { what: "inotifywait on the device" });
+    const sid = await daemon.newSession("dev");
+    const w = await arm(sid, { device: "box", max_signals: 10 });
+    for (let i = 1; i <= 3; i++) {
+      expect((await ssh.overSsh(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
+      await waitFor(async () => (await waitpoint(sid, w.id)).signals.length === i, { what: `drop ${i} collected` });
+    }
+    await waitFor(() => spoolFiles().length === 0, { what: "the device's spool emptied" });
+    expect((await device("box"))?.collection).toBe("inotify");
+    const log = readFileSync(join(daemon.home, "vigil.log"), "utf8");
+    expect(log).toContain("device box: watching its spool with inotifywait");
+    expect(log).not.toMatch(/device box: (the inotify watch ended|no inotifywait there)/);
+  });
+
+  test("a device without inotifywait on its PATH is polled, and its drops are collected", async () => {
+    await addDevice("plain", PLAIN_USER);
+    await waitFor(async () => (await device("plain"))?.collection === "poll", { what: "plain polled" });
+    await waitFor(() => readFileSync(join(daemon.home, "vigil.log"), "utf8").includes("device plain: no inotifywait"), {
+      what: "the log saying plain has no inotifywait",
+    });
+    expect(processesOf(PLAIN_USER, "inotifywait")).toEqual([]);
+    expect((await daemon.cli(["devices"])).stdout).toMatch(/^plain · .* · connected \(polled\) · /m);
+    const sid = await daemon.newSession("dev");
+    const w = await arm(sid, { device: "plain" });
+    const run = await ssh.overSsh(PLAIN_USER, w.how_to_signal.shell);
+    expect(run.exitCode, String(run.stderr)).toBe(0);
+    await daemon.waitForState(sid, w.id, ["ready", "finished"]);
+    await waitFor(() => spoolFiles(PLAIN_SPOOL).length === 0, { what: "plain's spool emptied" });
+    expect((await device("plain"))?.filesCollected).toBe(1);
+  });
+
   test("files dropped while the device is offline are collected once each when it is back", async () => {
     const sid = await daemon.newSession("dev");
     const w = await arm(sid, { device: "box", max_signals: 10 });
-    await stopSshd();
+    await ssh.stop();
     await waitFor(async () => (await device("box"))?.state === "offline", { what: "box offline" });
-    for (let i = 0; i < 3; i++) expect((await onDevice(w.how_to_signal.shell)).exitCode).toBe(0);
+    expect((await device("box"))?.collection).toBeNull();
+    for (let i = 0; i < 3; i++) expect((await ssh.onDevice(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
     expect(spoolFiles().filter((n) => n.endsWith(".json"))).toHaveLength(3);
-    await startSshd();
+    await ssh.start();
     await waitFor(async () => (await device("box"))?.state === "connected", {
       what: "box reconnected",
       timeoutMs: 30_000,
     });
     await waitFor(() => spoolFiles().length === 0, { what: "the device's spool emptied" });
     expect((await waitpoint(sid, w.id)).signals).toHaveLength(3);
+    await waitFor(async () => (await device("box"))?.collection === "inotify", { what: "box watched again" });
   });
 
   test("a bad file is parked in the device's bad/ with a reason that quotes none of it", async () => {
@@ -300,7 +236,8 @@ describe("devices over SSH", () => {
     const body = JSON.stringify({ id: local.id, secret: local.secret, status: "ok" });
     expect(
       (
-        await overSsh(
+        await ssh.overSsh(
+          DEVICE_USER,
           `mkdir -p .vigil/tmp/signals && printf '%s' '${body}' > .vigil/tmp/signals/x.tmp && mv .vigil/tmp/signals/x.tmp .vigil/tmp/signals/local.json`,
         )
       ).exitCode,
@@ -316,21 +253,19 @@ describe("devices over SSH", () => {
     const sid = await daemon.newSession("dev");
     const w = await arm(sid, { device: "box", max_signals: 10 });
     const before = (await device("box"))?.filesCollected as number;
-    expect((await overSsh(w.how_to_signal.shell)).exitCode).toBe(0);
+    expect((await ssh.overSsh(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
     await waitFor(async () => (await waitpoint(sid, w.id)).signals.length === 1, { what: "first signal" });
     await waitFor(() => spoolFiles().length === 0, { what: "the device's spool emptied" });
     await daemon.kill9();
     // A file under a name already collected (as if the daemon died between storing and removing).
-    const db = new Database(join(daemon.home, "vigil.db"));
-    const { name: collected } = db
-      .prepare("SELECT name FROM device_collected ORDER BY collected_at DESC LIMIT 1")
-      .get() as {
-      name: string;
-    };
-    db.close();
+    const [{ name: collected }] = query<{ name: string }>(
+      "SELECT name FROM device_collected ORDER BY collected_at DESC LIMIT 1",
+    );
     const again = JSON.stringify({ id: w.id, secret: w.secret, status: "ok", message: "again" });
-    expect((await onDevice(`printf '%s' '${again}' > "$HOME/.vigil/tmp/signals/${collected}"`)).exitCode).toBe(0);
-    expect((await onDevice(w.how_to_signal.shell)).exitCode).toBe(0);
+    expect(
+      (await ssh.onDevice(DEVICE_USER, `printf '%s' '${again}' > "$HOME/.vigil/tmp/signals/${collected}"`)).exitCode,
+    ).toBe(0);
+    expect((await ssh.onDevice(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
     await daemon.spawn();
     await waitFor(() => spoolFiles().length === 0, {
       what: "the device's spool emptied after the restart",
@@ -341,19 +276,97 @@ describe("devices over SSH", () => {
     expect((await device("box"))?.filesCollected).toBe(before + 2);
   });
 
+  test("kill -9 after a signal is stored, before its file is removed: after the restart the file is removed and the wake came once", async () => {
+    const sid = await daemon.newSession("dev");
+    const w = await arm(sid, { device: "box", max_signals: 10 });
+    await daemon.stop();
+    expect((await ssh.onDevice(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
+    const [file] = spoolFiles();
+    expect(file).toMatch(/\.json$/);
+    await crashAt("device-stored");
+    // Died with the signal stored and the file still on the device, its removal not confirmed.
+    expect(spoolFiles()).toEqual([file]);
+    expect(query("SELECT status FROM signals WHERE key = ?", `device:box:${file}`)).toEqual([{ status: "ok" }]);
+    expect(query("SELECT removed_at FROM device_collected WHERE name = ?", file)).toEqual([{ removed_at: null }]);
+    await daemon.spawn();
+    await waitFor(() => spoolFiles().length === 0, { what: "the file removed after the restart", timeoutMs: 30_000 });
+    await waitFor(async () => (await wakesOf(sid, w.id)).length > 0, { what: "the wake" });
+    await waitFor(
+      () =>
+        query<{ removed_at: number | null }>("SELECT removed_at FROM device_collected WHERE name = ?", file)[0]
+          ?.removed_at,
+      { what: "the removal confirmed" },
+    );
+    expect((await waitpoint(sid, w.id)).signals).toHaveLength(1);
+    expect(await wakesOf(sid, w.id)).toHaveLength(1);
+  });
+
+  test("kill -9 after listing, before storing: after the restart the file is stored once and removed", async () => {
+    const sid = await daemon.newSession("dev");
+    const w = await arm(sid, { device: "box", max_signals: 10 });
+    await daemon.stop();
+    expect((await ssh.onDevice(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
+    const [file] = spoolFiles();
+    await crashAt("device-listed");
+    expect(spoolFiles()).toEqual([file]);
+    expect(query("SELECT status FROM signals WHERE key = ?", `device:box:${file}`)).toEqual([]);
+    expect(query("SELECT name FROM device_collected WHERE name = ?", file)).toEqual([]);
+    await daemon.spawn();
+    await waitFor(() => spoolFiles().length === 0, { what: "the file collected after the restart", timeoutMs: 30_000 });
+    await waitFor(async () => (await wakesOf(sid, w.id)).length > 0, { what: "the wake" });
+    const signals = (await waitpoint(sid, w.id)).signals as Array<{ message: string; via: string }>;
+    expect(signals.map((s) => [s.via, s.message])).toEqual([["device", "exit=0"]]);
+    expect(await wakesOf(sid, w.id)).toHaveLength(1);
+  });
+
+  test("a device whose collection hangs is in error saying so, the others keep collecting, and it recovers", async () => {
+    await waitFor(async () => (await device("plain"))?.state === "connected", { what: "plain connected" });
+    const sid = await daemon.newSession("dev");
+    const onPlain = await arm(sid, { device: "plain" });
+    const onBox = await arm(sid, { device: "box" });
+    ssh.setHang(true); // plain's fixed scripts now block on the device
+    try {
+      // Dropped meanwhile on plain (without the blocked mkdir): it waits there.
+      expect((await ssh.onDevice(PLAIN_USER, onPlain.how_to_signal.shell)).exitCode).toBe(0);
+      const hung = await waitFor(
+        async () => {
+          const view = await device("plain");
+          return view?.state === "error" ? view : null;
+        },
+        { what: "plain in error", timeoutMs: 45_000 },
+      );
+      expect(hung.lastError).toBe("collection failed: the device did not finish listing its spool within 20 s");
+      expect((await daemon.cli(["devices"])).stdout).toMatch(
+        /^plain · .* · error: collection failed: the device did not finish listing its spool within 20 s · /m,
+      );
+      // The other device collects as before.
+      expect((await ssh.overSsh(DEVICE_USER, onBox.how_to_signal.shell)).exitCode).toBe(0);
+      await daemon.waitForState(sid, onBox.id, ["ready", "finished"]);
+      expect((await device("box"))?.state).toBe("connected");
+      expect(spoolFiles(PLAIN_SPOOL)).toHaveLength(1);
+    } finally {
+      ssh.setHang(false);
+    }
+    await waitFor(async () => (await device("plain"))?.state === "connected", {
+      what: "plain recovered",
+      timeoutMs: 30_000,
+    });
+    await daemon.waitForState(sid, onPlain.id, ["ready", "finished"]);
+    await waitFor(() => spoolFiles(PLAIN_SPOOL).length === 0, { what: "plain's spool emptied" });
+  });
+
   test("a device that shows another host key than the known one is an error, never connected; rm ends its ssh", async () => {
     // A second sshd with its own host key, on a port known_hosts pins to the first one's.
     const port2 = await freePort();
-    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "other_host_key")]);
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(ssh.dir, "other_host_key")]);
     writeFileSync(
-      join(dir, "sshd2_config"),
-      readFileSync(join(dir, "sshd_config"), "utf8")
-        .replace(`HostKey ${join(dir, "host_key")}`, `HostKey ${join(dir, "other_host_key")}`)
-        .replace(`PidFile ${join(dir, "sshd.pid")}`, `PidFile ${join(dir, "sshd2.pid")}`),
+      join(ssh.dir, "sshd2_config"),
+      readFileSync(join(ssh.dir, "sshd_config"), "utf8")
+        .replace(`HostKey ${join(ssh.dir, "host_key")}`, `HostKey ${join(ssh.dir, "other_host_key")}`)
+        .replace(`PidFile ${join(ssh.dir, "sshd.pid")}`, `PidFile ${join(ssh.dir, "sshd2.pid")}`),
     );
-    const pinned = readFileSync(join(dir, "host_key.pub"), "utf8").trim().split(" ").slice(0, 2).join(" ");
-    appendFileSync(join(dir, "known_hosts"), `[127.0.0.1]:${port2} ${pinned}\n`);
-    const impostor = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd2_config"), "-p", String(port2)], {
+    appendFileSync(join(ssh.dir, "known_hosts"), `[127.0.0.1]:${port2} ${ssh.hostKey}\n`);
+    const impostor = spawn(SSHD, ["-D", "-e", "-f", join(ssh.dir, "sshd2_config"), "-p", String(port2)], {
       stdio: "ignore",
     });
     try {
@@ -363,11 +376,11 @@ describe("devices over SSH", () => {
         "add",
         "impostor",
         "--ssh",
-        `${DEVICE_USER}@127.0.0.1`,
+        ssh.target(DEVICE_USER),
         "--port",
         String(port2),
         "--identity",
-        join(dir, "client_key"),
+        ssh.clientKey,
       ]);
       expect(added.exitCode, String(added.stderr)).toBe(0);
       const failed = await waitFor(
@@ -388,12 +401,16 @@ describe("devices over SSH", () => {
     }
   });
 
-  test("vigil devices rm closes the connection and forgets the device", async () => {
-    expect(sshArgsMention(String(port))).toBe(true); // its master connection, before
-    const removed = await daemon.cli(["devices", "rm", "box"]);
-    expect(removed.exitCode, String(removed.stderr)).toBe(0);
+  test("vigil devices rm closes the connection, ends the watch on the device and forgets the device", async () => {
+    expect(sshArgsMention(String(ssh.port))).toBe(true); // the master connections, before
+    expect(processesOf(DEVICE_USER, "inotifywait")).toHaveLength(1);
+    for (const name of ["box", "plain"]) {
+      const removed = await daemon.cli(["devices", "rm", name]);
+      expect(removed.exitCode, String(removed.stderr)).toBe(0);
+    }
     expect((await daemon.api("GET", "/api/devices")).body).toEqual([]);
-    await waitFor(() => !sshArgsMention(String(port)), { what: "no ssh left for box" });
+    await waitFor(() => !sshArgsMention(String(ssh.port)), { what: "no ssh left for box and plain" });
+    await waitFor(() => processesOf(DEVICE_USER, "inotifywait").length === 0, { what: "inotifywait ended on box" });
     expect((await daemon.cli(["devices", "rm", "box"])).exitCode).toBe(1);
     expect((await daemon.cli(["devices"])).stdout).toContain("no devices");
   });

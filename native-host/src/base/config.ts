@@ -43,6 +43,10 @@ export const EnvSchema = z.object({
   VIGIL_HTTP_MAX_CONNECTIONS: Whole(1, 65_535),
   /** `off`: command checks spawn from the daemon; a path: another vigil-spawner binary. */
   VIGIL_SPAWNER: z.string().min(1).optional(),
+  /** How often a device watched with inotifywait is collected anyway (default 5000; 0: never). */
+  VIGIL_DEVICE_SWEEP_MS: Whole(0),
+  /** Tests only: the daemon kills itself (SIGKILL) at this step of a device collection. */
+  VIGIL_FAULT: z.enum(["device-listed", "device-stored"]).optional(),
   VIGIL_WAITPOINT_TTL_MS: z.string().optional(),
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),

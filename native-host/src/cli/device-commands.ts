@@ -20,7 +20,11 @@ export function registerDeviceCommands(program: Command): void {
       if (list.length === 0) return print("no devices (add one with: vigil devices add NAME --ssh [USER@]HOST)");
       const now = Date.now();
       for (const d of list) {
-        const state = d.state === "error" ? `error: ${d.lastError ?? "unknown"}` : d.state;
+        const how = d.collection === "inotify" ? " (inotify)" : d.collection === "poll" ? " (polled)" : "";
+        const state =
+          d.state === "error"
+            ? `error: ${d.lastError ?? "unknown"}`
+            : `${d.state}${d.state === "connected" ? how : ""}`;
         const last = d.lastCollectionAt
           ? `collected ${relativeTimeDetailed(d.lastCollectionAt, now)}`
           : "never collected";

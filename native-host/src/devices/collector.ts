@@ -1,44 +1,50 @@
 /**
  * One device's collector (design.md §5): a held-open OpenSSH master connection (ControlMaster,
- * its socket in $VIGIL_HOME/tmp), reconnected with backoff when it drops, and over it a poll every
- * second that runs the fixed LIST script, stores each signal durably (remembering the file's name
- * in the same transaction), then runs ACT to delete it (or park it under bad/ with a reason).
- * A name already remembered is deleted without being applied again: a crash between storing and
- * deleting never applies a file twice. ssh always gets BatchMode=yes (never a prompt) and
- * StrictHostKeyChecking=yes (an unknown or changed host key is an error on the device, never
- * accepted): the host must be in the user's known_hosts.
+ * its socket in $VIGIL_HOME/tmp), reconnected with backoff when it drops, and over it collection
+ * rounds (round.ts) that never overlap: a trigger during one runs another right after.
+ *
+ * When rounds run: where the device has `inotifywait`, a second session (watcher.ts) runs it on the
+ * spool and each line it prints starts a round at once, with a sweep every few seconds as a safety
+ * net (VIGIL_DEVICE_SWEEP_MS); elsewhere a poll every second. A round that fails or hangs (each
+ * script has EXEC_TIMEOUT_MS) puts the device in `error` saying what went wrong, until a round
+ * succeeds again.
+ *
+ * ssh always gets BatchMode=yes (never a prompt) and StrictHostKeyChecking=yes (an unknown or
+ * changed host key is an error on the device, never accepted): the host must be in known_hosts.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { SignalBody } from "../../../shared/schemas/inputs.js";
-import { type Logger, toError } from "../base/log.js";
-import type { SignalOrigin, SignalOutcome } from "../core/waitpoints.js";
-import { isTaken, parseSignalFile } from "../intake/spool.js";
+import { envConfig } from "../base/config.js";
+import { toError } from "../base/log.js";
 import type { DeviceRow, DeviceState } from "../store/devices.js";
-import type { Store } from "../store/store.js";
-import type { SignalVia } from "../store/waitpoints.js";
-import { ACT_SCRIPT, type Action, encodeActions, LIST_SCRIPT, parseListing, remoteCommand } from "./listing.js";
+import { remoteCommand, WATCH_SCRIPT } from "./listing.js";
+import { collectRound, type RoundDeps } from "./round.js";
+import { EXEC_TIMEOUT_MS, lastLine, runSsh, sshOptions, sshTarget } from "./ssh.js";
+import { type SpoolWatch, watchSpool } from "./watcher.js";
 
-export interface CollectorDeps {
-  store: Store;
-  log: Logger;
-  now: () => number;
-  signal: (body: SignalBody, via: SignalVia, origin: SignalOrigin) => SignalOutcome;
+export interface CollectorDeps extends Omit<RoundDeps, "device" | "exec"> {
   /** Where the master's control socket lives ($VIGIL_HOME/tmp). */
   controlDir: string;
   /** The ssh program (default `ssh` on PATH: the user's own client, config and keys). */
   ssh?: string;
+  /** The poll without inotifywait (default 1 s). */
   pollMs?: number;
+  /** The safety-net sweep while inotifywait watches (default VIGIL_DEVICE_SWEEP_MS, else 5 s; 0: none). */
+  sweepMs?: number;
   /** The devices' states or collections changed (the side panel refreshes). */
   changed?: () => void;
 }
 
-const EXEC_TIMEOUT_MS = 20_000;
+/** How new files are noticed on a connected device. */
+export type Collection = "inotify" | "poll";
+
+export const POLL_MS = 1000;
+export const SWEEP_MS = 5000;
 const READY_TIMEOUT_MS = 20_000;
 const MAX_BACKOFF_MS = 15_000;
-const MAX_OUTPUT = 8 * 1024 * 1024;
+const MAX_WATCH_BACKOFF_MS = 60_000;
 
 /** What ssh's stderr says is wrong that retrying will not fix alone (else the device is offline). */
 const CONFIG_ERROR =
@@ -47,11 +53,24 @@ const CONFIG_ERROR =
 export class Collector {
   readonly #name: string;
   readonly #control: string;
+  readonly #program: string;
+  readonly #pollMs: number;
+  readonly #sweepMs: number;
   #master: ChildProcess | null = null;
+  #connected = false;
   #children = new Set<ChildProcess>();
-  #timer: NodeJS.Timeout | null = null;
+  #connectTimer: NodeJS.Timeout | null = null;
+  #roundTimer: NodeJS.Timeout | null = null;
+  #watchTimer: NodeJS.Timeout | null = null;
+  #watch: SpoolWatch | null = null;
+  #watching = false;
+  #noInotify = false;
+  #busy = false;
+  #again = false;
   #stopped = false;
   #failures = 0;
+  #watchFailures = 0;
+  #state: DeviceState | null = null;
 
   constructor(
     private readonly deps: CollectorDeps,
@@ -60,11 +79,20 @@ export class Collector {
     this.#name = device.name;
     const tag = createHash("sha256").update(device.name).digest("hex").slice(0, 16);
     this.#control = join(deps.controlDir, `ssh-${tag}`);
+    this.#program = deps.ssh ?? "ssh";
+    this.#pollMs = deps.pollMs ?? POLL_MS;
+    this.#sweepMs = deps.sweepMs ?? envConfig().VIGIL_DEVICE_SWEEP_MS ?? SWEEP_MS;
+  }
+
+  /** How new files are noticed now: null while not connected. */
+  get collection(): Collection | null {
+    if (!this.#connected) return null;
+    return this.#watching ? "inotify" : "poll";
   }
 
   start(): void {
     // A master left by a daemon that was killed holds the socket: end it, then connect anew.
-    void this.#run(["-O", "exit", "--", this.#target()], "", 5000)
+    void this.#ssh(["-O", "exit", "--", sshTarget(this.device)], "", 5000)
       .catch(() => undefined)
       .then(() => this.#connect());
   }
@@ -72,35 +100,31 @@ export class Collector {
   /** Closes the connection now (device removed, daemon stopping). */
   stop(): void {
     this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
+    for (const timer of [this.#connectTimer, this.#roundTimer, this.#watchTimer]) if (timer) clearTimeout(timer);
+    this.#watch?.stop();
     this.#master?.kill("SIGTERM");
     for (const child of this.#children) child.kill("SIGTERM");
     rmSync(this.#control, { force: true });
   }
 
-  #base(): string[] {
-    const d = this.device;
-    return [
-      "-o",
-      "BatchMode=yes",
-      "-o",
-      "StrictHostKeyChecking=yes",
-      "-o",
-      `ControlPath=${this.#control}`,
-      ...(d.port !== null ? ["-p", String(d.port)] : []),
-      ...(d.identity !== null ? ["-i", d.identity] : []),
-    ];
+  #ssh(args: string[], input: string, timeoutMs = EXEC_TIMEOUT_MS) {
+    return runSsh(
+      this.#program,
+      [...sshOptions(this.device, this.#control), ...args],
+      input,
+      timeoutMs,
+      this.#children,
+    );
   }
 
-  #target(): string {
-    return this.device.user ? `${this.device.user}@${this.device.host}` : this.device.host;
-  }
-
+  /** Records the state (and an error, kept as history once connected again); tells the panel on a change. */
   #setState(state: DeviceState, lastError: string | null): void {
+    if (this.#stopped || (state === this.#state && lastError === null)) return;
     const current = this.deps.store.devices.byName(this.#name);
-    if (!current || this.#stopped) return;
+    if (!current) return;
     const error = lastError ?? current.lastError;
     this.deps.store.devices.setState(this.#name, state, error);
+    this.#state = state;
     if (current.state !== state || current.lastError !== error) this.deps.changed?.();
   }
 
@@ -108,22 +132,11 @@ export class Collector {
     if (this.#stopped) return;
     rmSync(this.#control, { force: true });
     const args = [
-      ...this.#base(),
-      "-o",
-      "ControlMaster=yes",
-      "-o",
-      "ControlPersist=no",
-      "-o",
-      "ServerAliveInterval=5",
-      "-o",
-      "ServerAliveCountMax=2",
-      "-o",
-      "ConnectTimeout=10",
-      "-N",
-      "--",
-      this.#target(),
+      ...sshOptions(this.device, this.#control),
+      ...["-o", "ControlMaster=yes", "-o", "ControlPersist=no", "-o", "ServerAliveInterval=5"],
+      ...["-o", "ServerAliveCountMax=2", "-o", "ConnectTimeout=10", "-N", "--", sshTarget(this.device)],
     ];
-    const master = spawn(this.deps.ssh ?? "ssh", args, { stdio: ["ignore", "ignore", "pipe"] });
+    const master = spawn(this.#program, args, { stdio: ["ignore", "ignore", "pipe"] });
     this.#master = master;
     let stderr = "";
     master.stderr?.on("data", (chunk: Buffer) => {
@@ -133,7 +146,10 @@ export class Collector {
     const onGone = (why: string) => {
       if (exited) return;
       exited = true;
-      if (this.#master === master) this.#master = null;
+      if (this.#master !== master) return;
+      this.#master = null;
+      this.#connected = false;
+      this.#endWatch();
       if (this.#stopped) return;
       const message = lastLine(stderr) ?? why;
       const changed = /REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr) ? "host key changed: " : "";
@@ -144,11 +160,18 @@ export class Collector {
     master.on("error", (error) => onGone(`ssh: ${error.message}`));
     master.on("exit", (code, signal) => onGone(`ssh exited ${code ?? signal}`));
     void this.#whenReady(master).then((ready) => {
-      if (!ready || this.#stopped || exited) return;
+      if (this.#stopped || exited) return;
+      if (!ready) {
+        master.kill("SIGTERM"); // never answered: its exit reconnects
+        return;
+      }
       this.#failures = 0;
+      this.#connected = true;
+      this.#noInotify = false;
       this.#setState("connected", null);
-      this.deps.log.info(`device ${this.#name}: connected to ${this.#target()}`);
-      this.#schedule(0);
+      this.deps.log.info(`device ${this.#name}: connected to ${sshTarget(this.device)}`);
+      this.#startWatch(master);
+      this.#kick();
     });
   }
 
@@ -156,7 +179,7 @@ export class Collector {
   async #whenReady(master: ChildProcess): Promise<boolean> {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (!this.#stopped && master.exitCode === null && master.signalCode === null && Date.now() < deadline) {
-      const check = await this.#run(["-O", "check", "--", this.#target()], "", 5000).catch(() => null);
+      const check = await this.#ssh(["-O", "check", "--", sshTarget(this.device)], "", 5000).catch(() => null);
       if (check?.code === 0) return true;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -167,119 +190,122 @@ export class Collector {
     if (this.#stopped) return;
     const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.#failures);
     this.#failures += 1;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#connect(), delay);
+    if (this.#roundTimer) clearTimeout(this.#roundTimer);
+    if (this.#connectTimer) clearTimeout(this.#connectTimer);
+    this.#connectTimer = setTimeout(() => this.#connect(), delay);
+  }
+
+  /** Runs inotifywait on the device when it has one; its lines start rounds. */
+  #startWatch(master: ChildProcess): void {
+    if (this.#stopped || this.#master !== master || this.#noInotify || this.#watch) return;
+    const args = [
+      ...sshOptions(this.device, this.#control),
+      ...["-o", "ControlMaster=no", "--", sshTarget(this.device), remoteCommand(WATCH_SCRIPT)],
+    ];
+    const watch = watchSpool(this.#program, args, {
+      line: () => {
+        if (!this.#watching && this.#watch === watch) {
+          this.#watching = true;
+          this.#watchFailures = 0;
+          this.deps.log.info(`device ${this.#name}: watching its spool with inotifywait`);
+          this.deps.changed?.();
+        }
+        this.#kick();
+      },
+      end: (noInotify, why) => {
+        if (this.#watch !== watch) return;
+        const was = this.#watching;
+        this.#watch = null;
+        this.#watching = false;
+        if (this.#stopped || this.#master !== master) return;
+        if (noInotify) {
+          this.#noInotify = true;
+          this.deps.log.info(`device ${this.#name}: no inotifywait there, polling every ${this.#pollMs} ms`);
+        } else {
+          const delay = Math.min(MAX_WATCH_BACKOFF_MS, 2000 * 2 ** this.#watchFailures);
+          this.#watchFailures += 1;
+          this.deps.log.warn(
+            `device ${this.#name}: the inotify watch ended (${why}); polling, watching again in ${delay} ms`,
+          );
+          this.#watchTimer = setTimeout(() => this.#startWatch(master), delay);
+        }
+        if (was) this.deps.changed?.();
+        this.#kick(); // polling from now on: anything the watch missed is collected
+      },
+    });
+    this.#watch = watch;
+  }
+
+  #endWatch(): void {
+    if (this.#watchTimer) clearTimeout(this.#watchTimer);
+    this.#watchTimer = null;
+    const had = this.#watching;
+    this.#watch?.stop();
+    this.#watch = null;
+    this.#watching = false;
+    if (had && !this.#stopped) this.deps.changed?.();
+  }
+
+  /** A round now, or right after the one running. */
+  #kick(): void {
+    if (this.#stopped || !this.#connected) return;
+    if (this.#busy) this.#again = true;
+    else this.#schedule(0);
   }
 
   #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#round(), delayMs);
+    if (this.#roundTimer) clearTimeout(this.#roundTimer);
+    this.#roundTimer = setTimeout(() => {
+      this.#roundTimer = null;
+      void this.#round();
+    }, delayMs);
   }
 
   async #round(): Promise<void> {
     const master = this.#master;
-    if (this.#stopped || !master) return;
+    if (this.#stopped || !master || !this.#connected || this.#busy) return;
+    this.#busy = true;
+    this.#again = false;
     try {
       await this.collect();
+      if (this.#master === master) this.#setState("connected", null);
     } catch (error) {
       if (this.#master === master && !this.#stopped) {
-        const message = toError(error).message;
-        this.deps.log.warn(`device ${this.#name}: collection failed: ${message}`);
-        this.#setState("connected", message);
+        const message = `collection failed: ${toError(error).message}`;
+        this.deps.log.warn(`device ${this.#name}: ${message}`);
+        this.#setState("error", message);
       }
+    } finally {
+      this.#busy = false;
     }
-    // A dropped master reconnects by itself (its exit handler); a live one polls on.
-    if (this.#master === master) this.#schedule(this.deps.pollMs ?? 1000);
+    // A dropped master reconnects by itself (its exit handler); a live one goes on.
+    if (this.#stopped || this.#master !== master || !this.#connected) return;
+    if (this.#again) return this.#schedule(0);
+    const every = this.#watching ? this.#sweepMs : this.#pollMs;
+    if (every > 0) this.#schedule(every);
   }
 
-  /** One round: list, store, then delete or park on the device. Returns the files collected. */
+  /** One round now (see round.ts); the actions it took on the device. */
   async collect(): Promise<number> {
-    const listed = await this.#exec(LIST_SCRIPT, "");
-    const { entries, unsafe } = parseListing(listed);
-    if (unsafe > 0) this.deps.log.warn(`device ${this.#name}: left ${unsafe} file(s) with unusual names alone`);
-    const actions: Action[] = [];
-    let collected = 0;
-    for (const entry of entries) {
-      if (entry.kind === "refused") {
-        actions.push({ op: "bad", name: entry.name, reason: entry.reason });
-        continue;
-      }
-      const action = this.#take(entry.name, entry.bytes);
-      if (action.op === "rm") collected += 1;
-      actions.push(action);
-    }
-    if (actions.length > 0) {
-      const done = await this.#exec(ACT_SCRIPT, encodeActions(actions));
-      if (done.toString("utf8") !== "DONE\n") throw new Error("The device did not finish removing collected files");
-    }
-    this.deps.store.devices.setCollectedAt(this.#name, this.deps.now());
-    if (actions.length > 0) this.deps.changed?.();
-    return collected;
-  }
-
-  /** Stores one file's signal (or finds it already stored): what to do with the file on the device. */
-  #take(name: string, bytes: Buffer): Action {
-    const { store, now } = this.deps;
-    if (store.devices.isCollected(this.#name, name)) return { op: "rm", name };
-    const parsed = parseSignalFile(bytes.toString("utf8"));
-    if ("refused" in parsed) return { op: "bad", name, reason: parsed.refused };
-    const outcome = this.deps.signal({ ...parsed.body, key: `device:${this.#name}:${name}` }, "device", {
+    const acted = await collectRound({
+      ...this.deps,
       device: this.#name,
-      inTx: (result) => {
-        if (isTaken(result)) store.devices.markCollected(this.#name, name, now());
-      },
+      exec: (doing, script, input) => this.#exec(doing, script, input),
     });
-    if (isTaken(outcome)) {
-      this.deps.log.info(`device ${this.#name}: collected ${name} (${outcome.verdict})`);
-      return { op: "rm", name };
-    }
-    return { op: "bad", name, reason: `${outcome.verdict}: ${String(outcome.body.error)}` };
+    if (acted > 0) this.deps.changed?.(); // files collected: the panel's counts moved
+    return acted;
   }
 
   /** Runs a fixed script over the master connection; its stdout, or an error naming what failed. */
-  async #exec(script: string, input: string): Promise<Buffer> {
-    const result = await this.#run(["-o", "ControlMaster=no", "--", this.#target(), remoteCommand(script)], input);
+  async #exec(doing: string, script: string, input: string): Promise<Buffer> {
+    const result = await this.#ssh(
+      ["-o", "ControlMaster=no", "--", sshTarget(this.device), remoteCommand(script)],
+      input,
+    );
+    if (result.killed === "timeout")
+      throw new Error(`the device did not finish ${doing} within ${EXEC_TIMEOUT_MS / 1000} s`);
+    if (result.killed === "output") throw new Error(`the device printed more than expected while ${doing}`);
     if (result.code !== 0) throw new Error(lastLine(result.stderr) ?? `ssh exited ${result.code}`);
     return result.stdout;
   }
-
-  #run(args: string[], input: string, timeoutMs = EXEC_TIMEOUT_MS) {
-    return new Promise<{ code: number | null; stdout: Buffer; stderr: string }>((resolve, reject) => {
-      const child = spawn(this.deps.ssh ?? "ssh", [...this.#base(), ...args], { stdio: ["pipe", "pipe", "pipe"] });
-      this.#children.add(child);
-      const out: Buffer[] = [];
-      let size = 0;
-      let stderr = "";
-      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-      child.stdout.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_OUTPUT) child.kill("SIGKILL");
-        else out.push(chunk);
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString("utf8")).slice(-4096);
-      });
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(input);
-      child.on("error", (error) => {
-        clearTimeout(timer);
-        this.#children.delete(child);
-        reject(error);
-      });
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        this.#children.delete(child);
-        resolve({ code, stdout: Buffer.concat(out), stderr });
-      });
-    });
-  }
-}
-
-function lastLine(text: string): string | undefined {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("Warning: Permanently added"))
-    .at(-1);
 }

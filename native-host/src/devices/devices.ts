@@ -1,6 +1,7 @@
 /**
  * The devices registry (design.md §5): add, list and remove the machines whose spool Vigil collects
- * over SSH, each with its own collector (collector.ts) while the daemon runs.
+ * over SSH, each with its own collector (collector.ts) while the daemon runs; hourly, the names of
+ * collected files confirmed removed more than DEVICE_COLLECTED_RETENTION_MS ago are forgotten.
  */
 import { existsSync } from "node:fs";
 import type { DeviceAdd } from "../../../shared/schemas/inputs.js";
@@ -8,9 +9,11 @@ import type { DeviceView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
 import type { DeviceRow } from "../store/devices.js";
-import { Collector, type CollectorDeps } from "./collector.js";
+import { type Collection, Collector, type CollectorDeps } from "./collector.js";
 
-export const deviceView = (d: DeviceRow): DeviceView => ({
+const PRUNE_EVERY_MS = 3_600_000;
+
+export const deviceView = (d: DeviceRow, collection: Collection | null = null): DeviceView => ({
   name: d.name,
   ssh: d.user ? `${d.user}@${d.host}` : d.host,
   port: d.port,
@@ -19,12 +22,14 @@ export const deviceView = (d: DeviceRow): DeviceView => ({
   lastError: d.lastError,
   lastCollectionAt: iso(d.lastCollectedAt),
   filesCollected: d.filesCollected,
+  collection,
   createdAt: iso(d.createdAt),
 });
 
 export class Devices {
   readonly #collectors = new Map<string, Collector>();
   #running = false;
+  #prune: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: CollectorDeps) {}
 
@@ -35,16 +40,25 @@ export class Devices {
       this.deps.store.devices.setState(device.name, "offline", device.lastError);
       this.#open(device);
     }
+    this.prune();
+    this.#prune = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    this.#prune.unref();
+  }
+
+  /** Forgets collected names whose files the devices confirmed removed long enough ago. */
+  prune(): number {
+    return this.deps.store.devices.pruneCollected(this.deps.now());
   }
 
   stop(): void {
     this.#running = false;
+    if (this.#prune) clearInterval(this.#prune);
     for (const collector of this.#collectors.values()) collector.stop();
     this.#collectors.clear();
   }
 
   list(): DeviceView[] {
-    return this.deps.store.devices.all().map(deviceView);
+    return this.deps.store.devices.all().map((d) => deviceView(d, this.#collectors.get(d.name)?.collection ?? null));
   }
 
   add(input: DeviceAdd): DeviceView {

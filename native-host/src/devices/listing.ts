@@ -7,7 +7,10 @@
  * LIST prints, for each complete `*.json` of `~/.vigil/tmp/signals` (at most 100 a round):
  * `F <bytes> <name>\n<content>\n` for a regular file of at most 64 KB, else `S <why> <name>\n`;
  * then `END\n`. ACT reads `rm\nNAME\n` (delete) or `bad\nNAME\nREASON\n` (park under bad/ with
- * NAME.reason), and prints `DONE\n`.
+ * NAME.reason), prints `+` for each name no longer in the spool or `-` for one still there, and
+ * `DONE\n`. WATCH runs `inotifywait` on the spool until its stdin closes (the daemon's side went
+ * away) and prints a line per change; each line only makes the daemon collect at once, its text is
+ * never read. Without `inotifywait` on the device it exits NO_INOTIFY and the daemon polls.
  */
 import { SIGNAL_LIMITS } from "../../../shared/schemas/inputs.js";
 
@@ -39,8 +42,31 @@ while IFS= read -r op && IFS= read -r f; do
     rm) rm -f -- "$f" ;;
     bad) IFS= read -r why; rm -f -- "bad/$f.reason"; mv -f -- "$f" "bad/$f" && printf "%s\\n" "$why" > "bad/$f.reason" ;;
   esac
+  if [ -e "$f" ] || [ -L "$f" ]; then printf "%s\\n" -; else printf "%s\\n" +; fi
 done
 printf "DONE\\n"`;
+
+/** WATCH's exit status when the device has no `inotifywait` on its PATH. */
+export const NO_INOTIFY = 4;
+
+/*
+ * Not `-q`: inotifywait's own "Watches established." is then a line too, so a round runs once the
+ * watch is in place and nothing dropped before it is left for the sweep. A background job's stdin
+ * is /dev/null in sh, so the script's stdin (the SSH channel) is kept on fd 3 for the `cat` that
+ * waits for it to close, then ends inotifywait.
+ */
+export const WATCH_SCRIPT = `command -v inotifywait >/dev/null 2>&1 || exit ${NO_INOTIFY}
+${SPOOL}
+exec 3<&0
+inotifywait -m -e moved_to -e close_write --format . . </dev/null 2>&1 3<&- &
+w=$!
+{ cat <&3 >/dev/null; kill "$w"; } >/dev/null 2>&1 &
+c=$!
+exec 3<&-
+wait "$w"
+s=$?
+kill "$c" 2>/dev/null
+exit "$s"`;
 
 /** The remote command: the script in single quotes for `sh -c` (whatever the login shell is). */
 export function remoteCommand(script: string): string {
@@ -102,4 +128,18 @@ export function encodeActions(actions: Action[]): string {
   return actions
     .map((a) => (a.op === "rm" ? `rm\n${a.name}\n` : `bad\n${a.name}\n${a.reason.replace(/[\r\n]+/g, " ")}\n`))
     .join("");
+}
+
+/**
+ * Reads ACT's output: for each action in order, whether its name is gone from the spool (removed,
+ * or parked). Throws when the device did not answer every action and `DONE`.
+ */
+export function parseActed(out: Buffer, count: number): boolean[] {
+  const lines = out.toString("utf8").split("\n");
+  if (lines.length !== count + 2 || lines[count] !== "DONE" || lines[count + 1] !== "")
+    throw new Error("The device did not finish removing collected files");
+  return lines.slice(0, count).map((line) => {
+    if (line !== "+" && line !== "-") throw new Error("The device's answer to removing files is out of frame");
+    return line === "+";
+  });
 }

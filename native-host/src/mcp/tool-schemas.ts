@@ -315,6 +315,10 @@ export const DeviceOut = z
     lastError: z.string().nullable().describe("the last connection or collection error, or null"),
     lastCollectionAt: TimeOrNull("the last completed collection"),
     filesCollected: z.number().describe("signal files collected from it"),
+    collection: z
+      .enum(["inotify", "poll"])
+      .nullable()
+      .describe("how new files are noticed while connected: inotify (at once) or poll (every second); null offline"),
     createdAt: Time("when it was added"),
   })
   .describe("a device");

@@ -4,6 +4,12 @@
  */
 import type { Db } from "./db.js";
 
+/**
+ * How long the name of a file confirmed removed from its device is remembered. A name whose file
+ * may still be there (the removal never confirmed) is kept for as long as the device exists.
+ */
+export const DEVICE_COLLECTED_RETENTION_MS = 7 * 24 * 3_600_000;
+
 export type DeviceState = "connected" | "offline" | "error";
 
 export interface DeviceRow {
@@ -55,6 +61,8 @@ export class DevicesTable {
   readonly #isCollected;
   readonly #markCollected;
   readonly #countCollected;
+  readonly #markRemoved;
+  readonly #prune;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
@@ -77,6 +85,10 @@ export class DevicesTable {
     this.#countCollected = db.prepare<[string]>(
       "UPDATE devices SET files_collected = files_collected + 1 WHERE name = ?",
     );
+    this.#markRemoved = db.prepare<[number, string, string]>(
+      "UPDATE device_collected SET removed_at = ? WHERE device = ? AND name = ?",
+    );
+    this.#prune = db.prepare<[number]>("DELETE FROM device_collected WHERE removed_at IS NOT NULL AND removed_at < ?");
   }
 
   insert(row: Pick<DeviceRow, "name" | "user" | "host" | "port" | "identity" | "createdAt">): void {
@@ -112,5 +124,15 @@ export class DevicesTable {
   /** Remembers a file as taken (call in the transaction that stored its signal); counts it once. */
   markCollected(device: string, file: string, at: number): void {
     if (this.#markCollected.run(device, file, at).changes > 0) this.#countCollected.run(device);
+  }
+
+  /** The device confirmed these collected files are gone from its spool (names not collected: no-op). */
+  markRemoved(device: string, files: string[], at: number): void {
+    for (const file of files) this.#markRemoved.run(at, device, file);
+  }
+
+  /** Forgets names confirmed removed more than the retention window before `now`; returns how many. */
+  pruneCollected(now: number): number {
+    return this.#prune.run(now - DEVICE_COLLECTED_RETENTION_MS).changes;
   }
 }
