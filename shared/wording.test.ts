@@ -4,12 +4,14 @@
  * Design: docs/design.md §7.
  */
 import { describe, expect, test } from "vitest";
-import type { DeliveryView } from "./schemas/views.js";
+import type { CheckLoadView, DeliveryView } from "./schemas/views.js";
 import {
+  checkLoadLine,
   deliveryHeadline,
   deliveryProblem,
   deliveryText,
   formatDuration,
+  overloadText,
   relativeTimeCoarse,
   relativeTimeDetailed,
 } from "./wording.js";
@@ -131,5 +133,38 @@ describe("deliveryProblem (the side panel's warning)", () => {
     ["a cancelled wake", { state: "cancelled", lastError: "earlier" }],
   ])("%s is no problem", (_, overrides) => {
     expect(deliveryProblem(overrides === null ? null : delivery(overrides))).toBeNull();
+  });
+});
+
+describe("check load", () => {
+  const load = (overrides: Partial<CheckLoadView> = {}): CheckLoadView => ({
+    overloaded: false,
+    running: 3,
+    concurrency: 32,
+    waitingForSlot: 0,
+    lag: { n: 1000, p50Ms: 48, p99Ms: 1250, maxMs: 2000 },
+    late: [],
+    ...overrides,
+  });
+
+  test("one line: running of concurrency, and how late checks start", () => {
+    expect(checkLoadLine(load())).toBe("checks: 3 of 32 running · started late by p50 48 ms, p99 1.3 s (last 1000)");
+    expect(checkLoadLine(load({ lag: { n: 0, p50Ms: null, p99Ms: null, maxMs: null } }))).toBe(
+      "checks: 3 of 32 running · no check started yet",
+    );
+  });
+
+  test("nothing while checks keep up; otherwise what waits and which waits were late", () => {
+    expect(overloadText(load())).toBeNull();
+    expect(overloadText(load({ overloaded: true, waitingForSlot: 1 }))).toBe(
+      "Checks are running late — 1 due check waiting for a free slot (32 run at once; the earliest due start first). Longer intervals or fewer waits would keep them on time.",
+    );
+    const late = [
+      { sessionId: "s1", monitorId: "mon-2", name: "make", lateMs: 4200, at: at(0) },
+      { sessionId: "s2", monitorId: "mon-1", name: "test", lateMs: 1500, at: at(-1000) },
+    ];
+    expect(overloadText(load({ overloaded: true, waitingForSlot: 4, late }))).toBe(
+      "Checks are running late — 4 due checks waiting for a free slot (32 run at once; the earliest due start first); started over 1 s late in the last minute: s1/mon-2 4.2 s, s2/mon-1 1.5 s. Longer intervals or fewer waits would keep them on time.",
+    );
   });
 });

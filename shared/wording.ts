@@ -5,7 +5,7 @@
  * Where the two surfaces read differently (the panel is coarser), each has its own named function.
  * Design: docs/design.md §7.
  */
-import type { DeliveryView } from "./schemas/views.js";
+import type { CheckLoadView, DeliveryView } from "./schemas/views.js";
 
 /** A span of time in at most two units, floored: "4s", "2m 5s", "1h 2m", "1d 1h". */
 export function formatDuration(ms: number): string {
@@ -116,4 +116,37 @@ export function deliveryProblem(delivery: DeliveryView | null): DeliveryProblem 
   if (delivery.attempts > 0 && delivery.state === "ready" && delivery.lastError)
     return { kind: "retrying", text: deliveryHeadline(delivery), error: delivery.lastError };
   return null;
+}
+
+/** A lateness in words: "40 ms", "4.2 s". */
+function lateness(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** How command checks keep up, on one line: "checks: 3 of 32 running · started late by p50 50 ms, p99 100 ms". */
+export function checkLoadLine(load: CheckLoadView): string {
+  const lag =
+    load.lag.p50Ms === null || load.lag.p99Ms === null
+      ? "no check started yet"
+      : `started late by p50 ${lateness(load.lag.p50Ms)}, p99 ${lateness(load.lag.p99Ms)} (last ${load.lag.n})`;
+  return `checks: ${load.running} of ${load.concurrency} running · ${lag}`;
+}
+
+/**
+ * What overload means for the waits, or null while checks keep up: the checks waiting for a slot,
+ * and the waits whose checks started over a second late in the last minute.
+ */
+export function overloadText(load: CheckLoadView): string | null {
+  if (!load.overloaded) return null;
+  const parts: string[] = [];
+  if (load.waitingForSlot > 0) {
+    parts.push(
+      `${load.waitingForSlot} due check${load.waitingForSlot === 1 ? "" : "s"} waiting for a free slot (${load.concurrency} run at once; the earliest due start first)`,
+    );
+  }
+  if (load.late.length > 0) {
+    const worst = load.late.map((late) => `${late.sessionId}/${late.monitorId} ${lateness(late.lateMs)}`).join(", ");
+    parts.push(`started over 1 s late in the last minute: ${worst}`);
+  }
+  return `Checks are running late — ${parts.join("; ")}. Longer intervals or fewer waits would keep them on time.`;
 }

@@ -15,10 +15,11 @@
  *   32 cancelled), i32 spawn errno, u32 durationUs, then u32 length + bytes for each of the
  *   stdout tail, stderr tail and interleaved tail.
  *
- * Each check: fork, own process group (setpgid), stdin /dev/null, stdout/stderr pipes, chdir, the
+ * Each check: vfork, own process group (setpgid), stdin /dev/null, stdout/stderr pipes, chdir, the
  * extra environment applied over the helper's own (the daemon's, inherited at start; secrets
  * arrive only this way, never in argv), then exec /bin/sh -c COMMAND. A failure before exec is
- * reported through a close-on-exec pipe as a spawn failure with its errno. At the timeout, or on
+ * reported as a spawn failure with its errno. Frames to the daemon are sent once per turn of the
+ * main loop (checks that end together wake the daemon once). At the timeout, or on
  * a cancel, the whole group gets SIGKILL; the result is sent when both pipes are closed and the
  * child is reaped, or 2 s after the kill if a grandchild that left the group holds a pipe.
  * End of stdin (the daemon gone) kills every running group and exits.
@@ -124,6 +125,34 @@ static size_t utf8_incomplete(const char *buf, size_t n) {
   return 0;
 }
 
+extern char **environ;
+
+/* The check's environment: this process's own (the daemon's, inherited at start) with the request's
+ * KEY=VALUE entries (between start and end, each NUL-terminated, ending at an empty one) over it.
+ * Built before vfork, so the child only calls execve. */
+static char **child_environment(const char *start, const char *end) {
+  size_t own = 0, extra = 0;
+  while (environ[own]) own++;
+  for (const char *e = start; e < end && *e; e += strnlen(e, (size_t)(end - e)) + 1) extra++;
+  char **envp = malloc((own + extra + 1) * sizeof *envp);
+  if (!envp) return NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < own; i++) {
+    const char *eq = strchr(environ[i], '=');
+    size_t key = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+    int replaced = 0;
+    for (const char *e = start; e < end && *e && !replaced; e += strnlen(e, (size_t)(end - e)) + 1) {
+      replaced = strncmp(e, environ[i], key) == 0 && e[key] == '=';
+    }
+    if (!replaced) envp[n++] = environ[i];
+  }
+  for (const char *e = start; e < end && *e; e += strnlen(e, (size_t)(end - e)) + 1) {
+    if (memchr(e, '=', strnlen(e, (size_t)(end - e)))) envp[n++] = (char *)e;
+  }
+  envp[n] = NULL;
+  return envp;
+}
+
 static void put_u32(char *p, uint32_t v) {
   p[0] = (char)(v & 0xff);
   p[1] = (char)((v >> 8) & 0xff);
@@ -153,6 +182,26 @@ static void write_all(const char *p, size_t n) {
   }
 }
 
+/* Frames for the daemon are gathered over one turn of the main loop and sent in one write: each
+ * write wakes the daemon, and checks that end together should wake it once. */
+static char *outbuf;
+static size_t out_len, out_cap;
+
+static void queue_frame(const char *p, size_t n) {
+  if (out_cap - out_len < n) {
+    out_cap = (out_len + n) * 2;
+    outbuf = xrealloc(outbuf, out_cap);
+  }
+  memcpy(outbuf + out_len, p, n);
+  out_len += n;
+}
+
+static void flush_frames(void) {
+  if (out_len == 0) return;
+  write_all(outbuf, out_len);
+  out_len = 0;
+}
+
 static void send_result(uint32_t id, int exit_code, int sig, int flags, int spawn_errno, int64_t duration_us,
                         tail_t *out, tail_t *err, tail_t *all) {
   size_t body = 1 + 6 * 4 + 3 * 4 + out->len + err->len + all->len;
@@ -172,7 +221,7 @@ static void send_result(uint32_t id, int exit_code, int sig, int flags, int spaw
     if (tails[i]->len) memcpy(p, tails[i]->data, tails[i]->len);
     p += tails[i]->len;
   }
-  write_all(frame, 4 + body);
+  queue_frame(frame, 4 + body);
   free(frame);
 }
 
@@ -182,7 +231,7 @@ static void send_pid(check_t *c) {
   frame[4] = 'P';
   put_u32(frame + 5, c->id);
   put_u32(frame + 9, (uint32_t)c->pid);
-  write_all(frame, sizeof frame);
+  queue_frame(frame, sizeof frame);
   c->pid_sent = 1;
 }
 
@@ -236,68 +285,58 @@ static void start_check(const char *p, size_t n) {
   if (!cursor) return spawn_failed(id, EINVAL, started_us);
   const char *env_start = ++cursor;
 
-  int out[2], errp[2], report[2];
+  int out[2], errp[2];
   if (pipe2(out, O_CLOEXEC) < 0) return spawn_failed(id, errno, started_us);
   if (pipe2(errp, O_CLOEXEC) < 0) {
     int e = errno;
     close(out[0]), close(out[1]);
     return spawn_failed(id, e, started_us);
   }
-  if (pipe2(report, O_CLOEXEC) < 0) {
-    int e = errno;
-    close(out[0]), close(out[1]), close(errp[0]), close(errp[1]);
-    return spawn_failed(id, e, started_us);
-  }
-  pid_t pid = fork();
+  char **envp = child_environment(env_start, end);
+  if (!envp) die("out of memory");
+  char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
+  /* vfork: the child borrows this process's memory until it execs, so nothing is copied (a fork
+   * per check cost more than the check's own shell). Every signal is blocked around it so that no
+   * handler runs in the child on borrowed memory; the child resets its dispositions and mask. A
+   * failure before exec is written to child_errno, which this process reads once vfork returns. */
+  volatile int child_errno = 0;
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &old);
+  pid_t pid = vfork();
   if (pid == 0) {
-    /* The child: nothing here may return. */
+    /* The child: nothing here may return, or touch memory but child_errno. */
     setpgid(0, 0);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGCHLD, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGCHLD, SIG_DFL);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(errp[1], 2) < 0) goto fail;
     if (*cwd && chdir(cwd) < 0) goto fail;
-    for (const char *e = env_start; e < end && *e;) {
-      size_t len = strnlen(e, (size_t)(end - e));
-      const char *eq = memchr(e, '=', len);
-      if (eq) {
-        char *key = strndup(e, (size_t)(eq - e));
-        if (!key || setenv(key, eq + 1, 1) < 0) goto fail;
-        free(key);
-      }
-      e += len + 1;
-    }
-    execl("/bin/sh", "/bin/sh", "-c", command, (char *)NULL);
-  fail: {
-    int e = errno;
-    ssize_t ignored = write(report[1], &e, sizeof e);
-    (void)ignored;
+    execve("/bin/sh", argv, envp);
+  fail:
+    child_errno = errno ? errno : EINVAL;
     _exit(127);
   }
-  }
   int fork_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  free(envp);
   close(out[1]);
   close(errp[1]);
-  close(report[1]);
   if (pid < 0) {
-    close(out[0]), close(errp[0]), close(report[0]);
+    close(out[0]), close(errp[0]);
     return spawn_failed(id, fork_errno, started_us);
   }
   setpgid(pid, pid); /* also from here, so a kill right away reaches the group */
-  int child_errno = 0;
-  ssize_t got;
-  do got = read(report[0], &child_errno, sizeof child_errno);
-  while (got < 0 && errno == EINTR);
-  close(report[0]);
-  if (got == (ssize_t)sizeof child_errno) {
+  if (child_errno != 0) {
     /* It never ran: reap it, report the errno. */
+    int e = child_errno;
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
     close(out[0]), close(errp[0]);
-    return spawn_failed(id, child_errno, started_us);
+    return spawn_failed(id, e, started_us);
   }
   check_t *c = calloc(1, sizeof *c);
   if (!c) die("out of memory");
@@ -426,6 +465,7 @@ int main(void) {
       if (c->err_fd >= 0) owners[n] = c, fds[n++] = (struct pollfd){c->err_fd, POLLIN, 0};
     }
     int timeout = wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now);
+    flush_frames();
     int ready = poll(fds, n, timeout);
     if (ready < 0 && errno != EINTR) die("poll");
     if (ready > 0) {

@@ -3,7 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
-import type { DeviceView, MonitorView, WaitpointView } from "./views.js";
+import type { CheckLoadView, DeviceView, MonitorView, WaitpointView } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
 /** Chrome refuses host → browser messages over 1 MB. */
@@ -61,6 +61,8 @@ export interface PanelList {
   items: PanelItem[];
   /** Every device (design.md §5) with its connection state, on every page (there are few). */
   devices: DeviceView[];
+  /** Whether checks keep up (design.md §3): the panel says so when they do not. */
+  checks: CheckLoadView;
 }
 
 export type NativeReply =

@@ -170,6 +170,32 @@ export interface SessionView {
   webhookSecret?: string;
 }
 
+/** A wait whose check started late (design.md §3, overload). */
+export interface LateCheck {
+  sessionId: string;
+  monitorId: string;
+  name: string;
+  /** How late its latest late check started, against its due time. */
+  lateMs: number;
+  at: string;
+}
+
+/**
+ * Whether the daemon keeps up with its checks (design.md §3): overloaded while checks wait for a
+ * free slot, or one started more than a second late in the last minute.
+ */
+export interface CheckLoadView {
+  overloaded: boolean;
+  running: number;
+  /** Checks that run at once at most. */
+  concurrency: number;
+  /** Checks due now that find every slot taken (they start earliest due first). */
+  waitingForSlot: number;
+  lag: { n: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null };
+  /** The waits whose checks started over a second late in the last minute, latest first (at most 5). */
+  late: LateCheck[];
+}
+
 /** `GET /api/status`: what the daemon is doing. */
 export interface StatusView {
   pid: number;
@@ -177,6 +203,7 @@ export interface StatusView {
   runningChecks: number;
   browserConnected: boolean;
   checkLag: { n: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null };
+  checks: CheckLoadView;
   nextTimerAt: string | null;
 }
 

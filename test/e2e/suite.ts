@@ -282,6 +282,38 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       await panel.close();
     });
 
+    test("when more checks are due than can run at once, the panel says checks are running late", async () => {
+      // 36 checks that each hold a slot: 32 run (the concurrency), the 4 armed last wait for a slot.
+      const sessions = Array.from({ length: 9 }, (_, i) => `overload-${i}`);
+      for (const sid of sessions) {
+        expect((await daemon.api("POST", "/api/sessions", { id: sid })).status).toBe(201);
+        for (let i = 0; i < 4; i++) {
+          const reply = await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
+            source: { kind: "command", command: "sleep 60" },
+            intervalSeconds: 5,
+            timeoutSeconds: 120,
+          });
+          expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+        }
+      }
+      try {
+        await waitFor(
+          async () => ((await daemon.api("GET", "/api/status")).body.checks.waitingForSlot === 4 ? true : null),
+          { what: "4 checks waiting for a slot" },
+        );
+        const panel = await browser.panel();
+        await panel.setViewport({ width: 420, height: 900 });
+        await panel.waitForSelector(".overload");
+        const text = await panel.$eval(".overload", (e) => e.textContent);
+        expect(text).toMatch(/^Checks are running late — 4 due checks waiting for a free slot \(32 run at once/);
+        await panel.screenshot({ path: shot("overload") });
+        await panel.close();
+      } finally {
+        // The waiting ones first, so that none of them starts (late) when the others' slots free up.
+        for (const sid of [...sessions].reverse()) await daemon.api("DELETE", `/api/sessions/${sid}`);
+      }
+    });
+
     test("lists the devices with their state: one that cannot be reached reads offline or error, with why", async () => {
       // A port nothing listens on: the daemon's ssh to it is refused.
       const closed = createServer();

@@ -254,3 +254,63 @@ describe("command waits against a real daemon", () => {
     await daemon.api("DELETE", `/api/sessions/${sid}`);
   });
 });
+
+describe("overload: more checks due than can run at once", () => {
+  test("status, `vigil status` and the panel route say so; waiting checks start earliest due first, and the late ones are named", async () => {
+    const own = await TestDaemon.start();
+    try {
+      // 36 checks that each hold a slot for a minute: 32 run (the concurrency), 4 wait for a slot.
+      const sessions: string[] = [];
+      for (let s = 0; s < 9; s++) {
+        const sid = `busy-${s}`;
+        expect((await own.api("POST", "/api/sessions", { id: sid })).status).toBe(201);
+        sessions.push(sid);
+        for (let i = 0; i < 4; i++) {
+          const reply = await own.api("POST", `/api/sessions/${sid}/monitors`, {
+            source: { kind: "command", command: "sleep 60", cwd: work },
+            intervalSeconds: 5,
+            timeoutSeconds: 120,
+          });
+          expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+        }
+      }
+      const armedAt = Date.now();
+      const loaded = await waitFor(
+        async () => {
+          const { checks } = (await own.api("GET", "/api/status")).body;
+          return checks.running === 32 && checks.waitingForSlot === 4 ? checks : null;
+        },
+        { what: "32 checks running and 4 waiting for a slot" },
+      );
+      expect(loaded).toMatchObject({ overloaded: true, concurrency: 32 });
+      const cli = await own.cli(["status"]);
+      expect(cli.stdout).toContain("checks: 32 of 32 running");
+      expect(cli.stdout).toContain("OVERLOADED: Checks are running late — 4 due checks waiting for a free slot");
+      expect((await own.api("GET", "/api/panel")).body.checks).toMatchObject({ overloaded: true, waitingForSlot: 4 });
+
+      // The 4 that waited are due since they were armed; once that is over a second ago, freeing
+      // slots lets them start — late, and named as such. The running ones were picked first.
+      await waitFor(async () => (Date.now() - armedAt > 1500 ? true : null), { what: "1.5 s since arming" });
+      await own.api("DELETE", `/api/sessions/${sessions[0]}`);
+      const late = await waitFor(
+        async () => {
+          const { checks } = (await own.api("GET", "/api/status")).body;
+          return checks.waitingForSlot === 0 && checks.late.length === 4 ? checks.late : null;
+        },
+        { what: "the 4 waiting checks started, late" },
+      );
+      for (const entry of late) {
+        expect(entry.lateMs).toBeGreaterThan(1000);
+        expect(entry.sessionId).not.toBe(sessions[0]);
+      }
+      // The last four armed were the ones left waiting (earliest due first).
+      expect(late.map((entry: any) => `${entry.sessionId}/${entry.monitorId}`).sort()).toEqual(
+        ["mon-1", "mon-2", "mon-3", "mon-4"].map((id) => `busy-8/${id}`),
+      );
+      const after = await own.cli(["status"]);
+      expect(after.stdout).toMatch(/started over 1 s late in the last minute: busy-8\/mon-\d \d+\.\d s/);
+    } finally {
+      await own.dispose();
+    }
+  });
+});

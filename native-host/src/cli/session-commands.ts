@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
+import { checkLoadLine, overloadText } from "../../../shared/wording.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
@@ -24,9 +25,10 @@ export function registerSessionCommands(program: Command): void {
       const status = await new ApiClient(home).call("status");
       if (options.json) return print(JSON.stringify({ ...info, ...status, home }));
       print(`running · pid ${info.pid} · ${info.url} · home ${home}`);
-      print(
-        `sessions ${status.sessions} · checks running ${status.runningChecks} · next timer ${status.nextTimerAt ?? "none"}`,
-      );
+      print(`sessions ${status.sessions} · next timer ${status.nextTimerAt ?? "none"}`);
+      print(checkLoadLine(status.checks));
+      const overload = overloadText(status.checks);
+      if (overload) print(`OVERLOADED: ${overload}`);
     });
 
   const sessions = program

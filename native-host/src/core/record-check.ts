@@ -11,6 +11,7 @@ import { nextCheckAt } from "./cadence.js";
 import type { CheckResult } from "./check-result.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 import { pollStep } from "./poll-step.js";
+import { isActive } from "./states.js";
 
 /** Strings in a stored observation are capped; the full output lives only in the check. */
 const OBSERVATION_STRING_CAP = 4000;
@@ -41,6 +42,12 @@ export interface CheckRules {
   metDetail?(source: Source): string;
 }
 
+/** Whose monitor it was, and whether it is still active after this check (undefined: it is gone). */
+export interface RecordedCheck {
+  sessionId: string;
+  active: boolean;
+}
+
 export function recordCheckInTx(
   deps: EndingDeps,
   uid: number,
@@ -50,12 +57,13 @@ export function recordCheckInTx(
   durationMs: number | null = null,
   /** How many polled monitors are armed (spreads their checks; see cadence.ts). */
   polledMonitors = 1,
-): void {
+): RecordedCheck | undefined {
   const { store, shield } = deps;
   const record = store.monitors.byUid(uid);
-  if (!record?.trigger || record.state !== "waiting") {
-    if (record?.trigger) store.monitors.recordLeaseEnd(uid);
-    return;
+  if (!record) return undefined;
+  if (!record.trigger || record.state !== "waiting") {
+    if (record.trigger) store.monitors.recordLeaseEnd(uid);
+    return { sessionId: record.sessionId, active: isActive(record.state) };
   }
   const trigger = record.trigger;
   const step = pollStep(
@@ -92,5 +100,7 @@ export function recordCheckInTx(
     const ended = store.monitors.byUid(uid);
     const detail = step.reason === "met" && rules.metDetail ? rules.metDetail(record.source) : step.detail;
     if (ended) endInTx(deps, ended, step.reason, detail, now);
+    return { sessionId: record.sessionId, active: false };
   }
+  return { sessionId: record.sessionId, active: true };
 }

@@ -1,17 +1,19 @@
 /**
  * The check runner: on each scheduler tick it ends what passed its deadline, fires due waitpoint
- * triggers, and starts the polled checks that are due (at most `concurrency` at once, one spawn per
- * turn of the event loop), then records each result through the core's poll step.
+ * triggers, and starts the polled checks that are due (at most `concurrency` at once; their leases
+ * in one transaction; one spawn per turn of the event loop), then records the results through the
+ * core's poll step — the results that arrive within RECORD_BATCH_MS of each other in one
+ * transaction, one change per session. Under load that is what the daemon's CPU per check is
+ * (docs/design.md §10): a commit per check cost more than the check's own process.
  * Design: docs/design.md §3, §4.3.
  */
-import type { EndingReason } from "../../../shared/schemas/views.js";
+import type { CheckLoadView, EndingReason, LateCheck } from "../../../shared/schemas/views.js";
 import { type Logger, toError } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { CheckResult } from "../core/check-result.js";
 import type { EndingDeps } from "../core/endings.js";
 import { LagStats } from "../core/lag-stats.js";
-import { recordCheckInTx } from "../core/record-check.js";
-import { isActive } from "../core/states.js";
+import { type RecordedCheck, recordCheckInTx } from "../core/record-check.js";
 import type { PollProbe } from "../probes/probe.js";
 import { probeFor } from "../probes/registry.js";
 import type { MonitorRecord } from "../store/monitors.js";
@@ -39,12 +41,37 @@ export interface CheckRunnerDeps {
   poke(): void;
 }
 
+/**
+ * Under load, check results are recorded together when they arrive within this many ms of the
+ * first (after a quiet second, at once): one transaction and one change per session for the batch.
+ */
+export const RECORD_BATCH_MS = 50;
+
+/** A check that starts later than this after its due time counts as late (overload, design.md §3). */
+export const LATE_MS = 1000;
+/** How long a late check keeps the daemon reported as overloaded. */
+const LATE_WINDOW_MS = 60_000;
+
+/** A finished check waiting for its batch's transaction. */
+interface Finished {
+  uid: number;
+  probe: PollProbe;
+  result: CheckResult;
+  durationMs: number;
+  controller: AbortController;
+}
+
 export class CheckRunner {
   /** How late each check started against its due time. */
   readonly lag = new LagStats();
   /** Checks in flight, by monitor uid: aborted when the monitor ends or is deleted. */
   readonly #running = new Map<number, AbortController>();
   #polled = { count: 1, at: Number.NEGATIVE_INFINITY };
+  #finished: Finished[] = [];
+  #flush: NodeJS.Timeout | null = null;
+  #lastFlush = Number.NEGATIVE_INFINITY;
+  /** The latest late start of each wait that started late in the last minute, by uid. */
+  readonly #late = new Map<number, LateCheck & { atMs: number }>();
   #stopped = false;
 
   constructor(private readonly deps: CheckRunnerDeps) {}
@@ -75,28 +102,72 @@ export class CheckRunner {
     }
     const room = this.deps.concurrency - this.#running.size;
     if (room <= 0) return;
-    for (const record of store.monitors.due(now, room)) {
-      const probe = probeFor(record.kind);
-      if (probe.mode === "signal") {
-        waitpoints.fireDue(record, now);
-        continue;
+    // Earliest due first: a late check is never passed over by one due after it (no wait starves).
+    const due = store.monitors.due(now, room);
+    const starts: Array<{ record: MonitorRecord; probe: PollProbe; timeoutMs: number }> = [];
+    store.tx(() => {
+      for (const record of due) {
+        const probe = probeFor(record.kind);
+        if (probe.mode === "signal") {
+          waitpoints.fireDue(record, now);
+          continue;
+        }
+        if (probe.mode !== "poll") continue;
+        const timing = probe.timing({
+          intervalSeconds: (record.intervalMs ?? 0) / 1000,
+          timeoutSeconds: record.timeoutMs / 1000,
+        });
+        if (store.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) {
+          starts.push({ record, probe, timeoutMs: timing.checkTimeoutMs });
+        }
       }
-      if (probe.mode !== "poll") continue;
-      const timing = probe.timing({
-        intervalSeconds: (record.intervalMs ?? 0) / 1000,
-        timeoutSeconds: record.timeoutMs / 1000,
-      });
-      if (!store.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) continue;
+    });
+    for (const { record, probe, timeoutMs } of starts) {
       const dueAt = record.trigger?.nextDueAt ?? null;
-      // One spawn per turn of the event loop: starting a process blocks it for milliseconds, and
-      // the API must keep answering when many checks fall due together.
+      // One spawn per turn of the event loop: starting a process from the daemon blocks it for
+      // milliseconds, and the API must keep answering when many checks fall due together.
       setImmediate(() => {
         if (this.#stopped) return;
         // Lateness is measured here, as the check starts, not when it was picked.
-        if (dueAt !== null) this.lag.record(this.deps.now() - dueAt);
-        void this.#run(record, probe, timing.checkTimeoutMs);
+        if (dueAt !== null) this.#started(record, this.deps.now(), dueAt);
+        void this.#run(record, probe, timeoutMs);
       });
     }
+  }
+
+  /** Whether checks keep up: running, waiting for a slot, how late they start, which waits were late. */
+  load(now: number): CheckLoadView {
+    for (const [uid, late] of this.#late) if (now - late.atMs > LATE_WINDOW_MS) this.#late.delete(uid);
+    const late = [...this.#late.values()]
+      .sort((a, b) => b.atMs - a.atMs)
+      .slice(0, 5)
+      .map(({ atMs: _, ...rest }) => rest);
+    // With a slot free, a due check only waits for the next tick (TICK_GAP_MS): that is not overload.
+    const waitingForSlot = this.#running.size >= this.deps.concurrency ? this.deps.store.monitors.countDue(now) : 0;
+    return {
+      overloaded: waitingForSlot > 0 || this.#late.size > 0,
+      running: this.#running.size,
+      concurrency: this.deps.concurrency,
+      waitingForSlot,
+      lag: this.lag.summary(),
+      late,
+    };
+  }
+
+  #started(record: MonitorRecord, now: number, dueAt: number): void {
+    const lateMs = now - dueAt;
+    this.lag.record(lateMs);
+    if (lateMs <= LATE_MS) return;
+    this.#late.delete(record.uid); // re-inserted last: the Map stays in order of the latest late start
+    if (this.#late.size >= 1000) this.#late.delete(this.#late.keys().next().value as number);
+    this.#late.set(record.uid, {
+      sessionId: record.sessionId,
+      monitorId: record.id,
+      name: record.name,
+      lateMs,
+      at: new Date(now).toISOString(),
+      atMs: now,
+    });
   }
 
   /** A polled monitor was armed: the count that spreads checks over their interval is read again. */
@@ -110,9 +181,13 @@ export class CheckRunner {
     this.#running.delete(uid);
   }
 
+  /** Results not yet recorded are dropped: leases are cleared at the next start, so those checks run again. */
   stop(): void {
     this.#stopped = true;
     for (const controller of this.#running.values()) controller.abort();
+    if (this.#flush !== null) clearTimeout(this.#flush);
+    this.#flush = null;
+    this.#finished = [];
   }
 
   async #run(record: MonitorRecord, probe: PollProbe, timeoutMs: number): Promise<void> {
@@ -124,7 +199,7 @@ export class CheckRunner {
     try {
       result = await probe.check(record.source, {
         signal: controller.signal,
-        cwd: cwdFor(record, store.sessions.get(record.sessionId)),
+        cwd: cwdFor(record, () => store.sessions.root(record.sessionId)),
         env: secretEnv.of(record.uid),
         timeoutMs,
         browser: this.deps.browser,
@@ -139,23 +214,42 @@ export class CheckRunner {
       this.deps.poke();
       return;
     }
-    try {
-      this.#record(record.uid, probe, result, performance.now() - started);
-    } catch (error) {
-      this.deps.log.error(`recording a check of monitor ${record.uid} failed: ${toError(error).message}`);
-    }
-    this.deps.poke();
+    this.#finished.push({ uid: record.uid, probe, result, durationMs: performance.now() - started, controller });
+    // Under load results wait for their batch; a result after a quiet second is recorded at once.
+    const quiet = performance.now() - this.#lastFlush > 1000;
+    this.#flush ??= setTimeout(() => this.#recordFinished(), quiet ? 0 : RECORD_BATCH_MS);
   }
 
-  #record(uid: number, probe: PollProbe, result: CheckResult, durationMs: number): void {
+  /** Records the finished checks in one transaction; a monitor stopped meanwhile has its result dropped. */
+  #recordFinished(): void {
+    this.#flush = null;
+    this.#lastFlush = performance.now();
+    const batch = this.#finished.filter((finished) => !finished.controller.signal.aborted);
+    this.#finished = [];
+    if (batch.length === 0 || this.#stopped) return;
     const { store, endings } = this.deps;
     const now = this.deps.now();
     const polled = this.#polledMonitors(now);
-    store.tx(() => recordCheckInTx(endings, uid, probe, result, now, durationMs, polled));
-    const record = store.monitors.byUid(uid);
-    if (!record) return;
-    if (!isActive(record.state)) this.deps.secretEnv.forget(uid);
-    this.deps.changed(record.sessionId);
+    let recorded: Array<RecordedCheck | undefined> = [];
+    try {
+      recorded = store.tx(() =>
+        batch.map(({ uid, probe, result, durationMs }) =>
+          recordCheckInTx(endings, uid, probe, result, now, durationMs, polled),
+        ),
+      );
+    } catch (error) {
+      // Nothing of the batch was stored: the leases run out and those checks run again.
+      this.deps.log.error(`recording ${batch.length} check result(s) failed: ${toError(error).message}`);
+    }
+    const sessions = new Set<string>();
+    batch.forEach(({ uid }, i) => {
+      const done = recorded[i];
+      if (!done) return;
+      if (!done.active) this.deps.secretEnv.forget(uid);
+      sessions.add(done.sessionId);
+    });
+    for (const sessionId of sessions) this.deps.changed(sessionId);
+    this.deps.poke();
   }
 
   /** How many polled monitors are armed, counted again at most once a second. */

@@ -6,7 +6,7 @@
  * Design: docs/design.md §1, §4.
  */
 import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
-import type { EndingReason, MonitorView } from "../../../shared/schemas/views.js";
+import type { CheckLoadView, EndingReason, MonitorView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
 import type { Logger } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";
@@ -25,6 +25,13 @@ import { Queries } from "./queries.js";
 import { SecretEnv } from "./run-context.js";
 import { Scheduler } from "./scheduler.js";
 import { WatchRunner } from "./watch-runner.js";
+
+/**
+ * The check scheduler's ticks are at least this far apart: at hundreds of checks a second, the
+ * checks due within it start together (one query, one lease transaction). A check starts at most
+ * this much later than its due time for it; a lone one is not moved.
+ */
+export const TICK_GAP_MS = 100;
 
 export interface EngineOptions {
   store: Store;
@@ -80,11 +87,14 @@ export class Engine {
       poke: () => this.poke(),
     });
     this.#watches = new WatchRunner(shared);
-    this.#scheduler = new Scheduler({
-      now: this.#now,
-      nextAt: () => this.#checks.nextAt(),
-      tick: (now) => this.#checks.tick(now),
-    });
+    this.#scheduler = new Scheduler(
+      {
+        now: this.#now,
+        nextAt: () => this.#checks.nextAt(),
+        tick: (now) => this.#checks.tick(now),
+      },
+      TICK_GAP_MS,
+    );
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -130,6 +140,11 @@ export class Engine {
   /** How late checks started against their due time. */
   get checkLag() {
     return this.#checks.lag;
+  }
+
+  /** Whether checks keep up (overload: design.md §3). */
+  checkLoad(): CheckLoadView {
+    return this.#checks.load(this.#now());
   }
 
   // ------------------------------------------------------------------ sessions

@@ -10,10 +10,14 @@ import type { Vault } from "../secrets/vault.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 
-/** The source's own cwd, else the session's root, else the home directory. */
-export function cwdFor(record: MonitorRecord, session: SessionRow | undefined): string {
+/** The source's own cwd, else the session's root (looked up only when needed), else the home directory. */
+export function cwdFor(
+  record: MonitorRecord,
+  root: SessionRow | undefined | (() => string | null | undefined),
+): string {
   const source = record.source as Source;
-  return ("cwd" in source && source.cwd) || session?.root || homedir();
+  if ("cwd" in source && source.cwd) return source.cwd;
+  return (typeof root === "function" ? root() : root?.root) || homedir();
 }
 
 export class SecretEnv {

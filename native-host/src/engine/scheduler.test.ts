@@ -41,3 +41,26 @@ test("a time far in the future is clamped to what setTimeout accepts", () => {
   expect(vi.getTimerCount()).toBe(1);
   scheduler.stop();
 });
+
+test("with a minimum gap, due times closer together than it share one tick; a lone due time is not moved", () => {
+  const due = [1000, 1005, 1010, 1030, 5000];
+  const ticks: number[] = [];
+  const done = new Set<number>();
+  const scheduler = new Scheduler(
+    {
+      now: () => Date.now(),
+      nextAt: () => due.find((at) => !done.has(at)) ?? null,
+      tick: (now) => {
+        ticks.push(now);
+        for (const at of due) if (at <= now) done.add(at);
+      },
+    },
+    25,
+  );
+  vi.setSystemTime(0);
+  scheduler.poke();
+  expect(scheduler.armedFor).toBe(1000);
+  vi.advanceTimersByTime(10_000);
+  // 1005 and 1010 wait for the gap after 1000 and go together; 1030 is past the next gap; 5000 alone.
+  expect(ticks).toEqual([1000, 1025, 1050, 5000]);
+});

@@ -83,6 +83,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
       runningChecks: engine.runningChecks,
       browserConnected: browser.connected,
       checkLag: engine.checkLag.summary(),
+      checks: engine.checkLoad(),
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
     },
   }));
@@ -108,7 +109,13 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     }
     return {
       status: 200,
-      body: { total: items.length, offset, items: items.slice(offset, offset + limit), devices: devices.list() },
+      body: {
+        total: items.length,
+        offset,
+        items: items.slice(offset, offset + limit),
+        devices: devices.list(),
+        checks: engine.checkLoad(),
+      },
     };
   });
 

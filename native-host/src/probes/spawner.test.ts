@@ -88,6 +88,14 @@ describe("command checks through vigil-spawner", () => {
     expect(helperArgs).not.toContain("s3cr3t-value");
   });
 
+  test("a variable of the check replaces the inherited one of the same name; the rest are inherited", async () => {
+    const result = await runShell('env | grep -c "^HOME="; echo "$HOME"; echo "$PATH"', {
+      ...options,
+      env: { HOME: "/check-home" },
+    });
+    expect(result.stdout.split("\n").slice(0, 3)).toEqual(["1", "/check-home", process.env.PATH]);
+  });
+
   test("the timeout kills the whole process group, grandchild included", async () => {
     const dir = mkdtempSync(join(work, "group-"));
     const result = await runShell(`sh ${join(FIXTURES, "sleep-with-child.sh")} ${dir}`, {

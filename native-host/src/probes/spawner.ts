@@ -123,6 +123,7 @@ export class Spawner {
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #buffer: Buffer = Buffer.alloc(0);
+  #outbox: Buffer[] = [];
   #deaths: number[] = [];
   #disabled: string | null = null;
   #stopped = new WeakSet<ChildProcess>();
@@ -182,6 +183,7 @@ export class Spawner {
     const child = spawn(this.path, [], { stdio: ["pipe", "pipe", "pipe"], env: process.env });
     this.#child = child;
     this.#buffer = Buffer.alloc(0);
+    this.#outbox = [];
     child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr] as unknown as { unref?: () => void }[]) {
       stream?.unref?.();
@@ -208,9 +210,23 @@ export class Spawner {
     return child;
   }
 
+  /**
+   * Frames written in one turn of the event loop go to the helper in one write: each write to its
+   * pipe wakes it (a context switch on both sides), which cost the daemon more than the rest of a
+   * check when hundreds start a second.
+   */
   #write(frame: Buffer, child = this.#child): void {
     if (!child || child.stdin?.destroyed) return;
-    child.stdin?.write(frame);
+    if (this.#outbox.length === 0) setImmediate(() => this.#flush(child));
+    this.#outbox.push(frame);
+  }
+
+  #flush(child: ChildProcess): void {
+    if (child !== this.#child) return; // that helper is gone; its frames were dropped with it
+    const frames = this.#outbox;
+    this.#outbox = [];
+    if (!child.stdin || child.stdin.destroyed || child.stdin.writableEnded || frames.length === 0) return;
+    child.stdin.write(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
   }
 
   #onData(chunk: Buffer): void {

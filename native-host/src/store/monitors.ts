@@ -138,6 +138,7 @@ export class MonitorsTable {
   readonly #byUid;
   readonly #standing;
   readonly #countPolled;
+  readonly #countDue;
   readonly #bySession;
   readonly #countActive;
   readonly #setState;
@@ -170,6 +171,9 @@ export class MonitorsTable {
     this.#byUid = db.prepare<[number], Raw>(`${SELECT} WHERE m.uid = ?`);
     this.#countPolled = db.prepare<[], { n: number }>(
       "SELECT count(*) AS n FROM triggers WHERE mode = 'poll' AND next_due_at IS NOT NULL",
+    );
+    this.#countDue = db.prepare<[number, number], { n: number }>(
+      "SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting'",
     );
     this.#standing = db.prepare<[number], { session_id: string; state: string; ending_reason: string | null }>(
       "SELECT session_id, state, ending_reason FROM monitors WHERE uid = ?",
@@ -220,6 +224,11 @@ export class MonitorsTable {
   get(sessionId: string, id: string): MonitorRecord | undefined {
     const raw = this.#byId.get(sessionId, id);
     return raw && toRecord(raw);
+  }
+
+  /** Monitors due at `now` that no running check holds (what waits for a free slot). */
+  countDue(now: number): number {
+    return this.#countDue.get(now, now)?.n ?? 0;
   }
 
   /** Polled monitors that have a next check (paused ones do not). */

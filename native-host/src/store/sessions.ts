@@ -39,6 +39,7 @@ const toRow = (raw: RawSession): SessionRow => ({
 
 export class SessionsTable {
   readonly #get;
+  readonly #root;
   readonly #list;
   readonly #insert;
   readonly #delete;
@@ -50,6 +51,7 @@ export class SessionsTable {
 
   constructor(db: Db) {
     this.#get = db.prepare<[string], RawSession>("SELECT * FROM sessions WHERE id = ?");
+    this.#root = db.prepare<[string], { root: string | null }>("SELECT root FROM sessions WHERE id = ?");
     this.#list = db.prepare<[], RawSession>("SELECT * FROM sessions ORDER BY created_at, id");
     this.#insert = db.prepare(
       "INSERT INTO sessions (id, label, root, adapter, created_at) VALUES (@id, @label, @root, @adapter, @createdAt)",
@@ -69,6 +71,11 @@ export class SessionsTable {
   get(id: string): SessionRow | undefined {
     const raw = this.#get.get(id);
     return raw && toRow(raw);
+  }
+
+  /** Only the session's root (each command check asks, when its source names no cwd). */
+  root(id: string): string | null | undefined {
+    return this.#root.get(id)?.root;
   }
 
   list(): SessionRow[] {
