@@ -1,138 +1,214 @@
 // Issue #19's figure: N command waits (`test -f` on a file that never appears, every 5 s, 4 per
-// session) checked by the daemon for SECONDS, beside N shell loops `until test -f …; do sleep 5;
-// done` in the same run (one after the other, so they do not share the CPU). Vigil's CPU is the
-// daemon's plus its spawner's, each with the check processes they reaped; the loops' is theirs with
-// their `sleep`s. Lag is the status route's `checkLag` (how late each check started against its due
-// time); resident processes are the daemon and its direct children, sampled every second.
+// session) checked by the daemon for SECONDS, against N shell loops `until test -f …; do sleep 5;
+// done` in the same run (one after the other, so they do not share the CPU); medians of RUNS runs.
+// CPU is counted exactly, per side, by a cgroup (bench/lib.js CpuGroup): the daemon joins Vigil's
+// group as it is spawned, so vigil-spawner and every check process are counted with it; each loop's
+// `sh` joins the loops' group as it is spawned, so every `sleep` is counted with it. Without a
+// writable cgroup it falls back to whole-machine CPU minus an idle baseline, and says so.
+// Lag is the status route's `checkLag` (how late each check started against its due time, over the
+// last 1,000 checks), read every 1,000 checks' worth of time; processes are the group's, sampled each
+// second; checks done are counted from the daemon's check log and from the loops' new `sleep`s.
 // `VIGIL_SPAWNER=off node bench/command-waits.js` measures the fallback (checks spawned from the daemon).
+// measureVigil/measureLoops are reused by command-scaling.js.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { cpuSeconds, Daemon, fmt, quantile, rssMb, seed, sleep } from "./lib.js";
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import {
+  CpuGroup,
+  cpuAccounting,
+  cpuSeconds,
+  Daemon,
+  fmt,
+  machineIdleCores,
+  memoryMb,
+  processAgeSeconds,
+  processName,
+  quantile,
+  seed,
+  sleep,
+} from "./lib.js";
 
 const SECONDS = Number(process.env.BENCH_CW_SECONDS ?? 60);
 const WAITS = Number(process.env.BENCH_CW_WAITS ?? 1000);
-const RUNS = Number(process.env.BENCH_CW_RUNS ?? 1);
+const RUNS = Number(process.env.BENCH_CW_RUNS ?? 3);
+const INTERVAL = 5;
 const MISSING = "/nonexistent/vigil-bench-flag";
+const CHECK_LOG_CAP = 100; // checks kept per monitor (store/checks.ts)
 
-/** Busy jiffies of the whole machine (all cores), in seconds: short-lived processes are counted here. */
-function machineSeconds() {
-  const [, ...fields] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
-  const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
-  return (user + nice + system + irq + softirq + steal) / 100;
-}
+export const median = (values) => quantile(values, 0.5);
+export const loopCommand = (intervalSeconds) => `until test -f ${MISSING}; do sleep ${intervalSeconds}; done`;
 
-/** What the machine burns with nothing of ours running, per second (subtracted from both sides). */
-async function baseline() {
-  const m0 = machineSeconds();
+/** Samples every second until `seconds` have passed; returns the wall time in seconds. */
+async function measureFor(seconds, each) {
   const t0 = performance.now();
-  await sleep(5000);
-  return (machineSeconds() - m0) / ((performance.now() - t0) / 1000);
-}
-
-function childrenOf(pid) {
-  const found = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      if (ppid === pid) found.push({ pid: Number(entry), comm: stat.slice(stat.indexOf("(") + 1, close) });
-    } catch {
-      // Gone meanwhile.
-    }
+  for (;;) {
+    const left = seconds * 1000 - (performance.now() - t0);
+    if (left <= 0) break;
+    await sleep(Math.min(1000, left));
+    await each(performance.now() - t0);
   }
-  return found;
+  return (performance.now() - t0) / 1000;
 }
 
-async function vigilOnce() {
+/** Checks the daemon recorded between two times (its check log keeps the last 100 per monitor). */
+function checksDone(home, since, until) {
+  const db = new Database(join(home, "vigil.db"), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare("SELECT count(*) AS n FROM checks WHERE at >= ? AND at < ?").get(since, until).n;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * `waits` command waits at `intervalSeconds`, armed before the daemon starts; after `warmupSeconds`
+ * (the first round starts as fast as the waits were created, later ones are spread over the
+ * interval), `seconds` of measurement. CPU in cores (1 = one core busy).
+ */
+export async function measureVigil({ waits, intervalSeconds = INTERVAL, seconds, warmupSeconds }) {
+  if (warmupSeconds + seconds > 540) {
+    throw new Error(`warm-up + measurement must stay under 540 s: the waits are seeded with the 600 s maximum timeout`);
+  }
+  const idle = cpuAccounting().exact ? 0 : await machineIdleCores();
   const daemon = new Daemon();
   await seed(daemon.home, {
     waitpoints: 0,
     timeMonitors: 0,
-    commandWaits: WAITS,
+    commandWaits: waits,
     command: `test -f ${MISSING}`,
+    intervalSeconds,
   });
-  await daemon.start();
-  await sleep(6000); // past the first round, which starts as fast as they are created
-  const helper = childrenOf(daemon.pid).find((p) => p.comm === "vigil-spawner")?.pid;
-  const cpu = () => cpuSeconds(daemon.pid, true) + (helper ? cpuSeconds(helper, true) : 0);
-  const cpu0 = cpu();
-  const self0 = cpuSeconds(daemon.pid) + (helper ? cpuSeconds(helper) : 0);
-  const m0 = machineSeconds();
-  const t0 = performance.now();
-  const resident = [];
-  while (performance.now() - t0 < SECONDS * 1000) {
-    await sleep(1000);
-    resident.push(1 + childrenOf(daemon.pid).length);
+  const group = new CpuGroup("vigil");
+  try {
+    const starting = daemon.start(); // spawns synchronously, then waits for daemon.json
+    group.add(daemon.pid);
+    await starting;
+    await sleep(warmupSeconds * 1000);
+    const helper = group.pids().find((pid) => processName(pid) === "vigil-spawner");
+    const own = () => [cpuSeconds(daemon.pid), helper ? cpuSeconds(helper) : 0];
+    const [daemon0, helper0] = own();
+    const cpu0 = group.seconds();
+    const since = Date.now();
+    const processes = [];
+    const lags = [];
+    const lagEveryMs = Math.max(1000, (1000 * 1000 * intervalSeconds) / waits); // 1,000 checks' worth
+    let lastLag = 0;
+    const readLag = async () => (await daemon.api("GET", "/api/status")).body.checkLag;
+    const wall = await measureFor(seconds, async (elapsed) => {
+      processes.push(group.pids().length);
+      if (elapsed - lastLag >= lagEveryMs - 100) {
+        lags.push(await readLag());
+        lastLag = elapsed;
+      }
+    });
+    const cpu = (group.seconds() - cpu0) / wall - idle;
+    const [daemon1, helper1] = own();
+    if (lags.length === 0) lags.push(await readLag());
+    const checks = seconds / intervalSeconds < CHECK_LOG_CAP ? checksDone(daemon.home, since, Date.now()) : null;
+    const resident = group.pids().filter((pid) => processAgeSeconds(pid) >= 1); // not the checks in flight
+    const memory = memoryMb(resident);
+    return {
+      cpu,
+      daemonCpu: (daemon1 - daemon0) / wall,
+      spawnerCpu: (helper1 - helper0) / wall,
+      lagP50Ms: median(lags.map((l) => l.p50Ms)),
+      lagP99Ms: median(lags.map((l) => l.p99Ms)),
+      lagWorstP99Ms: Math.max(...lags.map((l) => l.p99Ms)),
+      lagReadings: lags.length,
+      checksPerSecond: checks === null ? null : checks / wall,
+      rssMb: memory.rss,
+      pssMb: memory.pss,
+      processes: median(processes),
+      spawner: Boolean(helper),
+      wall,
+    };
+  } finally {
+    await daemon.dispose();
+    await group.close();
   }
-  const used = cpu() - cpu0;
-  const self = cpuSeconds(daemon.pid) + (helper ? cpuSeconds(helper) : 0) - self0;
-  const machine = machineSeconds() - m0;
-  const wall = (performance.now() - t0) / 1000;
-  const rss = rssMb(daemon.pid) + (helper ? rssMb(helper) : 0);
-  const { checkLag } = (await daemon.api("GET", "/api/status")).body;
-  await daemon.dispose();
-  return {
-    cores: used / wall,
-    self: self / wall,
-    machine: machine / wall,
-    checkLag,
-    rss,
-    resident: quantile(resident, 0.5),
-    helper: Boolean(helper),
-  };
 }
 
-async function loopsOnce() {
-  const loops = Array.from({ length: WAITS }, () =>
-    spawn("sh", ["-c", `until test -f ${MISSING}; do sleep 5; done`], { stdio: "ignore" }),
-  );
-  await sleep(6000);
-  const before = loops.map((p) => cpuSeconds(p.pid, true));
-  const m0 = machineSeconds();
-  const t0 = performance.now();
-  await sleep(SECONDS * 1000);
-  const machine = machineSeconds() - m0;
-  const used = loops.reduce((sum, p, i) => sum + cpuSeconds(p.pid, true) - before[i], 0);
-  const wall = (performance.now() - t0) / 1000;
-  const rss = loops.reduce((sum, p) => sum + rssMb(p.pid), 0);
-  for (const p of loops) p.kill("SIGKILL");
-  return { cores: used / wall, machine: machine / wall, rss };
+/** Kernel tasks that can still be created: each loop holds two (its `sh` and its `sleep`). */
+function pidHeadroom() {
+  const pidMax = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8"));
+  const tasks = Number(readFileSync("/proc/loadavg", "utf8").split(" ")[3].split("/")[1]);
+  return pidMax - tasks;
 }
+
+/** `waits` shell loops at `intervalSeconds`, each spawned and moved into the loops' group at once. */
+export async function measureLoops({ waits, intervalSeconds = INTERVAL, seconds, warmupSeconds }) {
+  const headroom = pidHeadroom();
+  if (headroom < 2 * waits + 2000) {
+    // A loop whose `sleep` cannot fork spins: never start one without room for every task.
+    throw new Error(`${waits} loops need ${2 * waits} tasks (each sh and its sleep); only ${headroom} left`);
+  }
+  const idle = cpuAccounting().exact ? 0 : await machineIdleCores();
+  const group = new CpuGroup("loops");
+  try {
+    for (let i = 0; i < waits; i++) {
+      const child = spawn("sh", ["-c", loopCommand(intervalSeconds)], { stdio: "ignore" });
+      child.on("error", () => {}); // a failed spawn has no pid: add() throws
+      group.add(child.pid);
+    }
+    await sleep(warmupSeconds * 1000);
+    const cpu0 = group.seconds();
+    let previous = new Set(group.pids());
+    let started = 0; // processes that appeared since the sample before: the `sleep`s, one per check
+    const processes = [];
+    const wall = await measureFor(seconds, () => {
+      const now = group.pids();
+      processes.push(now.length);
+      for (const pid of now) if (!previous.has(pid)) started++;
+      previous = new Set(now);
+    });
+    const cpu = (group.seconds() - cpu0) / wall - idle;
+    const memory = memoryMb(group.pids());
+    return {
+      cpu,
+      checksPerSecond: started / wall,
+      rssMb: memory.rss,
+      pssMb: memory.pss,
+      processes: median(processes),
+      wall,
+    };
+  } finally {
+    await group.close();
+  }
+}
+
+const pct = (cores) => `${(100 * cores).toFixed(1)} %`;
+const mb = (value) => `${value.toFixed(0)} MB`;
+const rate = (value) => (value === null ? "?" : `${value.toFixed(0)}/s`);
 
 export async function run() {
+  const how = cpuAccounting();
   const vigil = [];
   const loops = [];
-  const idle = [];
+  const options = { waits: WAITS, intervalSeconds: INTERVAL, seconds: SECONDS, warmupSeconds: INTERVAL + 5 };
   for (let i = 0; i < RUNS; i++) {
-    idle.push(await baseline());
-    vigil.push(await vigilOnce());
-    loops.push(await loopsOnce());
+    const load = loadavg()[0];
+    vigil.push(await measureVigil(options));
+    loops.push(await measureLoops(options));
+    const [v, l] = [vigil.at(-1), loops.at(-1)];
+    console.log(
+      `  run ${i + 1}/${RUNS} (load average ${load.toFixed(2)} before): vigil ${pct(v.cpu)} vs loops ${pct(l.cpu)} → ${(v.cpu / l.cpu).toFixed(2)}; lag p50 ${fmt(v.lagP50Ms)} · p99 ${fmt(v.lagP99Ms)}`,
+    );
   }
-  const base = quantile(idle, 0.5);
-  const med = (values) => quantile(values, 0.5);
-  const v = {
-    cores: med(vigil.map((r) => r.cores)),
-    self: med(vigil.map((r) => r.self)),
-    machine: med(vigil.map((r) => r.machine)) - base,
-    p50: med(vigil.map((r) => r.checkLag.p50Ms)),
-    p99: med(vigil.map((r) => r.checkLag.p99Ms)),
-    rss: med(vigil.map((r) => r.rss)),
-    resident: med(vigil.map((r) => r.resident)),
-  };
-  const l = {
-    cores: med(loops.map((r) => r.cores)),
-    machine: med(loops.map((r) => r.machine)) - base,
-    rss: med(loops.map((r) => r.rss)),
-  };
-  const how = vigil[0].helper ? "daemon + vigil-spawner" : "daemon spawning itself (no vigil-spawner)";
+  const m = (list, key) => median(list.map((r) => r[key]).filter((x) => x !== null));
+  const v = Object.fromEntries(Object.keys(vigil[0]).map((key) => [key, m(vigil, key)]));
+  const l = Object.fromEntries(Object.keys(loops[0]).map((key) => [key, m(loops, key)]));
+  const who = vigil[0].spawner
+    ? "daemon + vigil-spawner + check processes"
+    : "daemon spawning checks itself (no vigil-spawner) + check processes";
   console.log(
-    `${WAITS} command waits (test -f, every 5 s, ${WAITS / 4} sessions), ${SECONDS} s, median of ${RUNS}: ` +
-      `whole machine, idle baseline ${(100 * base).toFixed(1)} % subtracted: vigil (${how}) ${(100 * v.machine).toFixed(1)} % of a core ` +
-      `vs shell loops ${(100 * l.machine).toFixed(1)} % → ratio ${(v.machine / l.machine).toFixed(2)} (goal ≤ 1.0); ` +
-      `per process (/proc/PID/stat, misses short-lived children): vigil ${(100 * v.cores).toFixed(1)} % (daemon + spawner themselves ${(100 * v.self).toFixed(1)} %), lag p50 ${fmt(v.p50)} · p99 ${fmt(v.p99)}, RSS ${v.rss.toFixed(0)} MB, ` +
-      `${v.resident} resident processes · ${WAITS} shell loops ${(100 * l.cores).toFixed(1)} % of a core, summed RSS ${l.rss.toFixed(0)} MB, ${WAITS} resident processes ` +
+    `${WAITS} command waits (test -f, every ${INTERVAL} s, ${WAITS / 4} sessions), ${SECONDS} s, median of ${RUNS}; ${how.note}: ` +
+      `vigil (${who}) ${pct(v.cpu)} of a core (daemon itself ${pct(v.daemonCpu)}${vigil[0].spawner ? `, vigil-spawner itself ${pct(v.spawnerCpu)}` : ""}) ` +
+      `vs shell loops ${pct(l.cpu)} → ratio ${(v.cpu / l.cpu).toFixed(2)} (goal ≤ 1.0); ` +
+      `lag p50 ${fmt(v.lagP50Ms)} · p99 ${fmt(v.lagP99Ms)} (checkLag over the last 1,000 checks, read ${v.lagReadings}× per run; worst reading's p99 ${fmt(v.lagWorstP99Ms)}), ` +
+      `RSS ${mb(v.rssMb)} (PSS ${mb(v.pssMb)}), ${v.processes} resident processes, ${rate(v.checksPerSecond)} checks done · ` +
+      `${WAITS} shell loops: summed RSS ${mb(l.rssMb)} (PSS ${mb(l.pssMb)}), ${l.processes} processes (each loop's sh and its sleep), ${rate(l.checksPerSecond)} checks done ` +
       `(goal: lag p99 < 1 s, RSS < 150 MB, 2 processes)`,
   );
 }
