@@ -55,3 +55,19 @@ test("deleting the session cancels its waitpoints: a late signal hears 'removed'
   t.waitpoints.purge(Date.now());
   expect(t.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "http").verdict).toBe("unknown");
 });
+
+test("only a signal that may move a due time pokes the scheduler: not a plain progress report", () => {
+  const poke = vi.spyOn(t.engine, "poke");
+  const mailbox = t.waitpoints.create("s", { label: "mailbox", intent: "reports", max_signals: 10 });
+  const watched = t.waitpoints.create("s", { label: "job", intent: "stall check", heartbeat_timeout_seconds: 60 });
+  poke.mockClear();
+  const progress = t.waitpoints.signal({ id: mailbox.id, secret: mailbox.secret, status: "progress" }, "http");
+  expect(progress).toMatchObject({ verdict: "accepted", settled: false });
+  expect(poke).not.toHaveBeenCalled();
+  // A heartbeat moves the stall check; an ok may wake.
+  t.waitpoints.signal({ id: watched.id, secret: watched.secret, status: "progress" }, "http");
+  expect(poke).toHaveBeenCalledTimes(1);
+  t.waitpoints.signal({ id: mailbox.id, secret: mailbox.secret, status: "ok" }, "http");
+  expect(poke).toHaveBeenCalledTimes(2);
+  expect(t.engine.queries.wakes("s")).toHaveLength(1);
+});

@@ -20,7 +20,7 @@ function openStore() {
 
 test("the worker copies the WAL into the database while the daemon's connection only keeps a backstop", async () => {
   const { store, file } = openStore();
-  const checkpointer = new Checkpointer(store.db, { everyMs: 60_000 });
+  const checkpointer = new Checkpointer(store.db, { timing: { syncMs: 60_000 } });
   try {
     expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(BACKSTOP_PAGES);
     // Enough commits that the default 1,000-page checkpoint would have run inside one of them.
@@ -54,7 +54,7 @@ test("the worker copies the WAL into the database while the daemon's connection 
 
 test("stop closes the worker's connection and ends its thread", async () => {
   const { store } = openStore();
-  const checkpointer = new Checkpointer(store.db, { everyMs: 10 });
+  const checkpointer = new Checkpointer(store.db, { timing: { syncMs: 10 } });
   await checkpointer.checkpointNow();
   await checkpointer.stop(); // resolves only once the thread has exited
   store.tx(() =>
@@ -66,7 +66,7 @@ test("stop closes the worker's connection and ends its thread", async () => {
 
 test("commits schedule one checkpoint a little later; a store that writes nothing schedules none", async () => {
   const { store } = openStore();
-  const checkpointer = new Checkpointer(store.db, { everyMs: 20 });
+  const checkpointer = new Checkpointer(store.db, { timing: { syncMs: 20 } });
   store.afterCommit = () => checkpointer.noteWrite();
   try {
     expect(checkpointer.scheduled).toBe(false);
@@ -86,6 +86,49 @@ test("commits schedule one checkpoint a little later; a store that writes nothin
     expect(checkpointer.scheduled).toBe(false); // and nothing more until the next write
     store.tx(() => store.sessions.setLabel("w-1", "again"));
     expect(checkpointer.scheduled).toBe(true);
+  } finally {
+    await checkpointer.stop();
+    store.close();
+  }
+});
+
+const insertSessions = (store: Store, from: number, count: number, label = "x".repeat(2000)) => {
+  for (let i = from; i < from + count; i++) {
+    store.tx(() =>
+      store.sessions.insert({ id: `b-${i}`, label, root: null, adapter: { kind: "inbox" }, createdAt: i }),
+    );
+  }
+};
+
+test("between checkpoints a write only has the worker sync the WAL; the next checkpoint waits its turn", async () => {
+  const { store } = openStore();
+  let now = 1_000_000;
+  const checkpointer = new Checkpointer(store.db, { timing: { syncMs: 5, everyMs: 60_000 }, now: () => now });
+  store.afterCommit = () => checkpointer.noteWrite();
+  let checkpoints = 0;
+  const count = () => {
+    void checkpointer.nextCheckpoint().then(() => {
+      checkpoints++;
+      count();
+    });
+  };
+  count();
+  try {
+    now += 1000;
+    const first = checkpointer.nextCheckpoint();
+    insertSessions(store, 0, 3);
+    await first; // the first write after start: a checkpoint is due at once
+    expect(checkpoints).toBe(1);
+    now += 59_999;
+    const synced = checkpointer.nextSync();
+    insertSessions(store, 3, 3);
+    await synced;
+    expect(checkpoints).toBe(1);
+    now += 1;
+    const second = checkpointer.nextCheckpoint();
+    insertSessions(store, 6, 3);
+    await second;
+    expect(checkpoints).toBe(2);
   } finally {
     await checkpointer.stop();
     store.close();
