@@ -1,9 +1,10 @@
 /**
  * The cheap way to start command checks: one long-lived helper, `dist/vigil-spawner` (C source in
- * `native-host/spawner/spawner.c`), forks each check so the daemon, a large Node process, never
- * does. The daemon writes a framed request to the helper's stdin and reads a framed result from
- * its stdout; nothing blocks its event loop. Semantics are `runShell`'s own: the helper keeps the
- * tails, kills the process group at the timeout or on a cancel, and reports spawn failures by errno.
+ * `native-host/spawner/spawner.c`), vforks each check so the daemon, a large Node process, never
+ * does. The daemon writes the framed requests of one event-loop turn to the helper's stdin in one
+ * write and reads framed results from its stdout (checks that end together come in one write);
+ * nothing blocks its event loop. Semantics are `runShell`'s own: the helper keeps the tails, kills
+ * the process group at the timeout or on a cancel, and reports spawn failures by errno.
  * Secrets travel in the request's environment over the pipe, never in an argv.
  *
  * If the helper dies, every check in flight resolves with an error (their groups are killed when
