@@ -276,13 +276,19 @@ describe("devices over SSH", () => {
     expect((await device("box"))?.filesCollected).toBe(before + 2);
   });
 
-  test("kill -9 after a signal is stored, before its file is removed: after the restart the file is removed and the wake came once", async () => {
+  /** A device waitpoint, and one file dropped on the device (its shell line) while the daemon is stopped. */
+  async function dropWhileStopped() {
     const sid = await daemon.newSession("dev");
     const w = await arm(sid, { device: "box", max_signals: 10 });
     await daemon.stop();
     expect((await ssh.onDevice(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
     const [file] = spoolFiles();
     expect(file).toMatch(/\.json$/);
+    return { sid, w, file: file as string };
+  }
+
+  test("kill -9 after a signal is stored, before its file is removed: after the restart the file is removed and the wake came once", async () => {
+    const { sid, w, file } = await dropWhileStopped();
     await crashAt("device-stored");
     // Died with the signal stored and the file still on the device, its removal not confirmed.
     expect(spoolFiles()).toEqual([file]);
@@ -302,11 +308,7 @@ describe("devices over SSH", () => {
   });
 
   test("kill -9 after listing, before storing: after the restart the file is stored once and removed", async () => {
-    const sid = await daemon.newSession("dev");
-    const w = await arm(sid, { device: "box", max_signals: 10 });
-    await daemon.stop();
-    expect((await ssh.onDevice(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
-    const [file] = spoolFiles();
+    const { sid, w, file } = await dropWhileStopped();
     await crashAt("device-listed");
     expect(spoolFiles()).toEqual([file]);
     expect(query("SELECT status FROM signals WHERE key = ?", `device:box:${file}`)).toEqual([]);
