@@ -1,7 +1,9 @@
 /**
  * Runs one shell command the way every check does: its own process group, a hard timeout and an
  * AbortSignal that both kill the whole group, the tails of stdout, stderr and both interleaved, and
- * a result object with flags instead of thrown exit codes.
+ * a result object with flags instead of thrown exit codes. When the shell exits, what it left in its
+ * group is killed too: a group is only ever killed by its leader's pid while that leader is not
+ * reaped (or in the callback that reaped it), never later, when the pid may be someone else's.
  *
  * This is the hot path (one spawn per command check), so it uses node:child_process directly
  * rather than execa: measured on this machine, execa costs ~14 ms of the daemon's CPU per spawn
@@ -47,8 +49,16 @@ export interface ShellOptions {
 /** After a kill, how long to wait for the pipes to close (a grandchild that left the group may hold them). */
 const CLOSE_GRACE_MS = 2000;
 
-export function killProcessGroup(pid: number | undefined): void {
+/**
+ * SIGKILL to a child's whole process group (spawned `detached`, so the group id is its pid). Given
+ * the ChildProcess, nothing is sent once Node has reaped it (`exitCode` or `signalCode` set): by
+ * then its pid, and so the group id, may have been reused by an unrelated process. A bare pid is
+ * the caller's word that the process is not reaped yet, or was reaped in this very callback.
+ */
+export function killProcessGroup(target: ChildProcess | number | undefined): void {
+  const pid = typeof target === "number" ? target : target?.pid;
   if (pid === undefined) return;
+  if (typeof target === "object" && (target.exitCode !== null || target.signalCode !== null)) return;
   try {
     process.kill(-pid, "SIGKILL");
   } catch {
@@ -180,15 +190,20 @@ export function runShellDirect(command: string, options: ShellOptions): Promise<
         durationMs: performance.now() - started,
       });
     };
-    const kill = () => {
-      killProcessGroup(child?.pid);
+    // After a kill, or once the shell has exited, a process that left the group may still hold a pipe.
+    const startGrace = () => {
       grace ??= setTimeout(() => {
         child?.stdout?.destroy();
         child?.stderr?.destroy();
         finish(child?.exitCode ?? null, null);
       }, CLOSE_GRACE_MS);
     };
+    const kill = () => {
+      killProcessGroup(child); // nothing once the shell is reaped: its group was killed then
+      startGrace();
+    };
     const timer = setTimeout(() => {
+      if (child && (child.exitCode !== null || child.signalCode !== null)) return; // it ended in time
       timedOut = true;
       kill();
     }, options.timeoutMs);
@@ -217,6 +232,13 @@ export function runShellDirect(command: string, options: ShellOptions): Promise<
       all.push(text);
     });
     child.once("error", (error) => finish(null, error));
+    child.once("exit", () => {
+      // Node reaped the shell just now, in this same callback, so its pid cannot have been reused
+      // yet: what it left in its group dies now (the helper does the same while the shell is a
+      // zombie), and the pid is never used again.
+      killProcessGroup(child.pid);
+      startGrace();
+    });
     child.once("close", (code) => finish(code, null));
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();

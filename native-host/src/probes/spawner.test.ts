@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { commandProbe } from "./command.js";
 import { configureSpawner, currentSpawner, runShell, runShellDirect } from "./run-shell.js";
+import { Spawner } from "./spawner.js";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const FIXTURES = join(ROOT, "test", "fixtures");
@@ -21,6 +22,15 @@ const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
+  } catch {
+    return false;
+  }
+};
+/** Still running: a zombie whose parent has not reaped it yet has ended. */
+const running = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
   } catch {
     return false;
   }
@@ -177,6 +187,66 @@ describe("command checks through vigil-spawner", () => {
       unrunnable: false,
       error: expect.stringMatching(/^Command check lost: vigil-spawner exited/),
     });
+  });
+
+  test("a request the helper cannot read fails its check at once with the helper's reason", async () => {
+    // runShell never sends this (encodable() sends a NUL in a value to the direct spawn); Spawner.run does.
+    const notes: string[] = [];
+    const raw = new Spawner(helper, (message) => notes.push(message));
+    try {
+      const result = await raw.run({
+        command: "true",
+        cwd: work,
+        env: { A: "1\0" },
+        timeoutMs: 30_000,
+        keepBytes: 100,
+      });
+      expect(result).toMatchObject({
+        exitCode: null,
+        notStarted: false,
+        helperError:
+          "vigil-spawner refused the request: Expected the frame to end after the environment, got 1 more byte",
+      });
+      expect(notes).toEqual([
+        "vigil-spawner refused a request: Expected the frame to end after the environment, got 1 more byte",
+      ]);
+    } finally {
+      raw.stop();
+    }
+  });
+
+  test("when the shell exits, what it left in its group dies then, in both paths; a process that left the group is not killed by the reaped pid", {
+    timeout: 30_000,
+  }, async () => {
+    for (const run of [runShell, runShellDirect]) {
+      const dir = mkdtempSync(join(work, "left-"));
+      const left = await run(`sleep 300 >/dev/null 2>&1 & echo $! > ${dir}/left; exit 3`, options);
+      expect(left, run.name).toMatchObject({ exitCode: 3, timedOut: false, error: null });
+      const leftPid = Number(readFileSync(join(dir, "left"), "utf8"));
+      await waitFor(() => !running(leftPid));
+      // setsid takes it out of the group; it holds the output pipes, and the shell exits once it has left.
+      const escaping = run(
+        `setsid sh -c 'echo $$ > ${dir}/escaped; exec sleep 300' & while [ ! -s ${dir}/escaped ]; do sleep 0.01; done; exit 4`,
+        { ...options, timeoutMs: 5000 },
+      );
+      await waitFor(() => {
+        try {
+          return readFileSync(join(dir, "escaped"), "utf8").trim() !== "";
+        } catch {
+          return false;
+        }
+      });
+      const escapedPid = Number(readFileSync(join(dir, "escaped"), "utf8"));
+      try {
+        // Its result comes 2 s after the shell exits (the pipes' grace), with the shell's own code:
+        // nothing waits for the deadline to kill a group by a pid that was reaped.
+        expect(await escaping, run.name).toMatchObject({ exitCode: 4, timedOut: false });
+        expect(running(escapedPid), run.name).toBe(true);
+      } finally {
+        if (readFileSync(`/proc/${escapedPid}/cmdline`, "utf8").startsWith("sleep"))
+          process.kill(escapedPid, "SIGKILL");
+      }
+    }
   });
 
   test("a helper that cannot start: checks run directly instead, logged once", async () => {

@@ -4,11 +4,14 @@
  * does. The daemon writes the framed requests of one event-loop turn to the helper's stdin in one
  * write and reads framed results from its stdout (checks that end together come in one write);
  * nothing blocks its event loop. Semantics are `runShell`'s own: the helper keeps the tails, kills
- * the process group at the timeout or on a cancel, and reports spawn failures by errno.
+ * the process group at the timeout, on a cancel and when the shell exits (always before it reaps
+ * the shell, so never a reused pid), and reports spawn failures by errno. A request it cannot read
+ * gets an 'E' answer (the check fails with its reason); every way the helper leaves kills its groups.
  * Secrets travel in the request's environment over the pipe, never in an argv.
  *
  * If the helper dies, every check in flight resolves with an error (their groups are killed when
- * their pid is known) and the next check starts a new helper; after 5 deaths in a minute, or when
+ * their pid is known; on Linux each shell also gets SIGKILL from the kernel as the helper dies) and
+ * the next check starts a new helper; after 5 deaths in a minute, or when
  * the binary is missing or will not start, checks go back to spawning from the daemon (logged once).
  * Design: docs/design.md §3.
  */
@@ -244,6 +247,8 @@ export class Spawner {
         if (pending) pending.pid = buffer.readUInt32LE(body + 4);
       } else if (type === 0x44 /* D */) {
         this.#onDone(buffer.subarray(body, at + 4 + length));
+      } else if (type === 0x45 /* E */ && length >= 5) {
+        this.#onRefused(buffer.readUInt32LE(body), buffer.toString("utf8", body + 4, at + 4 + length));
       }
       at += 4 + length;
     }
@@ -278,6 +283,12 @@ export class Spawner {
       stderr,
       output,
     });
+  }
+
+  /** The helper could not read a request (a bug on this side): that check fails with the reason. */
+  #onRefused(id: number, reason: string): void {
+    this.log(`vigil-spawner refused a request: ${reason}`);
+    this.#settle(id, failed(`vigil-spawner refused the request: ${reason}`, false));
   }
 
   #settle(id: number, result: SpawnerResult): void {

@@ -46,7 +46,7 @@ function run(execa: Awaited<ReturnType<typeof loadExeca>>, source: WatchSource, 
   }, WATCH_LINE_MAX);
   subprocess.all?.setEncoding("utf8");
   subprocess.all?.on("data", (chunk: string) => splitter.push(chunk));
-  const stop = () => killProcessGroup(subprocess.pid);
+  const stop = () => killProcessGroup(subprocess); // not once it is reaped: its pid may be reused
   context.signal.addEventListener("abort", stop, { once: true });
   subprocess.then((result) => {
     context.signal.removeEventListener("abort", stop);
