@@ -37,16 +37,16 @@
  * kernel and the daemon kills the groups whose pids it was told.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -510,8 +510,10 @@ static void reap(void) {
     pid_t pid = info.si_pid;
     kill(-pid, SIGKILL);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    pid_t got;
+    do got = waitpid(pid, &status, 0);
+    while (got < 0 && errno == EINTR);
+    if (got != pid) return; /* cannot happen for a child of ours; never loop on it */
     for (check_t *c = checks; c; c = c->next) {
       if (c->pid == pid && !c->reaped) {
         c->reaped = 1;
