@@ -7,7 +7,7 @@
  * `not(not c) ≡ c`, `any([c]) ≡ c` and `all([c]) ≡ c` hold.
  */
 import { createHash } from "node:crypto";
-import { regexMatches } from "./linear-regex.js";
+import { regexMatches, regexRefusal } from "./linear-regex.js";
 import type { Condition, LeafCondition } from "./schemas/conditions.js";
 
 export type Verdict = "met" | "not_met" | "unavailable";
@@ -167,4 +167,21 @@ export function conditionPaths(condition: Condition): string[] {
   if ("any" in condition) return condition.any.flatMap(conditionPaths);
   if ("not" in condition) return conditionPaths(condition.not);
   return [condition.path ?? ""];
+}
+
+/**
+ * Why the first regex in a condition cannot run on RE2, or null. Arming refuses such a pattern;
+ * this finds one armed before RE2 (at start, so it ends instead of never matching).
+ */
+export function unrunnableRegex(condition: Condition | undefined): string | null {
+  if (condition === undefined) return null;
+  if ("all" in condition || "any" in condition) {
+    for (const child of "all" in condition ? condition.all : condition.any) {
+      const refusal = unrunnableRegex(child);
+      if (refusal) return refusal;
+    }
+    return null;
+  }
+  if ("not" in condition) return unrunnableRegex(condition.not);
+  return condition.operator === "regex" ? regexRefusal(String(condition.value)) : null;
 }

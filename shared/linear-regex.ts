@@ -8,6 +8,7 @@
  * What RE2 cannot run in linear time — backreferences, lookahead, lookbehind — is refused when the
  * condition is armed, with the engine's reason (`regexRefusal`, called by the condition schema).
  * The text matched is at most REGEX_TEXT_CAP characters: its tail, like a command's kept output.
+ * Design: docs/design.md §4.2, §8.
  */
 import { RE2JS } from "re2js";
 

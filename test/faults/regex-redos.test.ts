@@ -115,3 +115,26 @@ test("a monitor whose check was in flight at three kill -9s in a row ends with a
   expect(ended.ending.detail).toMatch(/in flight when the daemon stopped uncleanly 3 times in a row/);
   expect(started()).toBe(3);
 }, 60_000);
+
+test("a pattern RE2 cannot run is refused at arming: HTTP 400 and CLI exit 2, saying what was expected and what came", async () => {
+  const running = await TestDaemon.start();
+  daemon = running;
+  const expected =
+    "Expected a regex in RE2 syntax (matched in linear time: no backreferences, lookahead or lookbehind)";
+  await running.api("POST", "/api/sessions", { id: "refused" });
+  const http = await running.api("POST", "/api/sessions/refused/monitors", {
+    source: { kind: "command", command: "true", condition: { path: "output", operator: "regex", value: "(a)\\1" } },
+    intervalSeconds: 5,
+  });
+  expect(http.status).toBe(400);
+  expect(http.body.error.message).toBe(
+    `source.condition.value: ${expected}, got "(a)\\\\1": backreferences are not supported (invalid escape sequence: \`\\1\`)`,
+  );
+
+  const cli = await running.cli(["wait", "--session", "refused", "--until", "5", "--regex", "(?=a)", "--", "true"]);
+  expect(cli.exitCode).toBe(2);
+  expect(String(cli.stderr)).toContain(
+    `vigil: --regex: ${expected}, got "(?=a)": lookahead and lookbehind are not supported`,
+  );
+  expect((await running.api("GET", "/api/sessions/refused/monitors")).body).toEqual([]);
+}, 60_000);
