@@ -169,7 +169,7 @@ describe("schema", () => {
   test.each([
     [{ path: "x", operator: "gt", value: "3" }, "Expected a number for gt"],
     [{ path: "x", operator: "in", value: "a" }, "Expected an array for in"],
-    [{ path: "x", operator: "regex", value: "(" }, "Expected a valid regex"],
+    [{ path: "x", operator: "regex", value: "(" }, "Expected a regex in RE2 syntax"],
     [{ path: "x", operator: "equals" }, "Expected a value for equals"],
   ])("refuses %j saying %s", (input, message) => {
     const parsed = ConditionSchema.safeParse(input);

@@ -7,6 +7,7 @@
  * `not(not c) ≡ c`, `any([c]) ≡ c` and `all([c]) ≡ c` hold.
  */
 import { createHash } from "node:crypto";
+import { regexMatches, regexRefusal } from "./linear-regex.js";
 import type { Condition, LeafCondition } from "./schemas/conditions.js";
 
 export type Verdict = "met" | "not_met" | "unavailable";
@@ -73,6 +74,20 @@ function compare(actual: unknown, expected: unknown, test: (a: number, b: number
 
 const verdictOf = (met: boolean): Verdict => (met ? "met" : "not_met");
 
+/**
+ * RE2, on the text's last REGEX_TEXT_CAP characters (linear-regex.ts). A pattern the engine
+ * refuses cannot be armed; one armed before RE2 is ended at start — were one to reach here all
+ * the same it is unavailable (never met), not an exception inside the transaction recording checks.
+ */
+function regexVerdict(actual: unknown, pattern: unknown): Verdict {
+  if (typeof actual !== "string" && typeof actual !== "number") return "not_met";
+  try {
+    return verdictOf(regexMatches(String(pattern), String(actual)));
+  } catch {
+    return "unavailable";
+  }
+}
+
 function evaluateLeaf(leaf: LeafCondition, observation: unknown, key: string, state: ConditionState): Verdict {
   const actual = readPath(observation, leaf.path ?? "");
   if (leaf.operator === "exists") return verdictOf(actual !== MISSING);
@@ -92,9 +107,7 @@ function evaluateLeaf(leaf: LeafCondition, observation: unknown, key: string, st
     case "not_contains":
       return verdictOf((typeof actual === "string" || Array.isArray(actual)) && !contains(actual, expected));
     case "regex":
-      return verdictOf(
-        (typeof actual === "string" || typeof actual === "number") && new RegExp(String(expected)).test(String(actual)),
-      );
+      return regexVerdict(actual, expected);
     case "gt":
       return verdictOf(compare(actual, expected, (a, b) => a > b));
     case "gte":
@@ -154,4 +167,21 @@ export function conditionPaths(condition: Condition): string[] {
   if ("any" in condition) return condition.any.flatMap(conditionPaths);
   if ("not" in condition) return conditionPaths(condition.not);
   return [condition.path ?? ""];
+}
+
+/**
+ * Why the first regex in a condition cannot run on RE2, or null. Arming refuses such a pattern;
+ * this finds one armed before RE2 (at start, so it ends instead of never matching).
+ */
+export function unrunnableRegex(condition: Condition | undefined): string | null {
+  if (condition === undefined) return null;
+  if ("all" in condition || "any" in condition) {
+    for (const child of "all" in condition ? condition.all : condition.any) {
+      const refusal = unrunnableRegex(child);
+      if (refusal) return refusal;
+    }
+    return null;
+  }
+  if ("not" in condition) return unrunnableRegex(condition.not);
+  return condition.operator === "regex" ? regexRefusal(String(condition.value)) : null;
 }

@@ -1,8 +1,10 @@
 /**
  * The condition language (design.md §4.2): leaf operators, all/any/not, and the plain wait's exit-0
- * predicate.
+ * predicate. A `regex` value must be a pattern RE2 can run (linear-regex.ts): refused here, so at
+ * every boundary (HTTP 400, an MCP tool error, a CLI usage error), before anything is armed.
  */
 import { z } from "zod";
+import { regexRefusal } from "../linear-regex.js";
 
 export const OPERATORS = [
   "equals",
@@ -49,12 +51,12 @@ export const LeafConditionSchema = z
     if (["equals", "not_equals", "contains", "not_contains", "regex"].includes(operator) && value === undefined) {
       ctx.addIssue({ code: "custom", path: ["value"], message: `Expected a value for ${operator}, got nothing` });
     }
-    if (operator === "regex") {
-      try {
-        new RegExp(String(value));
-      } catch (error) {
-        ctx.addIssue({ code: "custom", path: ["value"], message: `Expected a valid regex, got ${got}: ${error}` });
-      }
+    if (operator === "regex" && value !== undefined) {
+      const refusal =
+        typeof value === "string" || typeof value === "number"
+          ? regexRefusal(String(value))
+          : `Expected a pattern (a string) for regex, got ${got}`;
+      if (refusal) ctx.addIssue({ code: "custom", path: ["value"], message: refusal });
     }
   });
 

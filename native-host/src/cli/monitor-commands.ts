@@ -3,6 +3,7 @@
  * Design: docs/design.md §7.
  */
 import type { Command } from "commander";
+import { regexRefusal } from "../../../shared/linear-regex.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
@@ -40,7 +41,11 @@ export function predicateCondition(options: PredicateOptions): Condition | undef
   if (options.contains !== undefined) chosen.push({ path: "output", operator: "contains", value: options.contains });
   if (options.notContains !== undefined)
     chosen.push({ path: "output", operator: "not_contains", value: options.notContains });
-  if (options.regex !== undefined) chosen.push({ path: "output", operator: "regex", value: options.regex });
+  if (options.regex !== undefined) {
+    const refusal = regexRefusal(options.regex);
+    if (refusal) throw usageError(`--regex: ${refusal}`);
+    chosen.push({ path: "output", operator: "regex", value: options.regex });
+  }
   if (options.onChange) chosen.push({ path: "output", operator: "changed" });
   for (const operator of comparators) {
     const value = parseNumber(`--${operator}`, options[operator] as string);

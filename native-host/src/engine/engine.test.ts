@@ -57,3 +57,67 @@ test("deleting a session removes its monitors and wakes, so nothing old can resu
   expect(t.engine.nextTimerAt).toBeNull();
   expect(t.store.db.prepare("SELECT count(*) AS n FROM triggers").get()).toEqual({ n: 0 });
 });
+
+/** What a kill -9 leaves of a running check: its lease. */
+const leaseAsIfRunning = (uid: number) =>
+  t.store.db.prepare("UPDATE triggers SET lease_until = ? WHERE monitor_uid = ?").run(Date.now() + 60_000, uid);
+
+test("a check caught in flight by three unclean stops in a row ends its monitor instead of resuming it", () => {
+  t.engine.createMonitor("s", { source: { kind: "command", command: "exit 1" }, intervalSeconds: 30 });
+  const uid = t.engine.queries.monitor("s", "mon-1").uid;
+  for (const restart of [1, 2]) {
+    leaseAsIfRunning(uid);
+    t.engine.start();
+    const record = t.engine.queries.monitor("s", "mon-1");
+    expect(record.state).toBe("waiting");
+    expect(record.trigger?.leaseUntil).toBeNull();
+    expect(record.trigger?.conditionState).toEqual({ "#interrupted": String(restart) });
+  }
+  leaseAsIfRunning(uid);
+  t.engine.start();
+  const ended = t.engine.queries.view(t.engine.queries.monitor("s", "mon-1"));
+  expect(ended.ending).toEqual({
+    reason: "error",
+    at: "2026-12-01T12:00:00.000Z",
+    detail:
+      "its check was in flight when the daemon stopped uncleanly 3 times in a row (killed, crashed or hung during it), so it was not resumed",
+  });
+  expect(t.engine.queries.wakes("s")).toHaveLength(1);
+});
+
+test("a recorded check ends the run of interrupted ones; a clean stop releases the leases uncounted", () => {
+  t.engine.createMonitor("s", { source: { kind: "command", command: "exit 1" }, intervalSeconds: 30 });
+  const uid = t.engine.queries.monitor("s", "mon-1").uid;
+  for (const _ of [1, 2]) {
+    leaseAsIfRunning(uid);
+    t.engine.start();
+  }
+  const before = t.engine.queries.monitor("s", "mon-1").trigger?.conditionState ?? {};
+  t.store.monitors.recordCheck(uid, {
+    at: Date.now(),
+    nextDueAt: Date.now(),
+    unrunnableStreak: 0,
+    conditionState: before,
+  });
+  expect(t.engine.queries.monitor("s", "mon-1").trigger?.conditionState).toEqual({});
+
+  leaseAsIfRunning(uid);
+  t.engine.stop();
+  expect(t.engine.queries.monitor("s", "mon-1").trigger?.leaseUntil).toBeNull();
+  for (const _ of [1, 2, 3]) t.engine.start();
+  expect(t.engine.queries.monitor("s", "mon-1").state).toBe("waiting");
+});
+
+test("a monitor armed before RE2 with a pattern RE2 cannot run ends at start, saying why", () => {
+  t.engine.createMonitor("s", {
+    source: { kind: "command", command: "echo x", condition: { path: "output", operator: "regex", value: "x" } },
+    intervalSeconds: 30,
+  });
+  t.store.db.prepare("UPDATE monitors SET source = json_set(source, '$.condition.value', '(?=x)x')").run();
+  t.engine.start();
+  const ended = t.engine.queries.view(t.engine.queries.monitor("s", "mon-1"));
+  expect(ended.ending?.reason).toBe("error");
+  expect(ended.ending?.detail).toContain(
+    'its condition can no longer be evaluated: Expected a regex in RE2 syntax (matched in linear time: no backreferences, lookahead or lookbehind), got "(?=x)x": lookahead and lookbehind are not supported',
+  );
+});

@@ -5,10 +5,12 @@
  * built by the composition root and handed in.
  * Design: docs/design.md §1, §4.
  */
+import { unrunnableRegex } from "../../../shared/conditions.js";
+import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
 import type { CheckLoadView, EndingReason, MonitorView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
-import type { Logger } from "../base/log.js";
+import { type Logger, toError } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { Changes } from "../core/changes.js";
 import { controlMonitor } from "../core/control.js";
@@ -33,6 +35,13 @@ import { WatchRunner } from "./watch-runner.js";
  */
 export const TICK_GAP_MS = 100;
 
+/**
+ * Unclean stops in a row that a monitor's check may be caught in flight by (kill -9, a crash, the
+ * OOM killer, a hang someone killed); at the next one it is not resumed but ends with an error,
+ * so a check that brings the daemon down cannot keep doing so at every start.
+ */
+export const UNCLEAN_STOPS_TOLERATED = 2;
+
 export interface EngineOptions {
   store: Store;
   log: Logger;
@@ -51,6 +60,7 @@ export class Engine {
   /** The read side (views), on the same store. */
   readonly queries: Queries;
   readonly #store: Store;
+  readonly #log: Logger;
   readonly #now: () => number;
   readonly #endings: EndingDeps;
   readonly #changes: Changes;
@@ -62,6 +72,7 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     this.#store = options.store;
+    this.#log = options.log;
     this.queries = new Queries(options.store, options.endings.shield);
     this.#now = options.now;
     this.#endings = options.endings;
@@ -99,24 +110,48 @@ export class Engine {
 
   // ------------------------------------------------------------------ lifecycle
 
-  /** Resumes after a (clean or crashed) stop: polls resume at their due time, watches are lost. */
+  /**
+   * Resumes after a (clean or crashed) stop: polls resume at their due time, watches are lost. A
+   * monitor whose check an unclean stop caught in flight for the third time in a row, or whose
+   * regex RE2 cannot run (armed before it), ends with an error instead.
+   */
   start(): void {
     const store = this.#store;
-    store.monitors.clearLeases();
+    for (const { uid, interrupted } of store.monitors.interruptLeases()) {
+      const record = interrupted > UNCLEAN_STOPS_TOLERATED ? store.monitors.byUid(uid) : undefined;
+      if (record) {
+        const detail = `its check was in flight when the daemon stopped uncleanly ${interrupted} times in a row (killed, crashed or hung during it), so it was not resumed`;
+        this.#end(record, "error", detail);
+      }
+    }
     for (const record of store.monitors.armedOfMode("stream")) {
       this.#end(record, "lost", "the Vigil daemon restarted; the watched process ended with it");
     }
     for (const record of store.monitors.armedOfMode("poll")) {
+      const { condition, fallback } = record.source as { condition?: Condition; fallback?: { condition?: Condition } };
+      const refusal = unrunnableRegex(condition) ?? unrunnableRegex(fallback?.condition);
+      if (refusal) {
+        this.#end(record, "error", `its condition can no longer be evaluated: ${refusal}`);
+        continue;
+      }
       const missing = this.#secretEnv.resolve(record, "resume");
       if (missing) this.#end(record, "error", `vault key ${missing} was removed while the daemon was down`);
     }
     this.poke();
   }
 
+  /** A clean stop: running checks are stopped and their leases released, so none counts as interrupted. */
   stop(): void {
     this.#scheduler.stop();
     this.#checks.stop();
     this.#watches.stop();
+    try {
+      this.#store.monitors.clearLeases();
+    } catch (error) {
+      this.#log.warn(
+        `releasing the running checks' leases failed (they count as interrupted): ${toError(error).message}`,
+      );
+    }
   }
 
   /** Something due changed: the scheduler reads the next due time again. */

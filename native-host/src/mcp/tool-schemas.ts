@@ -59,10 +59,10 @@ function condition(description: string) {
         .enum(OPERATORS)
         .optional()
         .describe(
-          "leaf: how to compare. equals/not_equals/in/not_in: deep JSON equality; contains/not_contains: substring or array element; regex; gt/gte/lt/lte: numeric; exists: the path is present; changed: differs from the first observation",
+          "leaf: how to compare. equals/not_equals/in/not_in: deep JSON equality; contains/not_contains: substring or array element; regex: RE2 syntax, matched anywhere in the last 65,536 characters; gt/gte/lt/lte: numeric; exists: the path is present; changed: differs from the first observation",
         ),
       value: anyJson(
-        "leaf: what to compare with: a number for gt/gte/lt/lte, an array for in/not_in, a pattern for regex; none for exists and changed",
+        "leaf: what to compare with: a number for gt/gte/lt/lte, an array for in/not_in, a pattern for regex (RE2: no backreferences, lookahead or lookbehind); none for exists and changed",
       ).optional(),
       all: z
         .array(childCondition("one of them"))

@@ -122,6 +122,19 @@ export type NewMonitor = Pick<
 > &
   Pick<TriggerRecord, "mode" | "nextDueAt" | "deadlineAt">;
 
+/**
+ * Where the run of checks left in flight by unclean stops is kept, in `condition_state` beside the
+ * `changed` digests and the run of met checks ("#met"): counted at start, cleared by any recorded
+ * check. Read by the engine at start (design.md §4.3).
+ */
+export const INTERRUPTED_KEY = "#interrupted";
+
+/** A check a stop left in flight, and how many in a row that monitor has had. */
+export interface InterruptedCheck {
+  uid: number;
+  interrupted: number;
+}
+
 export interface CheckRecord {
   at: number;
   nextDueAt: number;
@@ -154,6 +167,7 @@ export class MonitorsTable {
   readonly #deleteTrigger;
   readonly #setNextDue;
   readonly #clearLeases;
+  readonly #interruptLeases;
   readonly #activeOfMode;
   readonly #setWakedSeq;
   readonly #endLease;
@@ -208,9 +222,19 @@ export class MonitorsTable {
     this.#deleteTrigger = db.prepare("DELETE FROM triggers WHERE monitor_uid = ?");
     this.#setNextDue = db.prepare("UPDATE triggers SET next_due_at = ? WHERE monitor_uid = ?");
     this.#clearLeases = db.prepare("UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL");
+    this.#interruptLeases = db.prepare<[], InterruptedCheck>(
+      `UPDATE triggers SET lease_until = NULL,
+         condition_state = json_set(condition_state, '$."${INTERRUPTED_KEY}"',
+           CAST(coalesce(json_extract(condition_state, '$."${INTERRUPTED_KEY}"'), 0) + 1 AS TEXT))
+       WHERE lease_until IS NOT NULL
+       RETURNING monitor_uid AS uid, CAST(json_extract(condition_state, '$."${INTERRUPTED_KEY}"') AS INTEGER) AS interrupted`,
+    );
     this.#activeOfMode = db.prepare<[string], Raw>(`${SELECT} WHERE t.mode = ? ORDER BY m.uid`);
     this.#delete = db.prepare("DELETE FROM monitors WHERE uid = ?");
-    this.#endLease = db.prepare("UPDATE triggers SET lease_until = NULL WHERE monitor_uid = ?");
+    this.#endLease = db.prepare(
+      `UPDATE triggers SET lease_until = NULL, condition_state = json_remove(condition_state, '$."${INTERRUPTED_KEY}"')
+       WHERE monitor_uid = ?`,
+    );
     this.#setWakedSeq = db.prepare("UPDATE monitors SET waked_seq = max(waked_seq, ?) WHERE uid = ?");
   }
 
@@ -279,7 +303,7 @@ export class MonitorsTable {
     return { due: this.#nextDue.get()?.at ?? null, deadline: this.#nextDeadline.get()?.at ?? null };
   }
 
-  /** A check finished whose result is discarded (the monitor was paused meanwhile). */
+  /** A check finished whose result is discarded (the monitor was paused meanwhile): it was not interrupted. */
   recordLeaseEnd(uid: number): void {
     this.#endLease.run(uid);
   }
@@ -291,7 +315,9 @@ export class MonitorsTable {
   recordCheck(uid: number, check: CheckRecord): void {
     if (check.error) this.#recordError.run(check.error, check.at, uid);
     else this.#recordObservation.run(JSON.stringify(check.observation ?? null), check.at, uid);
-    this.#updateTrigger.run(check.nextDueAt, check.unrunnableStreak, JSON.stringify(check.conditionState), uid);
+    // A recorded check ends any run of interrupted ones.
+    const { [INTERRUPTED_KEY]: _, ...conditionState } = check.conditionState;
+    this.#updateTrigger.run(check.nextDueAt, check.unrunnableStreak, JSON.stringify(conditionState), uid);
   }
 
   /** Records the one ending; false when the monitor had already ended or changed state. */
@@ -305,9 +331,17 @@ export class MonitorsTable {
     this.#setNextDue.run(at, uid);
   }
 
-  /** At start: no check is running any more, so none holds a lease. */
+  /** At a clean stop: the running checks were stopped, and run again at the next start. */
   clearLeases(): number {
     return this.#clearLeases.run().changes;
+  }
+
+  /**
+   * At start: a lease still held is a check the last stop left in flight (a clean stop clears
+   * them first). Each is released and counted; returns them with their count in a row.
+   */
+  interruptLeases(): InterruptedCheck[] {
+    return this.#interruptLeases.all();
   }
 
   armedOfMode(mode: TriggerRecord["mode"]): MonitorRecord[] {
