@@ -3,6 +3,7 @@
  * adapters, monitors, inbound events, the vault, waitpoints and signals.
  */
 import { z } from "zod";
+import { SessionIdSchema } from "./ids.js";
 import { HttpUrl, SourceSchema } from "./sources.js";
 
 export const EventPostSchema = z.strictObject({
@@ -10,12 +11,6 @@ export const EventPostSchema = z.strictObject({
   payload: z.unknown().default({}),
 });
 export type EventPost = z.infer<typeof EventPostSchema>;
-
-const Id = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, "Expected letters, digits, '.', '_', ':' or '-'");
 
 /** Placeholders a command adapter's argv may hold. */
 export const ARGV_PLACEHOLDERS = ["session", "wake_id", "wake_ids", "turn"] as const;
@@ -103,7 +98,7 @@ export const TurnSchema = z.strictObject({
 });
 
 export const SessionCreateSchema = z.strictObject({
-  id: Id.optional(),
+  id: SessionIdSchema.optional(),
   label: z.string().max(200).optional(),
   root: z.string().min(1).max(4096).optional(),
   adapter: AdapterSchema.optional(),
