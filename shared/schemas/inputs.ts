@@ -208,7 +208,7 @@ export const SignalBodySchema = z.strictObject({
   message: z.string().optional(),
   member: z.string().max(64).optional(),
   data: z.unknown().optional(),
-  /** The sender's identity for this signal: a repeat with the same key is a duplicate. */
+  /** The sender's identity for this signal: a repeat with the same key to the same waitpoint is a duplicate. */
   key: z.string().min(1).max(200).optional(),
 });
 export type SignalBody = z.infer<typeof SignalBodySchema>;
