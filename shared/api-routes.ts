@@ -147,7 +147,16 @@ type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer R
 /** The path parameters a route needs, by name: `{sid, mid}` for `/api/sessions/:sid/monitors/:mid`. */
 export type PathParams<K extends RouteName> = { [N in ParamNames<(typeof ROUTES)[K]["path"]>]: string };
 
-/** The route's path with its parameters filled in (each encoded) and the query appended. */
+/**
+ * Path values that would not stay one segment: encodeURIComponent keeps "." as it is, and a URL
+ * parser then resolves "." and ".." (`…/waitpoints/..` is `…/`); an empty value drops the segment.
+ */
+const NOT_A_SEGMENT = new Set(["", ".", ".."]);
+
+/**
+ * The route's path with its parameters filled in (each encoded) and the query appended. A value that
+ * would not stay its own segment ("", ".", "..") is refused: no path can turn into another route.
+ */
 export function pathOf(
   route: RouteSpec,
   params: Record<string, string> = {},
@@ -156,6 +165,8 @@ export function pathOf(
   const path = route.path.replace(/:([a-z]+)/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`Expected a value for :${name} in ${route.path}`);
+    if (NOT_A_SEGMENT.has(value))
+      throw new Error(`Expected :${name} in ${route.path} to be a name, got ${JSON.stringify(value)}`);
     return encodeURIComponent(value);
   });
   const pairs = Object.entries(query).filter((entry): entry is [string, string | number] => entry[1] !== undefined);

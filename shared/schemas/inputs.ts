@@ -3,6 +3,7 @@
  * adapters, monitors, inbound events, the vault, waitpoints and signals.
  */
 import { z } from "zod";
+import { SessionIdSchema } from "./ids.js";
 import { HttpUrl, SourceSchema } from "./sources.js";
 
 export const EventPostSchema = z.strictObject({
@@ -10,12 +11,6 @@ export const EventPostSchema = z.strictObject({
   payload: z.unknown().default({}),
 });
 export type EventPost = z.infer<typeof EventPostSchema>;
-
-const Id = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, "Expected letters, digits, '.', '_', ':' or '-'");
 
 /** Placeholders a command adapter's argv may hold. */
 export const ARGV_PLACEHOLDERS = ["session", "wake_id", "wake_ids", "turn"] as const;
@@ -103,7 +98,7 @@ export const TurnSchema = z.strictObject({
 });
 
 export const SessionCreateSchema = z.strictObject({
-  id: Id.optional(),
+  id: SessionIdSchema.optional(),
   label: z.string().max(200).optional(),
   root: z.string().min(1).max(4096).optional(),
   adapter: AdapterSchema.optional(),
@@ -213,7 +208,7 @@ export const SignalBodySchema = z.strictObject({
   message: z.string().optional(),
   member: z.string().max(64).optional(),
   data: z.unknown().optional(),
-  /** The sender's identity for this signal: a repeat with the same key is a duplicate. */
+  /** The sender's identity for this signal: a repeat with the same key to the same waitpoint is a duplicate. */
   key: z.string().min(1).max(200).optional(),
 });
 export type SignalBody = z.infer<typeof SignalBodySchema>;

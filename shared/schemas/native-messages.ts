@@ -3,6 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
+import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema } from "./ids.js";
 import type { CheckLoadView, DeviceView, MonitorView, WaitpointView } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
@@ -25,21 +26,21 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
   z.strictObject({
     id: RequestId,
     type: z.literal("control"),
-    sessionId: z.string().min(1),
-    monitorId: z.string().min(1),
+    sessionId: SessionIdSchema,
+    monitorId: MonitorRefSchema,
     action: z.enum(["pause", "resume", "cancel"]),
   }),
   z.strictObject({
     id: RequestId,
     type: z.literal("checks"),
-    sessionId: z.string().min(1),
-    monitorId: z.string().min(1),
+    sessionId: SessionIdSchema,
+    monitorId: MonitorRefSchema,
   }),
   z.strictObject({
     id: RequestId,
     type: z.literal("waitpoint"),
-    sessionId: z.string().min(1),
-    waitpointId: z.string().min(1),
+    sessionId: SessionIdSchema,
+    waitpointId: WaitpointIdSchema,
   }),
 ]);
 export type NativeRequest = z.infer<typeof NativeRequestSchema>;

@@ -4,11 +4,13 @@
  * Design: docs/design.md §7.
  */
 import type { Command } from "commander";
+import { SessionIdSchema } from "../../../shared/schemas/ids.js";
 import { agentOfShell, envConfig } from "../base/config.js";
 
 export { agentOfShell };
 
 import { resolveHome } from "../base/paths.js";
+import { parseId } from "./options.js";
 
 export const DEFAULT_SESSION = "default";
 
@@ -23,9 +25,15 @@ export function homeOf(command: Command): string {
   return resolveHome((command.optsWithGlobals() as GlobalOptions).home);
 }
 
-/** --session, else $VIGIL_SESSION, else the agent session this shell runs in, else "default". */
+/**
+ * --session, else $VIGIL_SESSION, else the agent session this shell runs in, else "default"; a value
+ * that is not a session id is a usage error.
+ */
 export function sessionOf(options: { session?: string }): string {
-  return options.session ?? envConfig().VIGIL_SESSION ?? agentOfShell()?.id ?? DEFAULT_SESSION;
+  if (options.session !== undefined) return parseId(SessionIdSchema, options.session, "--session");
+  const fromEnv = envConfig().VIGIL_SESSION;
+  if (fromEnv !== undefined) return parseId(SessionIdSchema, fromEnv, "$VIGIL_SESSION");
+  return agentOfShell()?.id ?? DEFAULT_SESSION;
 }
 
 export function print(text: string): void {

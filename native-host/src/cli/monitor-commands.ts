@@ -5,13 +5,14 @@
 import type { Command } from "commander";
 import { regexRefusal } from "../../../shared/linear-regex.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
+import { MonitorRefSchema } from "../../../shared/schemas/ids.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
 import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
 import { follow } from "./follow.js";
 import { monitorBlock, statusLine } from "./format.js";
-import { existingFolder, optionalSeconds, parseNumber, parseSeconds, usageError } from "./options.js";
+import { existingFolder, optionalSeconds, parseId, parseNumber, parseSeconds, usageError } from "./options.js";
 
 interface PredicateOptions {
   contains?: string;
@@ -63,7 +64,7 @@ function controlCommand(program: Command, action: "pause" | "resume" | "cancel",
     .action(async (mid: string, options: { session?: string }, command: Command) => {
       const sid = sessionOf(options);
       const view = await new ApiClient(homeOf(command)).call("controlMonitor", {
-        params: { sid, mid },
+        params: { sid, mid: parseId(MonitorRefSchema, mid) },
         body: { action },
       });
       print(statusLine(view));
@@ -94,7 +95,7 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print the monitor view as JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
       const view = await new ApiClient(homeOf(command)).call("getMonitor", {
-        params: { sid: sessionOf(options), mid },
+        params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
       });
       print(options.json ? JSON.stringify(view, null, 2) : monitorBlock(view));
     });
@@ -106,7 +107,7 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
       const events = await new ApiClient(homeOf(command)).call("monitorEvents", {
-        params: { sid: sessionOf(options), mid },
+        params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
       });
       if (options.json) return print(JSON.stringify(events, null, 2));
       if (events.length === 0) return print("no events");
@@ -120,7 +121,7 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
       const checks = await new ApiClient(homeOf(command)).call("monitorChecks", {
-        params: { sid: sessionOf(options), mid },
+        params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
       });
       if (options.json) return print(JSON.stringify(checks, null, 2));
       if (checks.length === 0) return print("no checks yet");

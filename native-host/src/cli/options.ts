@@ -5,6 +5,8 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
+import type { z } from "zod";
+import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { CliError } from "../api/client.js";
 
 /** The CLI's exit codes (printed in `vigil --help`). */
@@ -59,4 +61,14 @@ export function existingFolder(flag: string, raw: string | undefined, cwd = proc
   }
   if (!isFolder) throw usageError(`Expected ${flag} to be a folder, got ${path} (not a folder)`);
   return path;
+}
+
+/**
+ * An id from the command line (a session, monitor or wake id), checked against its pattern before
+ * any request is made: `..` or `mon-1/..` is a usage error, never a path. `flag` names an option.
+ */
+export function parseId(schema: z.ZodType<string>, raw: string, flag?: string): string {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw usageError(`${flag ? `${flag}: ` : ""}${formatZodError(parsed.error)}`);
+  return parsed.data;
 }

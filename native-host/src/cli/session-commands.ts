@@ -3,6 +3,7 @@
  * Design: docs/design.md §7.
  */
 import type { Command } from "commander";
+import { SessionIdSchema, WakeIdSchema } from "../../../shared/schemas/ids.js";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { checkLoadLine, overloadText } from "../../../shared/wording.js";
@@ -11,7 +12,7 @@ import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
 import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
 import { wakeBlock } from "./format.js";
-import { optionalSeconds, parseSeconds, usageError } from "./options.js";
+import { optionalSeconds, parseId, parseSeconds, usageError } from "./options.js";
 
 export function registerSessionCommands(program: Command): void {
   program
@@ -48,7 +49,7 @@ export function registerSessionCommands(program: Command): void {
     .option("--label <text>", "a label people see")
     .action(async (id: string, options: { label?: string }, command: Command) => {
       const session = await new ApiClient(homeOf(command)).call("createSession", {
-        body: { id, label: options.label, root: process.cwd() },
+        body: { id: parseId(SessionIdSchema, id), label: options.label, root: process.cwd() },
       });
       print(session.id);
     });
@@ -56,7 +57,7 @@ export function registerSessionCommands(program: Command): void {
     .command("rm <id>")
     .description("delete a session: cancels its monitors and pending wakes")
     .action(async (id: string, _options: unknown, command: Command) => {
-      await new ApiClient(homeOf(command)).call("deleteSession", { params: { sid: id } });
+      await new ApiClient(homeOf(command)).call("deleteSession", { params: { sid: parseId(SessionIdSchema, id) } });
       print(`deleted ${id}`);
     });
 
@@ -75,7 +76,7 @@ export function registerSessionCommands(program: Command): void {
     .action(async (id: string, argv: string[], options: AdapterOptions, command: Command) => {
       const adapter = adapterFrom(options, argv);
       const reply = await new ApiClient(homeOf(command)).call("updateSession", {
-        params: { sid: id },
+        params: { sid: parseId(SessionIdSchema, id) },
         body: { adapter },
       });
       print(`${reply.id} · adapter ${reply.adapter.kind}`);
@@ -93,7 +94,7 @@ export function registerSessionCommands(program: Command): void {
       const leaseSeconds = optionalSeconds("--lease", options.lease);
       if (leaseSeconds !== undefined && state === "idle") throw usageError("Expected --lease only with busy, got idle");
       const reply = await new ApiClient(homeOf(command)).call("setTurn", {
-        params: { sid: id },
+        params: { sid: parseId(SessionIdSchema, id) },
         body: { state, leaseSeconds },
       });
       print(reply.busyUntil ? `${reply.id} busy until ${reply.busyUntil}` : `${reply.id} idle`);
@@ -140,9 +141,13 @@ export function registerSessionCommands(program: Command): void {
     .command("retry <wake>")
     .description("send a wake that needs review again, on purpose (a new message: a webhook gets a new id)")
     .option("--session <id>", "the wake's session (default: found from the wake id, which is unique)")
-    .action(async (wake: string, options: { session?: string }, command: Command) => {
+    .action(async (raw: string, options: { session?: string }, command: Command) => {
+      const wake = parseId(WakeIdSchema, raw);
       const client = new ApiClient(homeOf(command));
-      const sid = options.session ?? (await client.call("findWake", { params: { wid: wake } })).sessionId;
+      const sid =
+        options.session === undefined
+          ? (await client.call("findWake", { params: { wid: wake } })).sessionId
+          : parseId(SessionIdSchema, options.session, "--session");
       const reply = await client.call("retryWake", { params: { sid, wid: wake } });
       print(`${reply.id} ${reply.state} (session ${sid})`);
     });

@@ -303,7 +303,7 @@ export class Waitpoints {
         body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device}` },
       };
     }
-    if (body.key && store.waitpoints.hasKey(body.key))
+    if (body.key && store.waitpoints.hasKey(wp.monitorUid, body.key))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
     const record = store.monitors.standing(wp.monitorUid) as Pick<
       MonitorRecord,

@@ -1,8 +1,11 @@
 /** The REST routes of design.md §11, each a thin call into the engine. */
 
+import type { z } from "zod";
+import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "../../../shared/schemas/ids.js";
 import {
   ControlSchema,
   DeviceAddSchema,
+  DeviceNameSchema,
   EventPostSchema,
   MonitorCreateSchema,
   SessionCreateSchema,
@@ -65,9 +68,14 @@ function pageNumber(value: string | undefined, name: string, fallback: number, m
   return n;
 }
 
-function param(value: string | undefined, name: string): string {
-  if (!value) throw new HttpError(400, `Expected a ${name} in the path`);
-  return value;
+/**
+ * A path parameter, checked against its id's pattern before anything is looked up: a value that is
+ * not one ("..", "mon-1/..", a wake id where a waitpoint id goes) is a 400 saying what was expected.
+ */
+function param(value: string | undefined, schema: z.ZodType<string>): string {
+  const parsed = schema.safeParse(value ?? "");
+  if (!parsed.success) throw new HttpError(400, formatZodError(parsed.error));
+  return parsed.data;
 }
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
@@ -127,7 +135,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     return { status: created ? 201 : 200, body: sessionView(queries.session(session.id), extra) };
   });
   routes.on("updateSession", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     const patch = await c.body(SessionPatchSchema);
     if (patch.label !== undefined) engine.setSessionLabel(sid, patch.label);
@@ -135,7 +143,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     return { status: 200, body: sessionView(queries.session(sid), extra) };
   });
   routes.on("setTurn", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     const { state, leaseSeconds } = await c.body(TurnSchema);
     return { status: 200, body: sessionView(delivery.setTurn(sid, state, leaseSeconds)) };
@@ -146,10 +154,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   }));
   routes.on("getSession", (c) => ({
     status: 200,
-    body: sessionView(queries.session(param(c.params.sid, "session id"))),
+    body: sessionView(queries.session(param(c.params.sid, SessionIdSchema))),
   }));
   routes.on("deleteSession", (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     delivery.abandonSession(sid);
     engine.deleteSession(sid);
@@ -158,34 +166,34 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
 
   // ---- monitors
   routes.on("createMonitor", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     return { status: 201, body: engine.createMonitor(sid, await c.body(MonitorCreateSchema)) };
   });
   routes.on("postEvent", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     return { status: 202, body: engine.postEvent(sid, await c.body(EventPostSchema)) };
   });
   routes.on("listMonitors", (c) => ({
     status: 200,
-    body: queries.monitors(param(c.params.sid, "session id")),
+    body: queries.monitors(param(c.params.sid, SessionIdSchema)),
   }));
   routes.on("getMonitor", (c) => {
-    const record = queries.monitor(param(c.params.sid, "session id"), param(c.params.mid, "monitor id"));
+    const record = queries.monitor(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema));
     return { status: 200, body: queries.view(record) };
   });
   routes.on("monitorEvents", (c) => ({
     status: 200,
-    body: queries.events(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
+    body: queries.events(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
   }));
   routes.on("monitorChecks", (c) => ({
     status: 200,
-    body: queries.checks(param(c.params.sid, "session id"), param(c.params.mid, "monitor id")),
+    body: queries.checks(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
   }));
   routes.on("controlMonitor", async (c) => {
-    const sid = param(c.params.sid, "session id");
-    const mid = param(c.params.mid, "monitor id");
+    const sid = param(c.params.sid, SessionIdSchema);
+    const mid = param(c.params.mid, MonitorRefSchema);
     queries.monitor(sid, mid);
     const { action } = await c.body(ControlSchema);
     return { status: 200, body: engine.control(sid, mid, action) };
@@ -194,10 +202,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   // ---- wakes
   routes.on("listWakes", (c) => ({
     status: 200,
-    body: queries.wakes(param(c.params.sid, "session id")),
+    body: queries.wakes(param(c.params.sid, SessionIdSchema)),
   }));
   routes.on("claimWakes", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     const via = CLAIM_VIA[c.query.via ?? ""] ?? "inbox claim";
     // An agent's own hook: its wakes count once the agent's transcript shows them.
@@ -211,37 +219,37 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     return { status: 200, body: { wakes } };
   });
   routes.on("waitReady", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     const ready = await delivery.waitReady(sid, { waitMs: waitSeconds(c.query.wait) * 1000, signal: c.signal });
     return { status: 200, body: { ready } };
   });
   routes.on("getWake", (c) => ({
     status: 200,
-    body: queries.wake(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
+    body: queries.wake(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
   }));
-  routes.on("findWake", (c) => ({ status: 200, body: queries.wakeAnywhere(param(c.params.wid, "wake id")) }));
+  routes.on("findWake", (c) => ({ status: 200, body: queries.wakeAnywhere(param(c.params.wid, WakeIdSchema)) }));
   routes.on("retryWake", (c) => ({
     status: 200,
-    body: delivery.retry(param(c.params.sid, "session id"), param(c.params.wid, "wake id")),
+    body: delivery.retry(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
   }));
 
   // ---- waitpoints (design.md §5)
   routes.on("createWaitpoint", async (c) => {
-    const sid = param(c.params.sid, "session id");
+    const sid = param(c.params.sid, SessionIdSchema);
     queries.session(sid);
     return { status: 201, body: waitpoints.create(sid, await c.body(WaitCreateSchema)) };
   });
   routes.on("listWaitpoints", (c) => ({
     status: 200,
-    body: waitpoints.list(param(c.params.sid, "session id")),
+    body: waitpoints.list(param(c.params.sid, SessionIdSchema)),
   }));
   routes.on("getWaitpoint", (c) => {
-    const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
+    const record = waitpoints.record(param(c.params.sid, SessionIdSchema), param(c.params.wid, WaitpointIdSchema));
     return { status: 200, body: waitpoints.view(record) };
   });
   routes.on("cancelWaitpoint", (c) => {
-    const record = waitpoints.record(param(c.params.sid, "session id"), param(c.params.wid, "waitpoint id"));
+    const record = waitpoints.record(param(c.params.sid, SessionIdSchema), param(c.params.wid, WaitpointIdSchema));
     engine.control(record.sessionId, record.id, "cancel");
     return { status: 200, body: waitpoints.view(queries.monitor(record.sessionId, record.id)) };
   });
@@ -258,7 +266,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("listDevices", () => ({ status: 200, body: devices.list() }));
   routes.on("addDevice", async (c) => ({ status: 201, body: devices.add(await c.body(DeviceAddSchema)) }));
   routes.on("removeDevice", (c) => {
-    devices.remove(param(c.params.name, "device name"));
+    devices.remove(param(c.params.name, DeviceNameSchema));
     return { status: 200, body: { deleted: true } };
   });
 
@@ -295,7 +303,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     return { status: 200, body: { key: key.data, set: true } };
   });
   routes.on("deleteVault", (c) => {
-    vault.delete(param(c.params.key, "vault key"));
+    vault.delete(param(c.params.key, VaultKeySchema));
     return { status: 200, body: { deleted: true } };
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The signal spool (design.md §5): `$VIGIL_HOME/tmp/signals/`. Writers write NAME.tmp and rename it to
  * NAME.json (atomic), so a half-written file is never read. The file name is the signal's identity
- * (a reused name is heard once). Collected at start, on every rename the folder watch reports
+ * (a name reused for the same waitpoint is heard once). Collected at start, on every rename the folder watch reports
  * (well under a second), and by the sweep every `waitpointSweepMs` as a safety net. Only a regular
  * file of at most 64 KB is read, opened without following a link or waiting on a FIFO; anything else
  * (FIFO, link, directory, device, oversize) is refused by its kind, unread. Refused entries are parked

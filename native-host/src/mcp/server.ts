@@ -23,7 +23,15 @@ import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
 import { agentOfShell, envConfig } from "../base/config.js";
 import { ensureDaemon } from "../daemon-launch.js";
-import { McpBrowserObserveShape, McpMonitorCreateSchema, McpWaitCreateSchema, OUTPUTS } from "./tool-schemas.js";
+import {
+  McpBrowserObserveShape,
+  McpMonitorCreateSchema,
+  McpMonitorIdShape,
+  McpWaitCheckShape,
+  McpWaitCreateSchema,
+  McpWaitpointIdShape,
+  OUTPUTS,
+} from "./tool-schemas.js";
 
 const VERSION = "0.1.0";
 
@@ -120,7 +128,6 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
         return { content: [{ type: "text", text: (error as Error).message }], isError: true };
       }
     };
-  const Id = { id: z.string().min(1).describe("the monitor id (mon-N) or waitpoint id (wp_…)") };
 
   server.registerTool(
     "wait_for_command",
@@ -182,7 +189,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     }[action];
     server.registerTool(
       `monitor__${action}`,
-      { description: what, inputSchema: Id, outputSchema: OUTPUTS.monitor },
+      { description: what, inputSchema: McpMonitorIdShape, outputSchema: OUTPUTS.monitor },
       guarded(async ({ id }) => {
         const view = await api.call("controlMonitor", { params: { ...(await sid()), mid: id }, body: { action } });
         return reply(OUTPUTS.monitor, { monitor: compact(view) });
@@ -194,7 +201,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     "monitor__events",
     {
       description: "A monitor's event log (its last 200 events: output lines, signals, matched events).",
-      inputSchema: Id,
+      inputSchema: McpMonitorIdShape,
       outputSchema: OUTPUTS.events,
     },
     guarded(async ({ id }) =>
@@ -207,7 +214,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     {
       description:
         "Why has a monitor not fired? Each check's outcome (met, not met, unavailable, error) with its duration and an excerpt, last 100.",
-      inputSchema: Id,
+      inputSchema: McpMonitorIdShape,
       outputSchema: OUTPUTS.checks,
     },
     guarded(async ({ id }) =>
@@ -233,7 +240,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     "wait_check",
     {
       description: "What this session is waiting on: one waitpoint (with its signals) or all of them.",
-      inputSchema: { id: z.string().optional().describe("a waitpoint id (wp_…); all when absent") },
+      inputSchema: McpWaitCheckShape,
       outputSchema: OUTPUTS.waitpoints,
     },
     guarded(async ({ id }) =>
@@ -249,7 +256,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
     "wait_cancel",
     {
       description: "Disarm a waitpoint you no longer need (it stops the waiting, not the job).",
-      inputSchema: Id,
+      inputSchema: McpWaitpointIdShape,
       outputSchema: OUTPUTS.waitpoint,
     },
     guarded(async ({ id }) =>

@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { OPERATORS } from "../../../shared/schemas/conditions.js";
+import { MonitorRefSchema, WaitpointIdSchema } from "../../../shared/schemas/ids.js";
 import { MonitorCreateSchema, WaitCreateSchema } from "../../../shared/schemas/inputs.js";
 import {
   BrowserObserveSchema,
@@ -190,6 +191,19 @@ export const McpWaitCreateSchema = z.strictObject({
     "a device's name (see device__list) when the job runs on that machine: its how_to_signal.shell line drops the signal file there, where Vigil collects it over SSH",
   ),
 });
+
+/** monitor__pause/resume/cancel/events/checks: a monitor (or waitpoint) of this session, by its id. */
+export const McpMonitorIdShape = {
+  id: MonitorRefSchema.describe("the monitor id (mon-N) or waitpoint id (wp_…)"),
+};
+
+/** wait_cancel: a waitpoint of this session, by its id. */
+export const McpWaitpointIdShape = { id: WaitpointIdSchema.describe("the waitpoint id (wp_…)") };
+
+/** wait_check: one waitpoint, or all of them. */
+export const McpWaitCheckShape = {
+  id: WaitpointIdSchema.optional().describe("a waitpoint id (wp_…); all when absent"),
+};
 
 const observe = BrowserObserveSchema.shape;
 

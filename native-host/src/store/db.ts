@@ -26,19 +26,39 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .map((file) => ({ version: Number(file.slice(0, 4)), name: file, sql: readFileSync(join(dir, file), "utf8") }));
 }
 
+/**
+ * Applies the migrations not yet applied. Foreign keys are off while they run, as SQLite's table
+ * rebuild procedure asks (a DROP TABLE of a rebuilt parent would otherwise cascade-delete its
+ * children's rows; the pragma is a no-op inside a transaction, so it is set around them), and each
+ * migration commits only if `foreign_key_check` then finds every reference intact.
+ */
 export function migrate(db: Db, migrations = loadMigrations()): number[] {
   const applied: number[] = [];
-  for (const migration of migrations) {
-    const current = db.pragma("user_version", { simple: true }) as number;
-    if (migration.version <= current) continue;
-    if (migration.version !== current + 1) {
-      throw new Error(`Expected migration ${current + 1} next, got ${migration.name}`);
+  const pending = migrations.filter((m) => m.version > (db.pragma("user_version", { simple: true }) as number));
+  if (pending.length === 0) return applied;
+  const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
+  db.pragma("foreign_keys = OFF");
+  try {
+    for (const migration of pending) {
+      const current = db.pragma("user_version", { simple: true }) as number;
+      if (migration.version !== current + 1) {
+        throw new Error(`Expected migration ${current + 1} next, got ${migration.name}`);
+      }
+      db.transaction(() => {
+        db.exec(migration.sql);
+        const broken = db.pragma("foreign_key_check") as Array<{ table: string; parent: string }>;
+        if (broken.length > 0) {
+          const first = broken[0] as { table: string; parent: string };
+          throw new Error(
+            `Expected ${migration.name} to keep every reference intact, got ${broken.length} broken (first: ${first.table} → ${first.parent})`,
+          );
+        }
+        db.pragma(`user_version = ${migration.version}`);
+      }).immediate();
+      applied.push(migration.version);
     }
-    db.transaction(() => {
-      db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
-    applied.push(migration.version);
+  } finally {
+    if (foreignKeys) db.pragma("foreign_keys = ON");
   }
   return applied;
 }

@@ -118,7 +118,9 @@ export class WaitpointsTable {
       `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
        VALUES (@monitorUid, @key, @status, @member, @message, @data, @via, @receivedAt, @eventSeq)`,
     );
-    this.#keyExists = db.prepare<[string], { one: number }>("SELECT 1 AS one FROM signals WHERE key = ?");
+    this.#keyExists = db.prepare<[number, string], { one: number }>(
+      "SELECT 1 AS one FROM signals WHERE monitor_uid = ? AND key = ?",
+    );
     this.#signals = db.prepare<[number], RawSignal>("SELECT * FROM signals WHERE monitor_uid = ? ORDER BY id");
     this.#signalsAfter = db.prepare<[number, number], RawSignal>(
       "SELECT * FROM signals WHERE monitor_uid = ? AND event_seq > ? ORDER BY id",
@@ -160,8 +162,9 @@ export class WaitpointsTable {
     return raw && toWaitpoint(raw);
   }
 
-  hasKey(key: string): boolean {
-    return this.#keyExists.get(key) !== undefined;
+  /** A key dedupes only signals to the same waitpoint: another waitpoint's signal with it is its own. */
+  hasKey(uid: number, key: string): boolean {
+    return this.#keyExists.get(uid, key) !== undefined;
   }
 
   insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): void {
