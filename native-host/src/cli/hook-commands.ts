@@ -17,7 +17,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
-import { handoverMarker, turnText } from "../../../shared/wording.js";
+import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
 import { ensureDaemon } from "../daemon-launch.js";
@@ -102,9 +102,9 @@ function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | und
   } as Adapter;
 }
 
-/** The wakes' texts, each followed by its handover tag (the daemon finds it in the transcript). */
-const joinWakes = (sessionId: string, wakes: WakeView[]) =>
-  turnText(wakes.map((w) => ({ id: w.id, text: `${w.text}\n\n${handoverMarker(sessionId, w.id)}` })));
+/** The wakes' texts, each followed by the handover tag the daemon made for it (it finds it in the transcript). */
+const joinWakes = (wakes: WakeView[]) =>
+  turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
 
 /** A per-session file under `dir`, named safely after the session id. */
 const sessionFile = (dir: string, sid: string, ext: string) => join(dir, `${sid.replace(/[^\w.-]/g, "_")}.${ext}`);
@@ -225,7 +225,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   const via = `${agent}-${event}`;
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
   if (wakes.length === 0) return;
-  const text = joinWakes(sid, wakes);
+  const text = joinWakes(wakes);
   if (event === "stop") {
     blocks?.record();
     print(JSON.stringify({ decision: "block", reason: text }));

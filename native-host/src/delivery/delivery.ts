@@ -30,6 +30,7 @@ import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
 import { HANDOVER_RECHECK_MS, HANDOVER_UNSEEN, Handovers, handoverConfirmMs, transcriptOf } from "./handovers.js";
 import { newWebhookSecret } from "./signature.js";
+import { markOf } from "./transcript-scan.js";
 
 const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   command: commandAdapter as unknown as PushAdapter,
@@ -75,6 +76,10 @@ export class Delivery {
   readonly #inFlight = new Map<string, AbortController>();
   /** Wakes an agent's hook took, waiting for the session's transcript to show them. */
   readonly #handovers = new Handovers();
+  /** A look at the transcripts is under way (they are read off the event loop, one look at a time). */
+  #settling = false;
+  /** Aborted at stop: a look at the transcripts under way ends early. */
+  readonly #stopping = new AbortController();
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
   readonly #held = new Map<string, { until: number; why: string }>();
   #stopped = false;
@@ -96,6 +101,7 @@ export class Delivery {
 
   stop(): void {
     this.#stopped = true;
+    this.#stopping.abort();
     this.#scheduler.stop();
     for (const controller of this.#inFlight.values()) controller.abort();
   }
@@ -170,17 +176,24 @@ export class Delivery {
     for (;;) {
       const session = this.#session(sessionId);
       const now = this.#now();
+      const transcript = options.handover ? transcriptOf(session) : null;
+      // Where the transcript ends before the claim: only what it gains after can show the wakes.
+      const mark = transcript && this.#store.wakes.readyCount(sessionId) > 0 ? await markOf(transcript) : null;
+      const tags = new Map<number, string>();
       if (!this.#isBusy(session, now) && !this.#inFlight.has(sessionId)) {
         const rows = this.#store.tx(() => {
           if (this.#store.wakes.readyCount(sessionId) === 0) return [];
           const turn = this.#store.sessions.nextTurn(sessionId);
-          const transcript = options.handover ? transcriptOf(session) : null;
           if (transcript) {
-            // An agent's hook takes them: delivered once the session's transcript shows them.
+            // An agent's hook takes them: delivered once the session's transcript shows their tags.
             const until = now + handoverConfirmMs();
-            const leased = this.#store.wakes.claim(sessionId, turn, until);
+            // The lease outlasts the deadline: the last look at the transcript decides, not the lease
+            // (which decides only after a restart, when the handover is no longer watched).
+            const leased = this.#store.wakes.claim(sessionId, turn, until + leaseGraceMs());
             this.#moveMonitors(leased, "deliver");
-            for (const row of leased) this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until });
+            for (const row of leased) {
+              tags.set(row.id, this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until, mark }));
+            }
             return leased;
           }
           const claimed = this.#store.wakes.claimDelivered(sessionId, turn, now, options.via);
@@ -189,7 +202,10 @@ export class Delivery {
         });
         if (rows.length > 0) {
           this.#changes.emit(sessionId);
-          return rows.map(toWakeView);
+          return rows.map((row) => {
+            const handoverTag = tags.get(row.id);
+            return handoverTag ? { ...toWakeView(row), handoverTag } : toWakeView(row);
+          });
         }
       }
       const remaining = deadline - this.#now();
@@ -260,18 +276,36 @@ export class Delivery {
 
   /**
    * Wakes an agent's hook took become delivered when the session's transcript shows their tag;
-   * never shown by the deadline, they need review (the agent may have dropped them).
+   * never shown by the deadline, they need review (the agent may have dropped them). The
+   * transcripts are read off the event loop; one look runs at a time.
    */
   #confirmHandovers(now: number): void {
-    for (const { wake, sessionId, via, shown } of this.#handovers.settle(now)) {
+    if (this.#settling || this.#handovers.size === 0) return;
+    this.#settling = true;
+    this.#handovers
+      .settle(now, this.#stopping.signal)
+      .then((settled) => {
+        if (!this.#stopped) this.#recordHandovers(settled);
+      })
+      .catch((error: unknown) => this.#log.warn(`reading transcripts failed: ${toError(error).message}`))
+      .finally(() => {
+        this.#settling = false;
+        this.#scheduler.poke();
+      });
+  }
+
+  #recordHandovers(settled: Awaited<ReturnType<Handovers["settle"]>>): void {
+    const now = this.#now();
+    for (const { wake, sessionId, via, shown, problem } of settled) {
       const row = this.#store.wakes.byIds([wake])[0];
       if (row?.state !== "delivering") continue;
+      const why = problem ? `${HANDOVER_UNSEEN}; the transcript was not read: ${problem}` : HANDOVER_UNSEEN;
       this.#store.tx(() => {
         if (shown) {
           if (this.#store.wakes.markDelivered(wake, now, via, null)) this.#moveMonitors([row], "delivered");
-        } else if (this.#store.wakes.markReview(wake, HANDOVER_UNSEEN, null)) this.#moveMonitors([row], "review");
+        } else if (this.#store.wakes.markReview(wake, why, null)) this.#moveMonitors([row], "review");
       });
-      if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${HANDOVER_UNSEEN}`);
+      if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${why}`);
       this.#changes.emit(sessionId);
     }
   }
