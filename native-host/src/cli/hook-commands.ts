@@ -21,6 +21,7 @@ import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
 import { ensureDaemon } from "../daemon-launch.js";
+import { processStart } from "../delivery/adapters/agent-liveness.js";
 import { homeOf, print } from "./context.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
@@ -89,14 +90,17 @@ function agentPid(agent: AgentKind): number | undefined {
 function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | undefined, live: boolean): Adapter {
   const keep = current?.kind === agent ? current : { kind: agent };
   const configDir = agent === "claude" ? process.env.CLAUDE_CONFIG_DIR : process.env.CODEX_HOME;
-  const { pid: recorded, ...rest } = keep as Adapter & { pid?: number };
+  const { pid: recorded, pidStart: recordedStart, ...rest } = keep as Adapter & { pid?: number; pidStart?: string };
   // Starting: this process is the session's. Ending: forget the pid only if it is this process's —
   // a headless resume ending must not forget a terminal that opened the session meanwhile.
   const own = agentPid(agent);
   const pid = live ? own : recorded !== own ? recorded : undefined;
+  // With its start time, so a recycled pid is never taken for the agent (read here, under it).
+  const pidStart = live ? own && processStart(own) : pid === recorded ? recordedStart : undefined;
   return {
     ...rest,
     ...(pid ? { pid } : {}),
+    ...(pid && pidStart ? { pidStart } : {}),
     ...(configDir ? { configDir } : {}),
     ...(input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
   } as Adapter;

@@ -25,6 +25,7 @@ import type { Store } from "../store/store.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
+import { processStart } from "./adapters/agent-liveness.js";
 import { commandAdapter } from "./adapters/command.js";
 import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
@@ -54,6 +55,18 @@ export const DEFAULT_BUSY_SECONDS = 3600;
 
 export const INTERRUPTED =
   "delivery interrupted: the daemon stopped while delivering, so whether it arrived is unknown; it was not repeated (retry it on purpose if that is safe)";
+
+/**
+ * An agent adapter's pid with its start time: the one the caller sent (the hook reads it under the
+ * agent, or keeps it with a recorded pid), else read now; none without a pid.
+ */
+function withPidStart(adapter: Adapter): Adapter {
+  if (adapter.kind !== "claude" && adapter.kind !== "codex") return adapter;
+  const { pidStart, ...rest } = adapter;
+  if (!rest.pid) return rest;
+  const started = pidStart ?? processStart(rest.pid);
+  return started ? { ...rest, pidStart: started } : rest;
+}
 
 export interface DeliveryOptions {
   store: Store;
@@ -141,7 +154,7 @@ export class Delivery {
         throw new ValidationError(`adapter.headers: Vault key ${missing} is not set (vigil vault set ${missing})`);
     }
     const webhookSecret = adapter.kind === "webhook" ? newWebhookSecret() : null;
-    this.#store.sessions.setAdapter(session.id, adapter, webhookSecret);
+    this.#store.sessions.setAdapter(session.id, withPidStart(adapter), webhookSecret);
     this.#changes.emit(session.id);
     return webhookSecret ? { webhookSecret } : {};
   }
