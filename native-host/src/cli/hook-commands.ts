@@ -96,7 +96,7 @@ function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | und
   const own = agentPid(agent);
   const pid = live ? own : recorded !== own ? recorded : undefined;
   // With its start time, so a recycled pid is never taken for the agent (read here, under it).
-  const pidStart = live ? own && processStart(own) : pid === recorded ? recordedStart : undefined;
+  const pidStart = live ? (own ? processStart(own) : null) : pid === recorded ? recordedStart : null;
   return {
     ...rest,
     ...(pid ? { pid } : {}),
