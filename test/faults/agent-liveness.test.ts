@@ -120,7 +120,7 @@ test("a Codex thread's wakes are held by its own writer lock, not by a lock anot
   const lockedBy = async (sid: string, argv: string[]) => {
     const file = join(locks, `${sid}.lock`);
     writeFileSync(file, "", { mode: 0o644 });
-    const child = spawn(argv[0] as string, [...argv.slice(1), "flock", "-x", file, "sleep", "600"], {
+    const child = spawn(argv[0] as string, [...argv.slice(1), "flock", "--no-fork", "-x", file, "sleep", "600"], {
       stdio: "ignore",
     });
     children.push(child);

@@ -82,7 +82,7 @@ test("a Codex thread is open while this user's process holds its lock file; a lo
   writeFileSync(lock, "");
   writeFileSync(other, "");
   expect(isCodexThreadOpen(home, "thread-1")).toBe(false);
-  const holder = spawn("flock", ["-x", other, "sleep", "600"], { stdio: "ignore" });
+  const holder = spawn("flock", ["--no-fork", "-x", other, "sleep", "600"], { stdio: "ignore" });
   children.push(holder);
   const ino = String(statSync(other).ino);
   await expect.poll(() => parseProcLocks(readFileSync("/proc/locks", "utf8")).some((l) => l.ino === ino)).toBe(true);
