@@ -92,10 +92,11 @@ export function turnText(wakes: Array<{ id: string; text: string }>): string {
 
 /**
  * The tag an agent's hook puts after each wake it hands over; the daemon counts the wake delivered
- * once the session's own transcript shows the tag (plain ASCII: it survives JSON escaping).
+ * once the session's own transcript shows the tag (plain ASCII: it survives JSON escaping). The
+ * daemon makes it at the claim with a random nonce, so no tag written earlier or guessed matches.
  */
-export const handoverMarker = (sessionId: string, wakeId: string): string =>
-  `[vigil ${wakeId} ${sessionId.slice(0, 8)}]`;
+export const handoverMarker = (sessionId: string, wakeId: string, nonce: string): string =>
+  `[vigil ${wakeId} ${sessionId.slice(0, 8)} ${nonce}]`;
 
 /** A wake that has not landed and wants a look: how bad, the headline, and the whole last error. */
 export interface DeliveryProblem {

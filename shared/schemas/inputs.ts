@@ -53,6 +53,14 @@ const WebhookAdapterSchema = z.strictObject({
 const AgentFields = {
   /** The agent's process while the session is open (its SessionStart hook says so). */
   pid: z.number().int().positive().optional(),
+  /**
+   * When that process started (/proc/<pid>/stat field 22, clock ticks since boot): recorded by the
+   * daemon when the pid is set, so a recycled pid is not taken for the agent. Set by the daemon only.
+   */
+  pidStart: z
+    .string()
+    .regex(/^\d{1,20}$/)
+    .optional(),
   /** The agent CLI to resume a closed session with (default: `claude` / `codex` on PATH). */
   program: z.string().min(1).max(4096).optional(),
   /** The agent's config folder ($CLAUDE_CONFIG_DIR / $CODEX_HOME) when not the default. */

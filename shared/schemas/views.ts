@@ -127,6 +127,11 @@ export interface WakeView {
   deliveredVia: string | null;
   /** The command adapter's stdout/stderr tail. */
   output: string | null;
+  /**
+   * Only in the reply to an agent hook's claim: the tag the hook puts after the wake's text. The
+   * wake counts as delivered once the session's transcript shows it after the claim.
+   */
+  handoverTag?: string;
 }
 
 /** A monitor's latest wake, as its view shows it. */

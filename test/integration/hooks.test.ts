@@ -65,7 +65,7 @@ test("a wake a hook took counts once the session's transcript shows it, and need
 
     await arm("shown-session");
     const reason = JSON.parse((await hook("shown-session")).stdout).reason as string;
-    expect(reason).toContain("[vigil wake-1 shown-se]");
+    expect(reason).toMatch(/\[vigil wake-1 shown-se [0-9a-f]{16}\]/);
     expect((await wake("shown-session")).state).toBe("delivering");
     appendFileSync(
       transcript,

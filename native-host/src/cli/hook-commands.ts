@@ -17,10 +17,11 @@ import type { Command } from "commander";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
-import { handoverMarker, turnText } from "../../../shared/wording.js";
+import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
 import { ensureDaemon } from "../daemon-launch.js";
+import { processStart } from "../delivery/adapters/agent-liveness.js";
 import { homeOf, print } from "./context.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
@@ -89,22 +90,25 @@ function agentPid(agent: AgentKind): number | undefined {
 function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | undefined, live: boolean): Adapter {
   const keep = current?.kind === agent ? current : { kind: agent };
   const configDir = agent === "claude" ? process.env.CLAUDE_CONFIG_DIR : process.env.CODEX_HOME;
-  const { pid: recorded, ...rest } = keep as Adapter & { pid?: number };
+  const { pid: recorded, pidStart: recordedStart, ...rest } = keep as Adapter & { pid?: number; pidStart?: string };
   // Starting: this process is the session's. Ending: forget the pid only if it is this process's —
   // a headless resume ending must not forget a terminal that opened the session meanwhile.
   const own = agentPid(agent);
   const pid = live ? own : recorded !== own ? recorded : undefined;
+  // With its start time, so a recycled pid is never taken for the agent (read here, under it).
+  const pidStart = live ? (own ? processStart(own) : null) : pid === recorded ? recordedStart : null;
   return {
     ...rest,
     ...(pid ? { pid } : {}),
+    ...(pid && pidStart ? { pidStart } : {}),
     ...(configDir ? { configDir } : {}),
     ...(input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
   } as Adapter;
 }
 
-/** The wakes' texts, each followed by its handover tag (the daemon finds it in the transcript). */
-const joinWakes = (sessionId: string, wakes: WakeView[]) =>
-  turnText(wakes.map((w) => ({ id: w.id, text: `${w.text}\n\n${handoverMarker(sessionId, w.id)}` })));
+/** The wakes' texts, each followed by the handover tag the daemon made for it (it finds it in the transcript). */
+const joinWakes = (wakes: WakeView[]) =>
+  turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
 
 /** A per-session file under `dir`, named safely after the session id. */
 const sessionFile = (dir: string, sid: string, ext: string) => join(dir, `${sid.replace(/[^\w.-]/g, "_")}.${ext}`);
@@ -225,7 +229,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   const via = `${agent}-${event}`;
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
   if (wakes.length === 0) return;
-  const text = joinWakes(sid, wakes);
+  const text = joinWakes(wakes);
   if (event === "stop") {
     blocks?.record();
     print(JSON.stringify({ decision: "block", reason: text }));

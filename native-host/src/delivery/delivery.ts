@@ -25,11 +25,13 @@ import type { Store } from "../store/store.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
+import { processStart } from "./adapters/agent-liveness.js";
 import { commandAdapter } from "./adapters/command.js";
 import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
 import { HANDOVER_RECHECK_MS, HANDOVER_UNSEEN, Handovers, handoverConfirmMs, transcriptOf } from "./handovers.js";
 import { newWebhookSecret } from "./signature.js";
+import { markOf } from "./transcript-scan.js";
 
 const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   command: commandAdapter as unknown as PushAdapter,
@@ -54,6 +56,18 @@ export const DEFAULT_BUSY_SECONDS = 3600;
 export const INTERRUPTED =
   "delivery interrupted: the daemon stopped while delivering, so whether it arrived is unknown; it was not repeated (retry it on purpose if that is safe)";
 
+/**
+ * An agent adapter's pid with its start time: the one the caller sent (the hook reads it under the
+ * agent, or keeps it with a recorded pid), else read now; none without a pid.
+ */
+function withPidStart(adapter: Adapter): Adapter {
+  if (adapter.kind !== "claude" && adapter.kind !== "codex") return adapter;
+  const { pidStart, ...rest } = adapter;
+  if (!rest.pid) return rest;
+  const started = pidStart ?? processStart(rest.pid);
+  return started ? { ...rest, pidStart: started } : rest;
+}
+
 export interface DeliveryOptions {
   store: Store;
   log: Logger;
@@ -75,6 +89,10 @@ export class Delivery {
   readonly #inFlight = new Map<string, AbortController>();
   /** Wakes an agent's hook took, waiting for the session's transcript to show them. */
   readonly #handovers = new Handovers();
+  /** A look at the transcripts is under way (they are read off the event loop, one look at a time). */
+  #settling = false;
+  /** Aborted at stop: a look at the transcripts under way ends early. */
+  readonly #stopping = new AbortController();
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
   readonly #held = new Map<string, { until: number; why: string }>();
   #stopped = false;
@@ -96,6 +114,7 @@ export class Delivery {
 
   stop(): void {
     this.#stopped = true;
+    this.#stopping.abort();
     this.#scheduler.stop();
     for (const controller of this.#inFlight.values()) controller.abort();
   }
@@ -135,7 +154,7 @@ export class Delivery {
         throw new ValidationError(`adapter.headers: Vault key ${missing} is not set (vigil vault set ${missing})`);
     }
     const webhookSecret = adapter.kind === "webhook" ? newWebhookSecret() : null;
-    this.#store.sessions.setAdapter(session.id, adapter, webhookSecret);
+    this.#store.sessions.setAdapter(session.id, withPidStart(adapter), webhookSecret);
     this.#changes.emit(session.id);
     return webhookSecret ? { webhookSecret } : {};
   }
@@ -170,17 +189,24 @@ export class Delivery {
     for (;;) {
       const session = this.#session(sessionId);
       const now = this.#now();
+      const transcript = options.handover ? transcriptOf(session) : null;
+      // Where the transcript ends before the claim: only what it gains after can show the wakes.
+      const mark = transcript && this.#store.wakes.readyCount(sessionId) > 0 ? await markOf(transcript) : null;
+      const tags = new Map<number, string>();
       if (!this.#isBusy(session, now) && !this.#inFlight.has(sessionId)) {
         const rows = this.#store.tx(() => {
           if (this.#store.wakes.readyCount(sessionId) === 0) return [];
           const turn = this.#store.sessions.nextTurn(sessionId);
-          const transcript = options.handover ? transcriptOf(session) : null;
           if (transcript) {
-            // An agent's hook takes them: delivered once the session's transcript shows them.
+            // An agent's hook takes them: delivered once the session's transcript shows their tags.
             const until = now + handoverConfirmMs();
-            const leased = this.#store.wakes.claim(sessionId, turn, until);
+            // The lease outlasts the deadline: the last look at the transcript decides, not the lease
+            // (which decides only after a restart, when the handover is no longer watched).
+            const leased = this.#store.wakes.claim(sessionId, turn, until + leaseGraceMs());
             this.#moveMonitors(leased, "deliver");
-            for (const row of leased) this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until });
+            for (const row of leased) {
+              tags.set(row.id, this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until, mark }));
+            }
             return leased;
           }
           const claimed = this.#store.wakes.claimDelivered(sessionId, turn, now, options.via);
@@ -189,7 +215,10 @@ export class Delivery {
         });
         if (rows.length > 0) {
           this.#changes.emit(sessionId);
-          return rows.map(toWakeView);
+          return rows.map((row) => {
+            const handoverTag = tags.get(row.id);
+            return handoverTag ? { ...toWakeView(row), handoverTag } : toWakeView(row);
+          });
         }
       }
       const remaining = deadline - this.#now();
@@ -260,18 +289,36 @@ export class Delivery {
 
   /**
    * Wakes an agent's hook took become delivered when the session's transcript shows their tag;
-   * never shown by the deadline, they need review (the agent may have dropped them).
+   * never shown by the deadline, they need review (the agent may have dropped them). The
+   * transcripts are read off the event loop; one look runs at a time.
    */
   #confirmHandovers(now: number): void {
-    for (const { wake, sessionId, via, shown } of this.#handovers.settle(now)) {
+    if (this.#settling || this.#handovers.size === 0) return;
+    this.#settling = true;
+    this.#handovers
+      .settle(now, this.#stopping.signal)
+      .then((settled) => {
+        if (!this.#stopped) this.#recordHandovers(settled);
+      })
+      .catch((error: unknown) => this.#log.warn(`reading transcripts failed: ${toError(error).message}`))
+      .finally(() => {
+        this.#settling = false;
+        this.#scheduler.poke();
+      });
+  }
+
+  #recordHandovers(settled: Awaited<ReturnType<Handovers["settle"]>>): void {
+    const now = this.#now();
+    for (const { wake, sessionId, via, shown, problem } of settled) {
       const row = this.#store.wakes.byIds([wake])[0];
       if (row?.state !== "delivering") continue;
+      const why = problem ? `${HANDOVER_UNSEEN}; the transcript was not read: ${problem}` : HANDOVER_UNSEEN;
       this.#store.tx(() => {
         if (shown) {
           if (this.#store.wakes.markDelivered(wake, now, via, null)) this.#moveMonitors([row], "delivered");
-        } else if (this.#store.wakes.markReview(wake, HANDOVER_UNSEEN, null)) this.#moveMonitors([row], "review");
+        } else if (this.#store.wakes.markReview(wake, why, null)) this.#moveMonitors([row], "review");
       });
-      if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${HANDOVER_UNSEEN}`);
+      if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${why}`);
       this.#changes.emit(sessionId);
     }
   }

@@ -6,7 +6,6 @@
  * names the same session.
  * Design: docs/design.md §6.
  */
-import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
@@ -15,50 +14,11 @@ import { loadExeca } from "../../base/lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapter.js";
 import { tail, turnText } from "./adapter.js";
+import { isAgentAlive, isCodexThreadOpen } from "./agent-liveness.js";
 
 type AgentAdapter = Extract<Adapter, { kind: "claude" | "codex" }>;
 
 export const DEFAULT_AGENT_TIMEOUT_SECONDS = 1800;
-
-/** Is `pid` alive and (where /proc tells) still the agent, not a recycled pid? */
-export function isAgentAlive(pid: number | undefined, agent: "claude" | "codex"): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-    return cmdline.includes(agent);
-  } catch {
-    return true; // no /proc here: the pid alone decides
-  }
-}
-
-/**
- * Is a Codex thread open? Codex holds an exclusive flock on `thread-writer-locks/<id>.lock` in its
- * home while a process writes the thread; the kernel lists held locks in /proc/locks by inode.
- */
-export function isCodexThreadOpen(codexHome: string, threadId: string): boolean {
-  let inode: number;
-  try {
-    inode = statSync(join(codexHome, "thread-writer-locks", `${threadId}.lock`)).ino;
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync("/proc/locks", "utf8")
-      .split("\n")
-      .some((line) => {
-        const fields = line.trim().split(/\s+/);
-        if (fields[1] === "->") return false; // a waiter, not a holder
-        return Number(fields[5]?.split(":")[2]) === inode;
-      });
-  } catch {
-    return true; // no /proc here: the lock file's presence is all there is to go by
-  }
-}
 
 interface Resume {
   argv: string[];
@@ -180,7 +140,8 @@ function agentAdapter(kind: AgentAdapter["kind"]): PushAdapter<AgentAdapter> {
     },
     heldBy(adapter, sessionId) {
       if (kind === "claude") {
-        return isAgentAlive(adapter.pid, "claude")
+        const configDir = adapter.configDir ?? process.env.CLAUDE_CONFIG_DIR ?? join(homedir(), ".claude");
+        return isAgentAlive(adapter.pid, "claude", { started: adapter.pidStart, configDir })
           ? `waiting for the open Claude Code session (pid ${adapter.pid}) to take it through its hooks`
           : null;
       }
