@@ -162,7 +162,10 @@ export function planCodex(
     "valid TOML with Vigil's block added",
     "Hooks or MCP servers written inline (`Stop = [...]`, `hooks = {...}`) cannot take Vigil's tables: write them as [[hooks.Stop]] / [mcp_servers.NAME] tables and run setup again",
   );
-  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock }], notes: [] };
+  // Codex records trust and projects in this file: written meanwhile, the block is planned again on it.
+  const remerge = (text: string | null) =>
+    planCodex(paths, { config: text }, launcher, vigilHome).files[0]?.after ?? null;
+  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock, remerge }], notes: [] };
 }
 
 export function codexRemovers(paths: CodexPaths): Array<[string, (text: string) => string | null]> {
