@@ -64,7 +64,7 @@ const isTable = (value: unknown): value is Table =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The config as Codex reads it; text Codex could not load is refused, naming the file and the place. */
-export function parseConfig(path: string, text: string, what: string, advice = ""): Table {
+function parseConfig(path: string, text: string, what: string, advice = ""): Table {
   try {
     return parse(text);
   } catch (error) {
