@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { parse } from "smol-toml";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { BIN, waitFor } from "../helpers/daemon.js";
 
@@ -233,6 +234,97 @@ describe("setup keeps the user's files sound", () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("Expected no [mcp_servers.vigil] outside Vigil's block");
     expect(read(config)).toBe(text);
+  });
+
+  describe("a Codex config.toml stays one Codex can load (issue 25, finding 13)", () => {
+    const config = () => join(home, ".codex", "config.toml");
+    const USER = 'model = "o4"\n';
+    const TRUST = /\[hooks\.state\.("[^"\n]*")\]\ntrusted_hash = ("sha256:[0-9a-f]{64}")\n/g;
+    const trySetup = () =>
+      execa(process.execPath, [BIN, "--home", vigilHome, "setup", "codex"], { env, reject: false });
+
+    /**
+     * Vigil's block as setup writes it into USER, and its trust tables as Codex records them itself
+     * (outside the block, with `enabled`): what a config holds after Codex's "Trust all" and
+     * `setup --remove`, or after Codex recorded them before setup ran.
+     */
+    async function codexRecordedTrust(): Promise<{ block: string; recorded: string }> {
+      mkdirSync(join(home, ".codex"), { recursive: true });
+      writeFileSync(config(), USER);
+      await setup("codex");
+      const block = (read(config()) as string).slice(`${USER}\n`.length);
+      const tables = [...block.matchAll(TRUST)];
+      expect(tables).toHaveLength(3);
+      await setup("codex", "--remove");
+      expect(read(config())).toBe(USER);
+      const recorded = tables.map(
+        ([, key, hash]) => `\n[hooks.state.${key}]\ntrusted_hash = ${hash}\nenabled = true\n`,
+      );
+      return { block, recorded: `${USER}${recorded.join("")}` };
+    }
+
+    test("trust Codex recorded outside the block for Vigil's hooks: merged, each table once, valid TOML", async () => {
+      const { recorded } = await codexRecordedTrust();
+      writeFileSync(config(), recorded);
+      const result = await trySetup();
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const text = read(config()) as string;
+      expect(text.startsWith(recorded)).toBe(true);
+      const parsed = parse(text) as { hooks: { state: Record<string, { trusted_hash: string }> }; mcp_servers: object };
+      expect(Object.keys(parsed.hooks.state)).toHaveLength(3);
+      expect(parsed.mcp_servers).toHaveProperty("vigil");
+      // A second run changes nothing; --remove gives back the file as it was.
+      await setup("codex");
+      expect(read(config())).toBe(text);
+      await setup("codex", "--remove");
+      expect(read(config())).toBe(recorded);
+    });
+
+    test("a file an earlier setup broke (Codex's tables, then the block repeating them) is mended", async () => {
+      const { block, recorded } = await codexRecordedTrust();
+      const broken = `${recorded}\n${block}`;
+      expect(() => parse(broken)).toThrow(/redefine/);
+      writeFileSync(config(), broken);
+      const result = await trySetup();
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const text = read(config()) as string;
+      expect(text.startsWith(recorded)).toBe(true);
+      expect(Object.keys((parse(text) as { hooks: { state: object } }).hooks.state)).toHaveLength(3);
+    });
+
+    test("trust Codex recorded for another hook in that place: refused naming the file and the table, file unchanged", async () => {
+      const recorded = (await codexRecordedTrust()).recorded.replace(/sha256:[0-9a-f]{8}/, "sha256:00000000");
+      writeFileSync(config(), recorded);
+      const result = await trySetup();
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`vigil: ${config()}: Expected no trust entry [hooks.state."${config()}:`);
+      expect(result.stderr).toContain("remove that table and run setup again");
+      expect(read(config())).toBe(recorded);
+    });
+
+    test.each([
+      [
+        "hooks written inline (no table can be added to them)",
+        `${USER}[hooks]\nStop = [{ hooks = [{ type = "command", command = "say done" }] }]\n`,
+        "valid TOML with Vigil's block added",
+      ],
+      [
+        "a file Codex cannot load already",
+        `${USER}[profiles.fast]\nmodel = "o4"\n[profiles.fast]\n`,
+        "valid TOML outside Vigil's block",
+      ],
+      ["a value without its closing quote", `${USER}approval_policy = "never\n`, "valid TOML outside Vigil's block"],
+    ])("%s: refused naming the file and the line, file unchanged", async (_what, text, expected) => {
+      mkdirSync(join(home, ".codex"));
+      writeFileSync(config(), text);
+      const result = await trySetup();
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`vigil: ${config()}: Expected ${expected}, got invalid TOML (`);
+      expect(result.stderr).toMatch(
+        / at line \d+, column \d+\); the file was not changed(\. Hooks .* written inline .*)?$/,
+      );
+      expect(read(config())).toBe(text);
+    });
   });
 
   test("a hook called wrongly still exits 0: exit 2 would block the agent", async () => {

@@ -8,6 +8,7 @@
  */
 import { appendFileSync, renameSync, statSync } from "node:fs";
 import { envConfig } from "./config.js";
+import { forTerminal } from "./terminal-text.js";
 
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -53,7 +54,8 @@ export function createLogger(options: {
 
   const emit = (at: number, level: Level, text: string) => {
     const line = `${new Date(at).toISOString()} ${level.toUpperCase()} ${text}\n`;
-    if (options.stderr !== false) process.stderr.write(line);
+    // `vigil serve` on a terminal: a job's escape sequences in a line are shown, not acted on.
+    if (options.stderr !== false) process.stderr.write(forTerminal(process.stderr, line));
     if (!options.file) return;
     try {
       fileBytes ??= sizeOf(options.file);

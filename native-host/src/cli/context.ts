@@ -1,6 +1,6 @@
 /**
  * What every subcommand shares: the home folder from `--home`, the session from `--session` or
- * $VIGIL_SESSION, and printing to stdout.
+ * $VIGIL_SESSION, and printing (text from outside shown safely on a terminal).
  * Design: docs/design.md §7.
  */
 import type { Command } from "commander";
@@ -10,6 +10,7 @@ import { agentOfShell, envConfig } from "../base/config.js";
 export { agentOfShell };
 
 import { resolveHome } from "../base/paths.js";
+import { exactJson, forTerminal } from "../base/terminal-text.js";
 import { parseId } from "./options.js";
 
 export const DEFAULT_SESSION = "default";
@@ -36,6 +37,20 @@ export function sessionOf(options: { session?: string }): string {
   return agentOfShell()?.id ?? DEFAULT_SESSION;
 }
 
+/**
+ * Every line the CLI prints goes through one of these three: on a terminal, control characters in
+ * the text (a job's escape sequences) are shown, not acted on (base/terminal-text.ts).
+ */
 export function print(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${forTerminal(process.stdout, text)}\n`);
+}
+
+/** JSON output: the exact value, with no raw character a terminal would act on. */
+export function printJson(value: unknown, indent: number | undefined = 2): void {
+  process.stdout.write(`${exactJson(value, indent)}\n`);
+}
+
+/** A line on stderr, shown as print shows it when stderr is a terminal. */
+export function printError(text: string): void {
+  process.stderr.write(`${forTerminal(process.stderr, text)}\n`);
 }

@@ -6,7 +6,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { relativeTimeDetailed } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
-import { homeOf, print } from "./context.js";
+import { homeOf, print, printJson } from "./context.js";
 import { parseInteger } from "./options.js";
 
 export function registerDeviceCommands(program: Command): void {
@@ -16,7 +16,7 @@ export function registerDeviceCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
       const list = await new ApiClient(homeOf(command)).call("listDevices");
-      if (options.json) return print(JSON.stringify(list, null, 2));
+      if (options.json) return printJson(list);
       if (list.length === 0) return print("no devices (add one with: vigil devices add NAME --ssh [USER@]HOST)");
       const now = Date.now();
       for (const d of list) {

@@ -8,14 +8,19 @@ import type { CheckEntry, MonitorView } from "../../../shared/schemas/views.js";
 import { STATE_LABELS } from "../../../shared/schemas/views.js";
 import { formatDuration, relativeTimeDetailed } from "../../../shared/wording.js";
 import type { ApiClient } from "../api/client.js";
+import { showControls } from "../base/terminal-text.js";
+import { printError } from "./context.js";
 import { statusLine } from "./format.js";
 import { EXIT } from "./options.js";
 
 /** How often the follower asks the daemon (and redraws the line). */
 const TICK_MS = 1000;
 
-/** Control characters in a check's output would move the cursor or break the line in place. */
-const flat = (text: string) => text.replace(/\p{Cc}+/gu, " ").trim();
+/**
+ * A check's output on the one line redrawn in place: whitespace runs (newlines, tabs, \r) become one
+ * space, every other control is shown, not acted on (an escape sequence would move the cursor).
+ */
+const flat = (text: string) => showControls(text.replace(/\s+/gu, " ").trim(), "");
 
 /**
  * The progress line: `mon-3 waiting · 1m 5s elapsed · next check in 4s · last check 2s ago: not met
@@ -79,7 +84,7 @@ export async function follow(client: ApiClient, sid: string, mid: string): Promi
   // Ctrl-C stops following, not the wait: say where it is, leave the terminal clean.
   const interrupted = () => {
     live?.clear();
-    process.stderr.write(`vigil: stopped following ${mid}; it keeps waiting (vigil show ${mid} --session ${sid})\n`);
+    printError(`vigil: stopped following ${mid}; it keeps waiting (vigil show ${mid} --session ${sid})`);
     process.exit(130);
   };
   process.once("SIGINT", interrupted);
@@ -90,7 +95,7 @@ export async function follow(client: ApiClient, sid: string, mid: string): Promi
       const view = await client.call("getMonitor", { params: { sid, mid } });
       if (ended(view)) {
         live?.clear();
-        process.stderr.write(`${statusLine(view)}\n`);
+        printError(statusLine(view));
         process.exitCode = view.ending?.reason === "met" ? EXIT.done : EXIT.failed;
         return;
       }

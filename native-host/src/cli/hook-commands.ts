@@ -22,7 +22,7 @@ import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { processStart } from "../delivery/adapters/agent-liveness.js";
-import { homeOf, print } from "./context.js";
+import { homeOf, printError, printJson } from "./context.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
 type AgentKind = keyof typeof AGENTS;
@@ -191,10 +191,9 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
       });
     }
     if (live) {
-      print(
-        JSON.stringify({
-          hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote(agent, sid) },
-        }),
+      printJson(
+        { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote(agent, sid) } },
+        undefined,
       );
     }
     return;
@@ -232,9 +231,9 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   const text = joinWakes(wakes);
   if (event === "stop") {
     blocks?.record();
-    print(JSON.stringify({ decision: "block", reason: text }));
+    printJson({ decision: "block", reason: text }, undefined);
   } else {
-    print(JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: text } }));
+    printJson({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: text } }, undefined);
   }
 }
 
@@ -250,7 +249,7 @@ export function registerHookCommands(program: Command): void {
         await run(agent as AgentKind, event as HookEvent, homeOf(command));
       } catch (error) {
         // Never break the agent's session over Vigil.
-        process.stderr.write(`vigil hook ${agent} ${event}: ${(error as Error).message}\n`);
+        printError(`vigil hook ${agent} ${event}: ${(error as Error).message}`);
         if (process.exitCode === 2) process.exitCode = 0;
       }
     });

@@ -23,7 +23,7 @@ import {
   targets,
   uninstall,
 } from "../install/install.js";
-import { homeOf, print } from "./context.js";
+import { homeOf, print, printJson } from "./context.js";
 import { usageError } from "./options.js";
 
 interface BrowserOptions {
@@ -95,7 +95,7 @@ export function registerInstallCommands(program: Command): void {
     .option("--json", "print the findings as JSON")
     .action(async (options: BrowserOptions & { json?: boolean }, command: Command) => {
       const findings = await diagnose(homeOf(command), options);
-      if (options.json) print(JSON.stringify(findings, null, 2));
+      if (options.json) printJson(findings);
       else
         for (const finding of findings)
           print(`${finding.ok ? "ok  " : "FIX "} ${finding.what}${finding.fix ? `\n     → ${finding.fix}` : ""}`);

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { CliError } from "../api/client.js";
 import { packageRoot } from "../base/paths.js";
-import { homeOf } from "./context.js";
+import { forTerminal } from "../base/terminal-text.js";
+import { homeOf, printError } from "./context.js";
 import { registerDeviceCommands } from "./device-commands.js";
 import { registerHookCommands } from "./hook-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
@@ -45,7 +46,9 @@ export function commandPath(command: Command): string {
 /** Every command's own errors read as ours: `vigil: what is wrong`, then `Try 'vigil X --help'`. */
 function configureErrors(command: Command): void {
   command
-    .configureOutput({ outputError: (text, write) => write(`vigil: ${text.replace(/^error: /, "")}`) })
+    .configureOutput({
+      outputError: (text, write) => write(forTerminal(process.stderr, `vigil: ${text.replace(/^error: /, "")}`)),
+    })
     .showHelpAfterError(`Try '${commandPath(command)} --help'`);
   for (const sub of command.commands) configureErrors(sub);
 }
@@ -83,7 +86,7 @@ export function buildProgram(): Command {
       } catch (error) {
         // A daemon that cannot start (a bad settings key, the port taken, another daemon on this
         // home) says so in one line and exits at once, so launchers and the native host can report it.
-        process.stderr.write(`vigil: ${(error as Error).message}\n`);
+        printError(`vigil: ${(error as Error).message}`);
         process.exit(1);
       }
     });
@@ -150,12 +153,12 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (error instanceof CliError) {
-      process.stderr.write(`vigil: ${error.message}\n`);
-      if (error.exitCode === EXIT.usage) process.stderr.write(`Try '${commandPath(running)} --help'\n`);
+      printError(`vigil: ${error.message}`);
+      if (error.exitCode === EXIT.usage) printError(`Try '${commandPath(running)} --help'`);
       process.exitCode = error.exitCode;
       return;
     }
-    process.stderr.write(`vigil: ${(error as Error).message ?? String(error)}\n`);
+    printError(`vigil: ${(error as Error).message ?? String(error)}`);
     process.exitCode = EXIT.failed;
   }
 }

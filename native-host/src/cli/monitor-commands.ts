@@ -9,7 +9,7 @@ import { MonitorRefSchema } from "../../../shared/schemas/ids.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
-import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
+import { homeOf, print, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { follow } from "./follow.js";
 import { monitorBlock, statusLine } from "./format.js";
 import { existingFolder, optionalSeconds, parseId, parseNumber, parseSeconds, usageError } from "./options.js";
@@ -83,7 +83,7 @@ export function registerMonitorCommands(program: Command): void {
       const views = options.all
         ? await everyMonitor(client)
         : await client.call("listMonitors", { params: { sid: sessionOf(options) } });
-      if (options.json) return print(JSON.stringify(views, null, 2));
+      if (options.json) return printJson(views);
       if (views.length === 0) return print("no monitors");
       for (const view of views) print(`${options.all ? `${view.sessionId} ` : ""}${statusLine(view)}`);
     });
@@ -97,7 +97,8 @@ export function registerMonitorCommands(program: Command): void {
       const view = await new ApiClient(homeOf(command)).call("getMonitor", {
         params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
       });
-      print(options.json ? JSON.stringify(view, null, 2) : monitorBlock(view));
+      if (options.json) return printJson(view);
+      print(monitorBlock(view));
     });
 
   program
@@ -109,7 +110,7 @@ export function registerMonitorCommands(program: Command): void {
       const events = await new ApiClient(homeOf(command)).call("monitorEvents", {
         params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
       });
-      if (options.json) return print(JSON.stringify(events, null, 2));
+      if (options.json) return printJson(events);
       if (events.length === 0) return print("no events");
       for (const event of events) print(`#${event.seq} ${event.at} ${event.text}`);
     });
@@ -123,7 +124,7 @@ export function registerMonitorCommands(program: Command): void {
       const checks = await new ApiClient(homeOf(command)).call("monitorChecks", {
         params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
       });
-      if (options.json) return print(JSON.stringify(checks, null, 2));
+      if (options.json) return printJson(checks);
       if (checks.length === 0) return print("no checks yet");
       for (const c of checks) {
         const excerpt = c.excerpt ? ` · ${c.excerpt.split("\n")[0]}` : "";
@@ -179,7 +180,8 @@ export function registerMonitorCommands(program: Command): void {
           continuation: options.continuation,
         },
       });
-      print(options.json ? JSON.stringify(view, null, 2) : view.id);
+      if (options.json) printJson(view);
+      else print(view.id);
       if (options.follow) await follow(client, sid, view.id);
     });
 
@@ -209,7 +211,8 @@ export function registerMonitorCommands(program: Command): void {
           continuation: options.continuation,
         },
       });
-      print(options.json ? JSON.stringify(view, null, 2) : view.id);
+      if (options.json) return printJson(view);
+      print(view.id);
     });
 }
 

@@ -10,7 +10,7 @@ import { checkLoadLine, overloadText } from "../../../shared/wording.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
-import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
+import { homeOf, print, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { wakeBlock } from "./format.js";
 import { optionalSeconds, parseId, parseSeconds, usageError } from "./options.js";
 
@@ -24,7 +24,7 @@ export function registerSessionCommands(program: Command): void {
       const info = readDaemonInfo(homePaths(home));
       if (!info) throw new CliError(`not running (home ${home})`);
       const status = await new ApiClient(home).call("status");
-      if (options.json) return print(JSON.stringify({ ...info, ...status, home }));
+      if (options.json) return printJson({ ...info, ...status, home }, undefined);
       print(`running · pid ${info.pid} · ${info.url} · home ${home}`);
       print(`sessions ${status.sessions} · next timer ${status.nextTimerAt ?? "none"}`);
       print(checkLoadLine(status.checks));
@@ -38,7 +38,7 @@ export function registerSessionCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
       const list = await new ApiClient(homeOf(command)).call("listSessions");
-      if (options.json) return print(JSON.stringify(list, null, 2));
+      if (options.json) return printJson(list);
       if (list.length === 0) return print("no sessions");
       for (const s of list)
         print(`${s.id}${s.label ? ` (${s.label})` : ""} · adapter ${s.adapter.kind} · since ${s.createdAt}`);
@@ -118,7 +118,7 @@ export function registerSessionCommands(program: Command): void {
         const client = new ApiClient(homeOf(command));
         if (options.all) {
           const wakes = await client.call("listWakes", { params: { sid } });
-          if (options.json) return print(JSON.stringify(wakes, null, 2));
+          if (options.json) return printJson(wakes);
           return print(wakes.length === 0 ? `no wakes for session ${sid}` : wakes.map(wakeBlock).join("\n\n"));
         }
         const until = Date.now() + total * 1000;
@@ -127,7 +127,7 @@ export function registerSessionCommands(program: Command): void {
           const wait = Math.min(300, Math.max(0, Math.ceil((until - Date.now()) / 1000)));
           wakes = (await client.call("claimWakes", { params: { sid }, query: { wait } })).wakes;
         } while (wakes.length === 0 && Date.now() < until);
-        if (options.json) return print(JSON.stringify(wakes, null, 2));
+        if (options.json) return printJson(wakes);
         if (wakes.length === 0) {
           print(`no new wakes for session ${sid}`);
           if (total > 0) process.exitCode = 1;

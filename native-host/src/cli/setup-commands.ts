@@ -69,7 +69,8 @@ function planSetup(agent: Agent, home: string): Plan {
 function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
   const restore = (path: string, without: (text: string) => string | null): PlannedFile => {
     const before = readText(path);
-    return { path, before, after: managed.restoreText(path, before, without) };
+    const after = (text: string | null) => managed.restoreText(path, text, without);
+    return { path, before, after: after(before), remerge: after };
   };
   const launcher = planLauncher(process.env, true);
   const files: PlannedFile[] = [];

@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { ApiClient } from "../api/client.js";
-import { homeOf, print } from "./context.js";
+import { homeOf, print, printJson } from "./context.js";
 import { usageError } from "./options.js";
 
 async function readStdin(): Promise<string> {
@@ -33,7 +33,7 @@ export function registerVaultCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
       const entries = await new ApiClient(homeOf(command)).call("listVault");
-      if (options.json) return print(JSON.stringify(entries, null, 2));
+      if (options.json) return printJson(entries);
       if (entries.length === 0) return print("the vault is empty");
       for (const entry of entries) {
         const uses = entry.usedBy.map((u) => `${u.sessionId}/${u.monitorId} (${u.purpose} ${u.at})`).join(", ");

@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
-import { homeOf, print, SESSION_HELP, sessionOf } from "./context.js";
+import { homeOf, print, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { parseInteger, parseNumber, usageError } from "./options.js";
 
 interface WaitpointOptions {
@@ -64,7 +64,7 @@ export function registerWaitpointCommands(program: Command): void {
       const sid = sessionOf(options);
       await ensureSession(client, sid);
       const armed = await client.call("createWaitpoint", { params: { sid }, body });
-      if (options.json) return print(JSON.stringify(armed, null, 2));
+      if (options.json) return printJson(armed);
       const lines = armed.how_to_signal as unknown as Record<string, string>;
       print(`${armed.id} armed in session ${sid} (the secret is shown only now)`);
       print(`secret: ${armed.secret}`);

@@ -166,24 +166,28 @@ export function planClaudeCode(
   launcher: string,
   vigilHome: string | null,
 ): PlannedFile[] {
-  const settings = parseJsonFile(paths.settings, current.settings);
-  const state = parseJsonFile(paths.state, current.state);
-  const wantSettings = formatJson(settingsWithHooks(settings, launcher, vigilHome), current.settings);
-  const wantState = formatJson(stateWithServer(state, launcher, vigilHome), current.state);
+  // Worked out again from the file as it is when written: Claude Code rewrites `.claude.json` all
+  // the time (startups, projects, tips), and may write either file while setup runs.
+  const settingsAfter = (text: string | null) =>
+    sameJson(text, formatJson(settingsWithHooks(parseJsonFile(paths.settings, text), launcher, vigilHome), text));
+  const stateAfter = (text: string | null) =>
+    sameJson(text, formatJson(stateWithServer(parseJsonFile(paths.state, text), launcher, vigilHome), text));
   return [
     // Unchanged meaning keeps the bytes: a second run writes nothing.
     {
       path: paths.settings,
       before: current.settings,
-      after: sameJson(current.settings, wantSettings),
+      after: settingsAfter(current.settings),
       strip: claudeRemovers.settings,
+      remerge: settingsAfter,
     },
     {
       path: paths.state,
       before: current.state,
-      after: sameJson(current.state, wantState),
+      after: stateAfter(current.state),
       mode: 0o600,
       volatile: true,
+      remerge: stateAfter,
     },
   ];
 }

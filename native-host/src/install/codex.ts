@@ -1,12 +1,14 @@
 /**
  * `vigil setup codex`: `$CODEX_HOME/config.toml` (default ~/.codex) gets one marked block holding
  * Vigil's MCP server entry and its hooks, appended after everything else so nothing of the user's
- * is rewritten; --remove cuts the block out again.
+ * is rewritten; --remove cuts the block out again. The file is parsed (smol-toml) before and after:
+ * what Codex recorded itself is merged with, and a file Codex could not load is never written.
  * Design: docs/design.md §6, §7.
  */
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { parse, TomlError } from "smol-toml";
 import { ValidationError } from "../base/errors.js";
 import { quote } from "./launcher.js";
 import type { PlannedFile } from "./managed-files.js";
@@ -57,13 +59,42 @@ export function codexHookHash(event: string, command: string, timeout = HOOK_TIM
     .digest("hex")}`;
 }
 
-/** How many `[[hooks.<Event>]]` groups the rest of the file defines (Vigil's come after them). */
-const groupsIn = (text: string, event: string) =>
-  text.split("\n").filter((line) => line.trim() === `[[hooks.${event}]]`).length;
+type Table = Record<string, unknown>;
+const isTable = (value: unknown): value is Table =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
-export function codexBlock(configPath: string, base: string, launcher: string, vigilHome: string | null): string {
+/** The config as Codex reads it; text Codex could not load is refused, naming the file and the place. */
+function parseConfig(path: string, text: string, what: string, advice = ""): Table {
+  try {
+    return parse(text);
+  } catch (error) {
+    const detail =
+      error instanceof TomlError
+        ? `${error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "")} at line ${error.line}, column ${error.column}`
+        : (error as Error).message;
+    throw new ValidationError(
+      `${path}: Expected ${what}, got invalid TOML (${detail}); the file was not changed${advice ? `. ${advice}` : ""}`,
+      { cause: error },
+    );
+  }
+}
+
+/** How many `[[hooks.<Event>]]` groups the rest of the file defines (Vigil's come after them). */
+const groupsIn = (config: Table, event: string) => {
+  const groups = isTable(config.hooks) ? config.hooks[event] : undefined;
+  return Array.isArray(groups) ? groups.length : 0;
+};
+
+/**
+ * Vigil's block. `config` is the rest of the file, parsed: a trust entry Codex already recorded
+ * there for one of Vigil's hooks (`[hooks.state."<key>"]`, written by its "Trust all") is kept and
+ * not written again (two tables of one name make the file invalid); one recorded for another hook
+ * in that place is refused, naming it.
+ */
+export function codexBlock(configPath: string, config: Table, launcher: string, vigilHome: string | null): string {
   const homeArgs = vigilHome ? ["--home", vigilHome] : [];
   const hookCommand = (name: string) => [quote(launcher), ...homeArgs.map(quote), "hook", "codex", name].join(" ");
+  const recorded = isTable(config.hooks) && isTable(config.hooks.state) ? config.hooks.state : {};
   const lines = [
     BEGIN,
     "[mcp_servers.vigil]",
@@ -81,8 +112,14 @@ export function codexBlock(configPath: string, base: string, launcher: string, v
       `command = ${toml(command)}`,
       `timeout = ${HOOK_TIMEOUT_SECONDS}`,
     );
-    const key = `${configPath}:${hook.snake}:${groupsIn(base, event)}:0`;
-    trust.push("", `[hooks.state.${toml(key)}]`, `trusted_hash = ${toml(codexHookHash(hook.snake, command))}`);
+    const key = `${configPath}:${hook.snake}:${groupsIn(config, event)}:0`;
+    const hash = codexHookHash(hook.snake, command);
+    const theirs = recorded[key];
+    if (theirs === undefined) trust.push("", `[hooks.state.${toml(key)}]`, `trusted_hash = ${toml(hash)}`);
+    else if (!isTable(theirs) || theirs.trusted_hash !== hash)
+      throw new ValidationError(
+        `${configPath}: Expected no trust entry [hooks.state.${toml(key)}] outside Vigil's block, got one for another hook (recorded by Codex for an earlier hook in that place); remove that table and run setup again. The file was not changed`,
+      );
   }
   lines.push(...trust, END);
   return `${lines.join("\n")}\n`;
@@ -107,17 +144,40 @@ export function planCodex(
 ): { files: PlannedFile[]; notes: string[] } {
   const before = current.config;
   const base = before === null ? "" : withoutBlock(before);
-  if (/^\s*\[mcp_servers\.vigil\]\s*$/m.test(base)) {
+  // The user's part must be valid; Vigil's own block is written anew (which mends a file an earlier
+  // setup broke by repeating a table Codex had recorded).
+  const config = parseConfig(paths.config, base, "valid TOML outside Vigil's block");
+  if (isTable(config.mcp_servers) && config.mcp_servers.vigil !== undefined) {
     // Two tables of one name make the whole file invalid for Codex.
     throw new ValidationError(
       `${paths.config}: Expected no [mcp_servers.vigil] outside Vigil's block, got one (from an earlier manual setup); remove that table and run setup again`,
     );
   }
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
-  const after = `${base}${separator}${codexBlock(paths.config, base, launcher, vigilHome)}`;
-  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock }], notes: [] };
+  const after = `${base}${separator}${codexBlock(paths.config, config, launcher, vigilHome)}`;
+  // Never write what Codex could not load.
+  parseConfig(
+    paths.config,
+    after,
+    "valid TOML with Vigil's block added",
+    "Hooks or MCP servers written inline (`Stop = [...]`, `hooks = {...}`) cannot take Vigil's tables: write them as [[hooks.Stop]] / [mcp_servers.NAME] tables and run setup again",
+  );
+  // Codex records trust and projects in this file: written meanwhile, the block is planned again on it.
+  const remerge = (text: string | null) =>
+    planCodex(paths, { config: text }, launcher, vigilHome).files[0]?.after ?? null;
+  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock, remerge }], notes: [] };
 }
 
 export function codexRemovers(paths: CodexPaths): Array<[string, (text: string) => string | null]> {
-  return [[paths.config, (text) => withoutBlock(text)]];
+  return [
+    [
+      paths.config,
+      (text) => {
+        // What Codex wrote into the block since could leave keys without their table once it is cut.
+        const without = withoutBlock(text);
+        parseConfig(paths.config, without, "valid TOML once Vigil's block is taken out");
+        return without;
+      },
+    ],
+  ];
 }

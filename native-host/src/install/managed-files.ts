@@ -2,7 +2,9 @@
  * Files Vigil edits that belong to someone else (an agent's settings, a shell bin dir): each edit is
  * computed as the whole new text, written atomically, and recorded with the file's original bytes,
  * so a second run changes nothing and `--remove` puts back exactly what was there — byte for byte
- * when nobody touched the file since, by taking out only Vigil's part when someone did.
+ * when nobody touched the file since, by taking out only Vigil's part when someone did. A file its
+ * program rewrote between setup's read and its write (Claude Code and `.claude.json`) is read again
+ * and Vigil's change merged into what is there now, so nothing the program wrote is lost.
  * Design: docs/design.md §7.
  */
 import { createHash } from "node:crypto";
@@ -34,7 +36,15 @@ export interface PlannedFile {
   volatile?: boolean;
   /** The text with Vigil's part taken out (what the user's own file is, when Vigil's record is stale). */
   strip?: (text: string) => string | null;
+  /**
+   * `after` worked out again from the file as it is now, for a file its program may rewrite while
+   * setup runs. Without it, a file that changed since it was read is refused rather than overwritten.
+   */
+  remerge?: (current: string | null) => string | null;
 }
+
+/** How many times a file that keeps changing under setup is read and merged again. */
+const MERGE_TRIES = 5;
 
 interface Record {
   path: string;
@@ -121,7 +131,9 @@ export class ManagedFiles {
   /** Writes the planned changes, keeping each file's original the first time Vigil changes it. */
   apply(plan: PlannedFile[]): void {
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    for (const file of changed(plan)) {
+    for (const planned of changed(plan)) {
+      const file = replaceFile(planned);
+      if (file.before === file.after) continue;
       const record = this.#read(file.path);
       // The original stays the one from before Vigil's first change, unless the file moved on since.
       const original = file.volatile
@@ -129,7 +141,6 @@ export class ManagedFiles {
         : record && record.written === sha(file.before)
           ? record.original
           : userPart(file);
-      writeAtomically(file.path, file.after, file.mode);
       writeAtomically(
         this.#recordPath(file.path),
         `${JSON.stringify({ path: file.path, original, written: sha(file.after), created: (record ? record.created : file.before === null) ?? false } satisfies Record)}\n`,
@@ -154,17 +165,45 @@ export class ManagedFiles {
   }
 }
 
-function writeAtomically(path: string, text: string | null, mode?: number): void {
-  if (text === null) {
-    rmSync(path, { force: true });
-    return;
+/**
+ * Puts `file.after` in place of `file.before`, atomically (a temporary file renamed over it, its mode
+ * kept). Just before the rename the file is read again: if its program wrote it since it was read,
+ * `remerge` works Vigil's change into the new text and the write starts over (a few tries), so the
+ * program's write is not lost. Returns what was replaced by what.
+ */
+export function replaceFile(file: PlannedFile, tries = MERGE_TRIES): PlannedFile {
+  let current = file;
+  for (let attempt = 1; ; attempt++) {
+    const path = existsSync(file.path) ? realpathSync(file.path) : file.path;
+    const tmp = current.after === null ? null : writeTemporary(path, current.after, file.mode);
+    const now = readText(path);
+    if (now === current.before) {
+      if (tmp === null) rmSync(path, { force: true });
+      else renameSync(tmp, path);
+      return current;
+    }
+    if (tmp !== null) rmSync(tmp, { force: true });
+    if (!file.remerge)
+      throw new Error(`${file.path} changed while setup was writing it; nothing was written to it: run setup again`);
+    if (attempt >= tries)
+      throw new Error(
+        `${file.path} kept changing while setup was writing it (${tries} tries); nothing was written to it: run setup again`,
+      );
+    current = { ...file, before: now, after: file.remerge(now) };
+    if (current.after === current.before) return current;
   }
-  // A symlinked config (stow, home-manager) stays a link: the file it points to is written.
-  if (existsSync(path)) path = realpathSync(path);
+}
+
+/** `text` in a new file beside `path`, with `path`'s mode (or `mode` for a new file); returns its name. */
+function writeTemporary(path: string, text: string, mode?: number): string {
   mkdirSync(dirname(path), { recursive: true });
   const keep = existsSync(path) ? statSync(path).mode & 0o777 : (mode ?? 0o644);
-  const tmp = `${path}.vigil-tmp`;
+  const tmp = `${path}.vigil-${process.pid}.tmp`;
   writeFileSync(tmp, text, { mode: keep });
   chmodSync(tmp, keep);
-  renameSync(tmp, path);
+  return tmp;
+}
+
+function writeAtomically(path: string, text: string, mode: number): void {
+  renameSync(writeTemporary(path, text, mode), path);
 }
