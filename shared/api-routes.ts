@@ -12,6 +12,7 @@ import type {
   DeviceAddSchema,
   EventPostSchema,
   MonitorCreateSchema,
+  OwnerSignalSchema,
   SessionCreateSchema,
   SessionPatchSchema,
   SignalBodySchema,
@@ -87,6 +88,11 @@ export const ROUTES = {
   getWaitpoint: { method: "GET", path: "/api/sessions/:sid/waitpoints/:wid", summary: "one waitpoint" },
   cancelWaitpoint: { method: "DELETE", path: "/api/sessions/:sid/waitpoints/:wid", summary: "cancel a waitpoint" },
   signal: { method: "POST", path: "/webhook/signal", public: true, summary: "a job signals a waitpoint" },
+  signalOwner: {
+    method: "POST",
+    path: "/api/waitpoints/:wid/signal",
+    summary: "the owner signals a waitpoint (no secret: `vigil signal --id`)",
+  },
   browserTabs: { method: "GET", path: "/api/browser/tabs", summary: "the connected browser's tabs" },
   browserObserve: { method: "POST", path: "/api/browser/observe", summary: "read one tab element now" },
   listVault: { method: "GET", path: "/api/vault", summary: "vault keys and their use" },
@@ -128,6 +134,7 @@ export interface RouteTypes {
   getWaitpoint: { body: undefined; reply: WaitpointView };
   cancelWaitpoint: { body: undefined; reply: WaitpointView };
   signal: { body: In<typeof SignalBodySchema>; reply: Record<string, unknown> };
+  signalOwner: { body: In<typeof OwnerSignalSchema>; reply: Record<string, unknown> };
   browserTabs: { body: undefined; reply: Tab[] };
   browserObserve: { body: In<typeof BrowserObserveSchema>; reply: Observation };
   listVault: { body: undefined; reply: VaultEntry[] };

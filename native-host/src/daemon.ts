@@ -1,11 +1,13 @@
 /**
  * The composition root of `vigil serve`: prepares $VIGIL_HOME, opens the store, builds every
- * service once (wireServices: none builds its peers), starts the HTTP server on 127.0.0.1, writes
- * daemon.json when ready, exits cleanly on SIGTERM/SIGINT.
+ * service once (wireServices: none builds its peers), serves the API on the owner-only socket
+ * $VIGIL_HOME/api.sock and the public routes on 127.0.0.1, writes daemon.json when ready, exits
+ * cleanly on SIGTERM, SIGINT and SIGHUP (the terminal that ran `vigil serve` closed).
  * Design: docs/design.md §1.
  */
 
 import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -98,10 +100,20 @@ export function wireServices(options: ServiceOptions) {
 
 export type Services = ReturnType<typeof wireServices>;
 
+function listenOn(server: Server, listen: (done: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    listen(() => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
 export async function runDaemon(options: { home: string; port: number }): Promise<void> {
   const paths = ensureHome(options.home);
   const previous = readDaemonInfo(paths);
-  if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(previous.url))) {
+  if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(paths))) {
     throw new Error(`A Vigil daemon already runs for ${options.home} (pid ${previous.pid}, ${previous.url})`);
   }
   let lock: { close(): void };
@@ -149,7 +161,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     dir: paths.spool,
     sweepMs: settings.waitpointSweepMs,
     log,
-    intake: (body) => waitpoints.signal(body, "spool"),
+    intake: (body) => waitpoints.signal(body, "spool", { owner: true }),
   });
   const purge = setInterval(() => {
     waitpoints.purge(Date.now());
@@ -159,18 +171,29 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   waitpoints.purge(Date.now());
 
   const env = envConfig();
-  const server = createApiServer({
-    services,
-    token,
-    limits: {
-      ...(env.VIGIL_HTTP_HEADERS_TIMEOUT_MS ? { headersTimeoutMs: env.VIGIL_HTTP_HEADERS_TIMEOUT_MS } : {}),
-      ...(env.VIGIL_HTTP_MAX_CONNECTIONS ? { maxConnections: env.VIGIL_HTTP_MAX_CONNECTIONS } : {}),
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => resolve());
-  });
+  const limits = {
+    ...(env.VIGIL_HTTP_HEADERS_TIMEOUT_MS ? { headersTimeoutMs: env.VIGIL_HTTP_HEADERS_TIMEOUT_MS } : {}),
+    ...(env.VIGIL_HTTP_MAX_CONNECTIONS ? { maxConnections: env.VIGIL_HTTP_MAX_CONNECTIONS } : {}),
+  };
+  // The owner's API: a socket in the 0700 home (a killed daemon's file is replaced; the home lock
+  // above says no live daemon holds it). Created 0600 under the umask, before anyone can connect.
+  const ownerServer = createApiServer({ services, token, limits, transport: "unix" });
+  rmSync(paths.apiSocket, { force: true });
+  const umask = process.umask(0o177);
+  try {
+    await listenOn(ownerServer, (done) => ownerServer.listen(paths.apiSocket, done));
+  } finally {
+    process.umask(umask);
+  }
+  chmodSync(paths.apiSocket, 0o600);
+  const server = createApiServer({ services, token, limits, transport: "tcp", tcpApi: settings.tcpApi });
+  try {
+    await listenOn(server, (done) => server.listen(options.port, "127.0.0.1", done));
+  } catch (error) {
+    ownerServer.close();
+    rmSync(paths.apiSocket, { force: true });
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   url = `http://127.0.0.1:${port}`;
   // Handlers before daemon.json: whoever reads it may send SIGTERM at once, and a signal with no
@@ -186,6 +209,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     engine.stop();
     delivery.stop();
     browser.close();
+    ownerServer.closeAllConnections();
+    ownerServer.close();
     server.closeAllConnections();
     server.close(async () => {
       await checkpointer.stop();
@@ -195,13 +220,14 @@ export async function runDaemon(options: { home: string; port: number }): Promis
       if (current?.pid === process.pid) {
         rmSync(paths.daemonJson, { force: true });
         rmSync(paths.browserSocket, { force: true });
+        rmSync(paths.apiSocket, { force: true });
       }
       process.exit(0);
     });
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  const info: DaemonInfo = { pid: process.pid, port, url };
+  // SIGHUP too: closing the terminal that runs `vigil serve` must not leave a stale daemon.json.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => shutdown(signal));
+  const info: DaemonInfo = { pid: process.pid, port, url, socket: paths.apiSocket };
   writeFileSync(`${paths.daemonJson}.tmp`, JSON.stringify(info), { mode: 0o600 });
   // rename is atomic: a reader sees the old file or the whole new one.
   renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);

@@ -220,3 +220,11 @@ export const SignalBodySchema = z.strictObject({
   key: z.string().min(1).max(200).optional(),
 });
 export type SignalBody = z.infer<typeof SignalBodySchema>;
+
+/**
+ * The owner's signal (POST /api/waitpoints/:wid/signal, on the owner-only socket): the id is in the
+ * path and the secret is not needed — the socket's permissions already say who is asking.
+ */
+export const OwnerSignalSchema = SignalBodySchema.omit({ id: true }).extend({
+  secret: z.string().min(1).max(256).optional(),
+});

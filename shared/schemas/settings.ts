@@ -15,5 +15,10 @@ export const SettingsSchema = z.strictObject({
     .optional(),
   waitpointSweepMs: z.number().int().min(0).max(3_600_000).optional(),
   waitpointMaxWakesPerHour: z.number().int().min(1).max(1000).optional(),
+  /**
+   * Serve the whole API on TCP too (127.0.0.1, bearer token). Off by default: same-user clients use
+   * the owner-only Unix socket, and TCP carries only /healthz and /webhook/signal.
+   */
+  tcpApi: z.boolean().optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;

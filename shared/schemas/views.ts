@@ -249,6 +249,8 @@ export interface HowToSignal {
   shell: string;
   attach_to_pid: string;
   recommended: "cli" | "shell";
+  /** Which lines need the secret (read from a 0600 file at SECRET_FILE) and how to save it there. */
+  secret_note: string;
   member_note?: string;
   heartbeat?: string;
 }

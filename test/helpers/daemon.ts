@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa, type Result } from "execa";
@@ -84,7 +85,43 @@ export class TestDaemon {
     return this.child?.pid ?? -1;
   }
 
+  /** The owner-only socket every same-user client calls. */
+  get socket(): string {
+    return join(this.home, "api.sock");
+  }
+
+  /** One request on the owner's socket, as the CLI makes it (no token). */
   async api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiReply<T>> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+      const req = request(
+        { socketPath: this.socket, method, path, headers: { "content-type": "application/json", ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            try {
+              resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+            } catch (error) {
+              reject(error);
+            }
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+
+  /** One request on the TCP port (public routes; the rest only with the tcpApi setting and the token). */
+  async tcp<T = any>(
     method: string,
     path: string,
     body?: unknown,
@@ -92,7 +129,7 @@ export class TestDaemon {
   ): Promise<ApiReply<T>> {
     const response = await fetch(`${this.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...headers },
+      headers: { "content-type": "application/json", ...headers },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await response.text();
@@ -100,9 +137,9 @@ export class TestDaemon {
   }
 
   /** Runs the real CLI binary against this daemon's home. */
-  cli(args: string[], options: { input?: string; cwd?: string } = {}): Promise<Result> {
+  cli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<Result> {
     return execa(process.execPath, [BIN, ...args], {
-      env: { ...this.env, VIGIL_HOME: this.home },
+      env: { ...this.env, ...options.env, VIGIL_HOME: this.home },
       reject: false,
       input: options.input,
       cwd: options.cwd,

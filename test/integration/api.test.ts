@@ -30,16 +30,17 @@ async function snapshot() {
 }
 
 describe("the HTTP API", () => {
-  test("healthz needs no token; everything else does", async () => {
+  test("on TCP only healthz and the signal route answer; the owner's socket serves the rest, no token needed", async () => {
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
-    const denied = await daemon.api("GET", "/api/sessions", undefined, { authorization: "Bearer wrong" });
-    expect(denied.status).toBe(401);
-    expect(denied.body.error.message).toContain("Expected Authorization: Bearer");
+    const denied = await daemon.tcp("GET", "/api/sessions", undefined, { authorization: `Bearer ${daemon.token}` });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.message).toContain("$VIGIL_HOME/api.sock");
+    expect((await daemon.api("GET", "/api/sessions")).status).toBe(200);
   });
 
   test("DNS rebinding and web pages are refused before anything else: a foreign Host, any Origin", async () => {
     const { port } = new URL(daemon.url);
-    const ask = (headers: Record<string, string>, path = "/api/status") =>
+    const ask = (headers: Record<string, string>, path = "/healthz") =>
       new Promise<{ status: number; body: any }>((resolve, reject) => {
         const req = request(
           {
@@ -67,7 +68,7 @@ describe("the HTTP API", () => {
       status: 421,
       body: { error: { code: "misdirected", message: expect.stringContaining('got "attacker.example:') } },
     });
-    expect((await ask({ host: `attacker.example:${port}` }, "/healthz")).status).toBe(421);
+    expect((await ask({ host: `attacker.example:${port}` }, "/api/status")).status).toBe(421);
     const page = await ask({ origin: "https://attacker.example" });
     expect(page).toMatchObject({
       status: 403,
@@ -207,9 +208,11 @@ describe("the HTTP API", () => {
   test("a streamed body (no content-length) that runs past 1 MB is answered 413, not cut off", async () => {
     const { request } = await import("node:http");
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${daemon.url}/api/sessions`, {
+      const req = request({
+        socketPath: daemon.socket,
+        path: "/api/sessions",
         method: "POST",
-        headers: { authorization: `Bearer ${daemon.token}`, "content-type": "application/json" },
+        headers: { "content-type": "application/json" },
       });
       req.on("response", (res) => {
         res.resume();

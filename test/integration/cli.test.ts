@@ -206,7 +206,7 @@ describe("the vigil CLI", () => {
     const result = await execa(process.execPath, [BIN, "--home", home, "ls"], { reject: false });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toBe(
-      `vigil: The Vigil daemon is not running for ${home} (no daemon.json). Start it with: vigil serve`,
+      `vigil: The Vigil daemon is not running for ${home} (no daemon socket at ${join(home, "api.sock")}). Start it with: vigil serve`,
     );
     rmSync(home, { recursive: true, force: true });
   });

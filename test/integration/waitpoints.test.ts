@@ -307,7 +307,7 @@ describe("vigil signal (the real CLI)", () => {
   const cli = (args: string[], env: Record<string, string> = {}, home = daemon.home) =>
     execa(process.execPath, [BIN, "--home", home, "signal", ...args], { env, reject: false });
 
-  test("exit codes: 0 accepted and already resolved, 1 refused, 2 usage and missing id/secret", async () => {
+  test("exit codes: 0 accepted and already resolved, 1 refused, 2 usage and missing id", async () => {
     const w = await arm();
     const none = await cli([]);
     expect(none.exitCode).toBe(2);
@@ -342,7 +342,7 @@ describe("vigil signal (the real CLI)", () => {
       own.home,
     );
     expect(spooled.exitCode).toBe(0);
-    expect(spooled.stdout).toMatch(/spooled to .*\/tmp\/signals\/\d+-\d+-[0-9a-f]{8}\.json/);
+    expect(spooled.stdout).toMatch(/spooled to .*\/tmp\/signals\/\d+-\d+-[0-9a-f]{12}\.json/);
     await own.spawn();
     const ended = await own.waitForState(w.sid, w.id, ["ready"]);
     expect(ended.lastEvent).toBe("ok: written during a restart");
@@ -391,9 +391,11 @@ describe("the seed's examples, with our names", () => {
     expect((await daemon.waitForState(w.sid, w.id, ["ready"])).lastEvent).toBe("ok: exit=0");
   });
 
-  test("curl, as pasted", async () => {
+  test("curl, as pasted, with the secret saved in a file first", async () => {
     const w = await arm();
-    expect((await sh(w.how_to_signal.curl)).stdout).toContain('"accepted":true');
+    const secretFile = join(mkdtempSync(join(tmpdir(), "vigil-secret-")), "wp.secret");
+    writeFileSync(secretFile, `${w.secret}\n`, { mode: 0o600 });
+    expect((await sh(w.how_to_signal.curl.replaceAll("SECRET_FILE", secretFile))).stdout).toContain('"accepted":true');
     expect((await daemon.waitForState(w.sid, w.id, ["ready"])).lastEvent).toBe("ok: done");
   });
 
@@ -415,42 +417,57 @@ describe("the seed's examples, with our names", () => {
     await job;
   });
 
-  test("no line puts the secret in a program's argv, which every local user can read with ps", async () => {
-    const w = await arm({ max_signals: 10, heartbeat_timeout_seconds: 2 });
-    // Shims record each program's argv, then run the real one.
+  test("no line holds the secret, and none shows it in any process's argv while it runs, under bash -c and sh -c", async () => {
+    const w = await arm({ max_signals: 24, heartbeat_timeout_seconds: 2 });
     const dir = mkdtempSync(join(tmpdir(), "vigil-argv-"));
-    const seen = join(dir, "argv.log");
-    const shim = (name: string, real: string) =>
-      writeFileSync(join(dir, name), `#!/bin/sh\nprintf '%s %s\\n' ${name} "$*" >> ${seen}\nexec ${real} "$@"\n`, {
-        mode: 0o755,
-      });
-    shim("vigil", BIN);
-    shim("curl", "/usr/bin/curl");
-    const job = execa("sleep", ["2"]);
-    const lines = [
-      w.how_to_signal.heartbeat.replaceAll("PID", String(job.pid)),
-      w.how_to_signal.cli,
-      w.how_to_signal.curl,
-      w.how_to_signal.attach_to_pid.replaceAll("PID", String(job.pid)),
-    ];
-    for (const line of lines) {
-      expect(line).toContain(w.secret); // self-contained: each line works pasted on its own
-      const run = await sh(line.replaceAll(BIN, join(dir, "vigil")), { PATH: `${dir}:${process.env.PATH}` });
-      expect(run.exitCode, run.stderr).toBe(0);
+    const secretFile = join(dir, "secret");
+    writeFileSync(secretFile, `${w.secret}\n`, { mode: 0o600 });
+    for (const [name, line] of Object.entries(w.how_to_signal)) expect(line, name).not.toContain(w.secret);
+    // Every process's argv, as another local user reads it with ps, scanned for as long as the lines run.
+    const leaks: string[] = [];
+    let scanning = true;
+    const scan = (async () => {
+      while (scanning) {
+        for (const pid of readdirSync("/proc")) {
+          if (!/^\d+$/.test(pid)) continue;
+          try {
+            const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+            if (argv.includes(w.secret)) leaks.push(argv.replaceAll("\0", " "));
+          } catch {
+            // Gone already.
+          }
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    for (const shell of ["bash", "sh"]) {
+      const job = execa("sleep", ["1"]);
+      const pid = String(job.pid);
+      const lines = [
+        w.how_to_signal.heartbeat.replaceAll("PID", pid),
+        `${w.how_to_signal.env}; ${BIN} --home ${daemon.home} signal --message env`,
+        w.how_to_signal.cli,
+        `true; ${w.how_to_signal.shell}`,
+        w.how_to_signal.curl.replaceAll("SECRET_FILE", secretFile),
+        w.how_to_signal.attach_to_pid.replaceAll("PID", pid),
+      ];
+      for (const line of lines) {
+        const run = await execa(shell, ["-c", line], { env: { VIGIL_HOME: daemon.home }, reject: false });
+        expect(run.exitCode, `${shell} -c ${line}: ${run.stderr}`).toBe(0);
+      }
+      await job;
     }
-    await job;
     const view = await waitFor(async () => {
       const v = await wp(w);
       const ok = v.signals.filter((s: any) => s.status === "ok").length;
-      return ok === 3 && v.signals.some((s: any) => s.status === "progress") ? v : null;
+      return ok === 10 && v.signals.some((s: any) => s.status === "progress") ? v : null;
     });
-    expect(view.signals.map((s: any) => s.message)).toEqual(
-      expect.arrayContaining(["exit=0", "done", `pid ${job.pid} exited`, "alive"]),
-    );
-    const argv = readFileSync(seen, "utf8");
-    expect(argv).toMatch(/^vigil .*signal --id/m);
-    expect(argv).toMatch(/^curl .*--data-binary @-/m);
-    expect(argv).not.toContain(w.secret);
+    scanning = false;
+    await scan;
+    const messages: string[] = [...new Set<string>(view.signals.map((s: any) => s.message))];
+    expect(messages.filter((m) => !/^pid \d+ exited$/.test(m)).sort()).toEqual(["alive", "done", "env", "exit=0"]);
+    expect(messages.filter((m) => /^pid \d+ exited$/.test(m))).toHaveLength(2);
+    expect(leaks).toEqual([]);
   });
 
   test("the alarm clock", async () => {

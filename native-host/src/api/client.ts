@@ -1,13 +1,14 @@
 /**
- * The one client of the daemon's HTTP API, used by the CLI, the MCP server and the native bridge.
- * It finds the daemon through `$VIGIL_HOME/daemon.json` and authenticates with `token`; every
- * request is named by its route in shared/api-routes.ts, so no caller builds a URL by hand.
+ * The one client of the daemon's HTTP API, used by the CLI, the hooks, the MCP server and the native
+ * bridge. It calls the daemon over its owner-only Unix socket ($VIGIL_HOME/api.sock): no token is
+ * sent, and nothing another user runs can stand in for the daemon (design.md §8). Every request is
+ * named by its route in shared/api-routes.ts, so no caller builds a URL by hand.
  * Design: docs/design.md §1, §7.
  */
-import { readFileSync } from "node:fs";
 import { type PathParams, pathOf, ROUTES, type RouteName, type RouteTypes } from "../../../shared/api-routes.js";
-import { readDaemonInfo } from "../base/home.js";
+import { envConfig } from "../base/config.js";
 import { homePaths } from "../base/paths.js";
+import { type SocketReply, SocketRequestError, socketRequest } from "../base/socket-request.js";
 
 /** A failure the CLI reports as one line on stderr with this exit code. */
 export class CliError extends Error {
@@ -38,21 +39,17 @@ type Args<K extends RouteName> =
       : [options: CallOptions<K>]
     : [options: CallOptions<K>];
 
+/** How long one call may take unless it long-polls (`?wait=S` adds S). */
+export const CALL_TIMEOUT_MS = 30_000;
+
 export class ApiClient {
-  readonly baseUrl: string;
-  readonly #token: string;
+  /** Where the daemon listens for its owner: $VIGIL_HOME/api.sock. */
+  readonly socketPath: string;
+  readonly #home: string;
 
   constructor(home: string) {
-    const paths = homePaths(home);
-    const info = readDaemonInfo(paths);
-    if (!info)
-      throw new CliError(`The Vigil daemon is not running for ${home} (no daemon.json). Start it with: vigil serve`);
-    this.baseUrl = info.url;
-    try {
-      this.#token = readFileSync(paths.token, "utf8").trim();
-    } catch {
-      throw new CliError(`Cannot read the API token at ${paths.token}`);
-    }
+    this.#home = home;
+    this.socketPath = homePaths(home).apiSocket;
   }
 
   /** Calls one route; a refusal becomes a CliError carrying the daemon's message. */
@@ -64,28 +61,49 @@ export class ApiClient {
       query?: Record<string, string | number | undefined>;
       signal?: AbortSignal;
     };
-    const url = `${this.baseUrl}${pathOf(route, opts.params, opts.query)}`;
-    let response: Response;
+    const wait = Number(opts.query?.wait ?? 0);
+    let reply: SocketReply;
     try {
-      response = await fetch(url, {
+      reply = await socketRequest({
+        socketPath: this.socketPath,
         method: route.method,
-        headers: { authorization: `Bearer ${this.#token}`, "content-type": "application/json" },
+        path: pathOf(route, opts.params, opts.query),
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        timeoutMs: clientTimeoutMs() + (Number.isFinite(wait) ? wait * 1000 : 0),
         signal: opts.signal,
       });
     } catch (error) {
       if (opts.signal?.aborted) throw error;
-      throw new CliError(
-        `Cannot reach the Vigil daemon at ${this.baseUrl} (${(error as Error).message}). Is it running? Start it with: vigil serve`,
-      );
+      throw unreachable(this.#home, this.socketPath, error);
     }
-    const text = await response.text();
-    const parsed = text ? (JSON.parse(text) as unknown) : undefined;
-    if (!response.ok) {
+    let parsed: unknown;
+    try {
+      parsed = reply.text ? (JSON.parse(reply.text) as unknown) : undefined;
+    } catch {
+      throw new CliError(`Expected JSON from the daemon, got ${JSON.stringify(reply.text.slice(0, 80))}`);
+    }
+    if (reply.status < 200 || reply.status > 299) {
       const message =
-        (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? `HTTP ${response.status}`;
+        (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? `HTTP ${reply.status}`;
       throw new CliError(message);
     }
     return parsed as RouteTypes[K]["reply"];
   }
+}
+
+/** The call's deadline: VIGIL_CLIENT_TIMEOUT_MS, else 30 s. */
+export function clientTimeoutMs(): number {
+  return envConfig().VIGIL_CLIENT_TIMEOUT_MS ?? CALL_TIMEOUT_MS;
+}
+
+/** "Not running" when nothing listens; otherwise what went wrong, and where to look. */
+export function unreachable(home: string, socketPath: string, error: unknown): CliError {
+  if (error instanceof SocketRequestError && error.notListening) {
+    return new CliError(
+      `The Vigil daemon is not running for ${home} (${error.message} at ${socketPath}). Start it with: vigil serve`,
+    );
+  }
+  return new CliError(
+    `The Vigil daemon for ${home} did not answer (${(error as Error).message}); see ${homePaths(home).log}`,
+  );
 }

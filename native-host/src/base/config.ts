@@ -41,6 +41,10 @@ export const EnvSchema = z.object({
   /** The HTTP API's limits on one client (tests lower them; see http/server.ts HTTP_LIMITS). */
   VIGIL_HTTP_HEADERS_TIMEOUT_MS: Whole(100),
   VIGIL_HTTP_MAX_CONNECTIONS: Whole(1, 65_535),
+  /** How long a client (CLI, hooks, MCP, the bridge) waits for one answer from the daemon (default 30000). */
+  VIGIL_CLIENT_TIMEOUT_MS: Whole(100),
+  /** `1`: the full API also on TCP with the bearer token (default: only /healthz and /webhook/signal). */
+  VIGIL_TCP_API: z.enum(["0", "1"]).optional(),
   /** `off`: command checks spawn from the daemon; a path: another vigil-spawner binary. */
   VIGIL_SPAWNER: z.string().min(1).optional(),
   /** How often a device watched with inotifywait is collected anyway (default 5000; 0: never). */
@@ -110,15 +114,20 @@ export interface ResolvedSettings {
   /** Spool sweep interval; 0 turns the sweep off (the folder watch still collects). */
   waitpointSweepMs: number;
   waitpointMaxWakesPerHour: number;
+  /** The whole API on TCP with the bearer token too (settings `tcpApi`, or VIGIL_TCP_API=1). */
+  tcpApi: boolean;
 }
 
 export const DEFAULT_SETTINGS: ResolvedSettings = {
   waitpointTtlMs: 7 * 24 * 3_600_000,
   waitpointSweepMs: 30_000,
   waitpointMaxWakesPerHour: 12,
+  tcpApi: false,
 };
 
-const ENV: Record<keyof ResolvedSettings, string> = {
+type NumericSetting = Exclude<keyof ResolvedSettings, "tcpApi">;
+
+const ENV: Record<NumericSetting, string> = {
   waitpointTtlMs: "VIGIL_WAITPOINT_TTL_MS",
   waitpointSweepMs: "VIGIL_WAITPOINT_SWEEP_MS",
   waitpointMaxWakesPerHour: "VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR",
@@ -145,7 +154,8 @@ export function loadSettings(home: string, env: NodeJS.ProcessEnv = process.env)
     fromFile = parsed.data;
   }
   const resolved = { ...DEFAULT_SETTINGS };
-  for (const key of Object.keys(ENV) as Array<keyof ResolvedSettings>) {
+  resolved.tcpApi = fromFile.tcpApi ?? parseEnv(env).VIGIL_TCP_API === "1";
+  for (const key of Object.keys(ENV) as NumericSetting[]) {
     const fileValue = fromFile[key];
     if (fileValue !== undefined) {
       resolved[key] = fileValue;

@@ -7,13 +7,17 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type HomePaths, homePaths } from "./paths.js";
+import { socketRequest } from "./socket-request.js";
 
 export const DEFAULT_PORT = 7391;
 
 export interface DaemonInfo {
   pid: number;
   port: number;
+  /** The TCP address: /healthz and /webhook/signal (the whole API only with the tcpApi setting). */
   url: string;
+  /** The owner-only Unix socket every same-user client calls (absent in files of older daemons). */
+  socket?: string;
 }
 
 export function ensureHome(home: string): HomePaths {
@@ -29,7 +33,7 @@ export function ensureHome(home: string): HomePaths {
  */
 export function tightenHome(paths: HomePaths): void {
   const folders = [paths.home, join(paths.home, "tmp"), paths.spool, join(paths.spool, "bad")];
-  const files = [paths.token, paths.daemonJson, paths.log, join(paths.home, "vault.json")];
+  const files = [paths.token, paths.daemonJson, paths.log, join(paths.home, "vault.json"), paths.apiSocket];
   for (const [list, mode] of [
     [folders, 0o700],
     [files, 0o600],
@@ -63,10 +67,14 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** A stale daemon.json (after kill -9, or a reused pid) must not count as a running daemon. */
-export async function answers(url: string): Promise<boolean> {
+/**
+ * Whether a daemon answers on this home's owner-only socket. Asked there and never on the TCP port
+ * daemon.json names: after an unclean stop another user may hold that port (design.md §8).
+ */
+export async function answers(paths: HomePaths, timeoutMs = 1000): Promise<boolean> {
   try {
-    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
+    const reply = await socketRequest({ socketPath: paths.apiSocket, method: "GET", path: "/healthz", timeoutMs });
+    return reply.status === 200;
   } catch {
     return false;
   }

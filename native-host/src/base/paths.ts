@@ -35,6 +35,8 @@ export interface HomePaths {
   spool: string;
   /** The user-only socket `vigil native-host` connects to (design.md §1). */
   browserSocket: string;
+  /** The user-only socket every same-user client (CLI, hooks, `vigil mcp`, the bridge) calls the API on (design.md §8). */
+  apiSocket: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -46,5 +48,6 @@ export function homePaths(home: string): HomePaths {
     log: join(home, "vigil.log"),
     spool: join(home, "tmp", "signals"),
     browserSocket: join(home, "browser.sock"),
+    apiSocket: join(home, "api.sock"),
   };
 }

@@ -113,7 +113,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
   );
 
   const info = readDaemonInfo(homePaths(home));
-  const running = info !== null && (await answers(info.url));
+  const running = info !== null && (await answers(homePaths(home)));
   findings.push(
     running
       ? { ok: true, what: `daemon running at ${info?.url} (home ${home})` }

@@ -1,22 +1,29 @@
 /**
- * `vigil signal`: report to a waitpoint (design.md §5). Exit 0 when accepted, already resolved or
- * spooled; 1 when refused (or unreachable with --no-spool); 2 on a usage error or a missing id or
- * secret. When the daemon cannot be reached the signal is written to the spool, atomically.
+ * `vigil signal`: report to a waitpoint (design.md §5, §8). Exit 0 when accepted, already resolved
+ * or spooled; 1 when refused (or unreachable with --no-spool); 2 on a usage error or a missing id.
+ *
+ * On this machine the owner needs no secret: the signal goes over the owner-only socket (nothing
+ * secret is in any argv or environment a job carries). It is written to the spool first and the
+ * file removed only after the daemon's answer (as Postfix's maildrop does), so a daemon that is
+ * down, busy or dies mid-request loses nothing: the file is collected when it runs, and the two
+ * copies share one idempotency key, so it is heard once. To another machine's daemon (`--url`) the
+ * secret comes from `--secret-file` (a 0600 file) or `$VIGIL_SIGNAL_SECRET`, never the command line.
  */
-import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { ROUTES } from "../../../shared/api-routes.js";
-import { CliError } from "../api/client.js";
-import { readDaemonInfo } from "../base/home.js";
+import { pathOf, ROUTES } from "../../../shared/api-routes.js";
+import { CliError, clientTimeoutMs } from "../api/client.js";
 import { homePaths } from "../base/paths.js";
+import { SocketRequestError, socketRequest } from "../base/socket-request.js";
 import { homeOf, print } from "./context.js";
 import { parseInteger, usageError } from "./options.js";
 
 interface SignalOptions {
   id?: string;
   secret?: string;
+  secretFile?: string;
   exitCode?: string;
   status?: string;
   message?: string;
@@ -42,10 +49,33 @@ async function readData(spec: string): Promise<string> {
   return spec;
 }
 
+/** The secret, when one is given: --secret-file (its first line), --secret, or $VIGIL_SIGNAL_SECRET. */
+function secretOf(options: SignalOptions, env: NodeJS.ProcessEnv): string | undefined {
+  if (options.secretFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(options.secretFile, "utf8");
+    } catch (error) {
+      throw usageError(
+        `Expected --secret-file to be a readable file, got ${options.secretFile} (${(error as Error).message})`,
+      );
+    }
+    const secret = text.split(/\r?\n/, 1)[0]?.trim() ?? "";
+    if (!secret) throw usageError(`Expected a secret on the first line of ${options.secretFile}, got an empty line`);
+    return secret;
+  }
+  return options.secret ?? (env.VIGIL_SIGNAL_SECRET || undefined);
+}
+
 export function buildSignal(options: SignalOptions, env: NodeJS.ProcessEnv): Record<string, unknown> {
   const id = options.id ?? env.VIGIL_SIGNAL_ID;
-  const secret = options.secret ?? env.VIGIL_SIGNAL_SECRET;
-  if (!id || !secret) throw usageError("Expected --id and --secret (or VIGIL_SIGNAL_ID and VIGIL_SIGNAL_SECRET)");
+  if (!id) throw usageError("Expected --id wp_… (or VIGIL_SIGNAL_ID)");
+  const secret = secretOf(options, env);
+  if (options.url !== undefined && !secret) {
+    throw usageError(
+      "Expected --secret-file FILE (or VIGIL_SIGNAL_SECRET) with --url: another daemon needs the secret",
+    );
+  }
   let status = "ok";
   let message = options.message;
   if (options.exitCode !== undefined) {
@@ -60,16 +90,47 @@ export function buildSignal(options: SignalOptions, env: NodeJS.ProcessEnv): Rec
     status = options.status;
   }
   const member = options.member ?? env.VIGIL_SIGNAL_MEMBER;
-  return { id, secret, status, ...(message !== undefined ? { message } : {}), ...(member ? { member } : {}) };
+  return {
+    id,
+    ...(secret ? { secret } : {}),
+    status,
+    ...(message !== undefined ? { message } : {}),
+    ...(member ? { member } : {}),
+  };
 }
 
-function spool(home: string, body: Record<string, unknown>): string {
+/** Writes the signal to the spool (NAME.tmp, renamed to NAME.json: atomic); returns its path and name. */
+function spool(home: string, body: Record<string, unknown>): { path: string; name: string } {
   const dir = homePaths(home).spool;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const name = `${Date.now()}-${process.pid}-${randomBytes(4).toString("hex")}`;
-  writeFileSync(join(dir, `${name}.tmp`), JSON.stringify(body), { mode: 0o600 });
-  renameSync(join(dir, `${name}.tmp`), join(dir, `${name}.json`));
-  return join(dir, `${name}.json`);
+  const name = `${Date.now()}-${process.pid}-${randomBytes(6).toString("hex")}.json`;
+  const tmp = join(dir, `${name}.tmp`);
+  writeFileSync(tmp, JSON.stringify(body), { mode: 0o600 });
+  renameSync(tmp, join(dir, name));
+  return { path: join(dir, name), name };
+}
+
+interface Answer {
+  status: number;
+  message?: string;
+}
+
+/** One request with a deadline; a thrown SocketRequestError when there was no answer. */
+async function send(target: { socketPath: string } | { origin: string }, path: string, body: unknown): Promise<Answer> {
+  const reply = await socketRequest({
+    ...target,
+    method: "POST",
+    path,
+    body: JSON.stringify(body),
+    timeoutMs: clientTimeoutMs(),
+  });
+  let message: string | undefined;
+  try {
+    message = (JSON.parse(reply.text) as { error?: { message?: string } }).error?.message;
+  } catch {
+    message = reply.text.slice(0, 200) || undefined;
+  }
+  return { status: reply.status, message };
 }
 
 export function registerSignalCommand(program: Command): void {
@@ -77,17 +138,21 @@ export function registerSignalCommand(program: Command): void {
     .command("signal")
     .description("report to a waitpoint: ok, fail or progress")
     .option("--id <wp_id>", "the waitpoint (default $VIGIL_SIGNAL_ID)")
-    .option("--secret <secret>", "its secret (default $VIGIL_SIGNAL_SECRET)")
     .option("--exit-code <n>", "status from an exit code (0 → ok, else fail), message exit=N unless --message")
     .option("--status <status>", "ok, fail or progress (overrides --exit-code; default ok)")
     .option("--message <text>", "a one-line summary shown in the wake")
     .option("--member <name>", "which member this is (default $VIGIL_SIGNAL_MEMBER)")
     .option("--data <@file|-|text>", "extra payload: a file, stdin, or the text itself; delivered as data")
-    .option("--url <url>", "the signal endpoint (default: the running daemon's /webhook/signal)")
+    .option("--url <url>", "another machine's signal endpoint (…/webhook/signal); needs the secret")
+    .option("--secret-file <file>", "the waitpoint's secret, first line of a 0600 file (for --url)")
+    .option(
+      "--secret <secret>",
+      "the secret on the command line: visible to every local user in ps; prefer --secret-file",
+    )
     .option("--no-spool", "fail instead of writing to the spool when the daemon cannot be reached")
     .action(async (options: SignalOptions, command: Command) => {
       const given = Object.entries(options).filter(([key]) => key !== "spool");
-      if (given.length === 0 && options.spool !== false) {
+      if (given.length === 0 && options.spool !== false && !process.env.VIGIL_SIGNAL_ID) {
         command.outputHelp();
         process.exitCode = 2;
         return;
@@ -95,30 +160,45 @@ export function registerSignalCommand(program: Command): void {
       const home = homeOf(command);
       const body = buildSignal(options, process.env);
       if (options.data !== undefined) body.data = await readData(options.data);
-      const url = options.url ?? (readDaemonInfo(homePaths(home))?.url ?? null)?.concat(ROUTES.signal.path);
-      const fallback = (why: string) => {
+      const url = options.url === undefined ? null : new URL(options.url);
+      // Written first, removed after the answer: whatever happens to the request, nothing is lost.
+      const spooled = options.spool === false || url !== null ? null : spool(home, body);
+      const key = spooled ? `spool:${spooled.name}` : `cli:${randomBytes(12).toString("hex")}`;
+      const keep = (why: string) => {
         if (options.spool === false) throw new CliError(`${why}; not spooled (--no-spool)`);
-        print(`${why}; spooled to ${spool(home, body)} (collected when the daemon runs)`);
+        const path = spooled?.path ?? spool(home, body).path;
+        print(`${why}; spooled to ${path} (collected when the daemon runs)`);
       };
-      if (!url) return fallback(`no Vigil daemon is running for ${home}`);
-      let response: Response;
+      const done = () => {
+        if (spooled) rmSync(spooled.path, { force: true });
+      };
+      let answer: Answer;
       try {
-        response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ ...body, key: randomUUID() }),
-          signal: AbortSignal.timeout(10_000),
-        });
+        answer = url
+          ? await send({ origin: url.origin }, url.pathname + url.search, { ...body, key })
+          : await send(
+              { socketPath: homePaths(home).apiSocket },
+              pathOf(ROUTES.signalOwner, { wid: String(body.id) }),
+              { ...body, id: undefined, key },
+            );
       } catch (error) {
-        return fallback(`cannot reach ${url} (${(error as Error).message})`);
+        if (error instanceof SocketRequestError && error.notListening && !url) {
+          return keep(`no Vigil daemon is running for ${home}`);
+        }
+        return keep(`cannot reach ${url?.href ?? "the Vigil daemon"} (${(error as Error).message})`);
       }
-      const reply = (await response.json().catch(() => ({}))) as { error?: { message?: string }; duplicate?: boolean };
-      if (response.status === 202)
-        return print(`accepted${reply.duplicate ? " (duplicate)" : ""}: ${body.id} ${body.status}`);
-      if (response.status === 410) return print(`${body.id}: ${reply.error?.message ?? "already resolved"}`);
-      if (response.status === 429 || response.status >= 500) {
-        return fallback(`the daemon answered ${response.status} (${reply.error?.message ?? "busy"})`);
+      if (answer.status === 202) {
+        done();
+        return print(`accepted: ${body.id} ${body.status}`);
       }
-      throw new CliError(`refused (${response.status}): ${reply.error?.message ?? "no reason given"}`);
+      if (answer.status === 410) {
+        done();
+        return print(`${body.id}: ${answer.message ?? "already resolved"}`);
+      }
+      if (answer.status === 429 || answer.status >= 500) {
+        return keep(`the daemon answered ${answer.status} (${answer.message ?? "busy"})`);
+      }
+      done();
+      throw new CliError(`refused (${answer.status}): ${answer.message ?? "no reason given"}`);
     });
 }

@@ -1,9 +1,10 @@
 /**
- * The ready-to-paste lines of a wait_create reply (design.md §5). With members, every line carries a
- * bare MEMBER placeholder; attach_to_pid a bare PID placeholder. The agent never composes these.
- * The secret never reaches a program's argv (which every local user can read with `ps`): the CLI
- * lines hand it over as a `VIGIL_SIGNAL_SECRET=` assignment (the process environment, readable by
- * its owner only), the curl line on stdin through the shell's builtin printf.
+ * The ready-to-paste lines of a wait_create reply (design.md §5, §8). With members, every line
+ * carries a bare MEMBER placeholder; attach_to_pid a bare PID placeholder. The agent never composes
+ * these. No line holds the secret: agents run a pasted line as `bash -c '<line>'`, whose argv every
+ * local user can read with `ps` for as long as the job runs. Lines run as the owner on this machine
+ * need none (`vigil signal --id` over the owner-only socket; a file in the 0700 spool); the curl
+ * line and a device's shell line read it from a 0600 file, SECRET_FILE, that the agent writes first.
  */
 import type { HowToSignal } from "../../../shared/schemas/views.js";
 
@@ -26,22 +27,33 @@ export interface SignalTarget {
 
 const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`);
 
+/** Where the secret goes in lines meant for another user or machine: a 0600 file's path. */
+export const SECRET_FILE = "SECRET_FILE";
+
 export function howToSignal(target: SignalTarget): HowToSignal {
   const member = target.members ? " --member MEMBER" : "";
   const memberJson = target.members ? ',"member":"MEMBER"' : "";
-  const cli = `VIGIL_SIGNAL_SECRET=${target.secret} ${target.command} signal --id ${target.id}${member}`;
+  const cli = `${target.command} signal --id ${target.id}${member}`;
+  // A fresh name from mktemp (POSIX, BSD and busybox alike) that the spool ignores until the rename.
+  const drop = (dir: string, secretJson: string, secretArg: string) =>
+    `s=$?; d=${dir}; mkdir -p "$d" && f=$(mktemp "$d/signal.XXXXXXXXXX") && ` +
+    `printf '{"id":"${target.id}"${secretJson},"status":"%s","message":"exit=%s"${memberJson}}' ` +
+    `${secretArg}"$([ $s -eq 0 ] && echo ok || echo fail)" "$s" > "$f" && mv "$f" "$f.json"`;
   const lines: HowToSignal = {
-    env: `export VIGIL_SIGNAL_ID=${target.id} VIGIL_SIGNAL_SECRET=${target.secret}${target.members ? " VIGIL_SIGNAL_MEMBER=MEMBER" : ""}`,
+    env: `export VIGIL_SIGNAL_ID=${target.id}${target.members ? " VIGIL_SIGNAL_MEMBER=MEMBER" : ""}`,
     cli: `${cli} --exit-code $?`,
     curl:
-      `printf '%s' '{"id":"${target.id}","secret":"${target.secret}","status":"ok","message":"done"${memberJson}}' | ` +
+      `{ printf '{"id":"${target.id}","secret":"'; head -n 1 ${SECRET_FILE} | tr -d '\\r\\n'; ` +
+      `printf '","status":"ok","message":"done"${memberJson}}'; } | ` +
       `curl -sS -XPOST ${target.url} -H 'content-type: application/json' --data-binary @-`,
-    shell:
-      `s=$?; d=${target.device ? '"$HOME/.vigil/tmp/signals"' : quote(target.spoolDir)}; f="$d/$(date +%s%N)-$$-$RANDOM"; mkdir -p "$d"; ` +
-      `printf '{"id":"${target.id}","secret":"${target.secret}","status":"%s","message":"exit=%s"${memberJson}}' ` +
-      `"$([ $s -eq 0 ] && echo ok || echo fail)" "$s" > "$f.tmp" && mv "$f.tmp" "$f.json"`,
+    shell: target.device
+      ? drop('"$HOME/.vigil/tmp/signals"', ',"secret":"%s"', `"$(head -n 1 ${SECRET_FILE} | tr -d '\\r\\n')" `)
+      : drop(quote(target.spoolDir), "", ""),
     attach_to_pid: `(while kill -0 PID 2>/dev/null; do sleep 5; done; ${cli} --status ok --message "pid PID exited") &`,
     recommended: target.device ? "shell" : "cli",
+    secret_note: target.device
+      ? `The shell line runs on device ${target.device} and reads the secret (shown only now) from ${SECRET_FILE}: save it there first, in a file only you can read (your file-writing tool, or type it into \`umask 077; cat > FILE\`), and put that path in place of ${SECRET_FILE} — never the secret itself on a command line, where every local user can read it with ps.`
+      : `The cli, env, shell and attach_to_pid lines run as you on this machine and need no secret. Only the curl line, for another user or machine, does: save the secret (shown only now) in a file only that user can read (your file-writing tool, or type it into \`umask 077; cat > FILE\`) and put its path in place of ${SECRET_FILE} — never the secret itself on a command line, where every local user can read it with ps.`,
   };
   if (target.heartbeatSeconds !== undefined) {
     const every = Math.max(1, Math.floor(target.heartbeatSeconds / 2));

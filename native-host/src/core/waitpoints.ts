@@ -61,7 +61,15 @@ export type SignalVerdict =
 export interface SignalOrigin {
   device?: string;
   inTx?: (outcome: SignalOutcome) => void;
+  /**
+   * The owner sent it — over the owner-only API socket, or as a file in the 0700 home's spool — so
+   * no secret is needed (one that is given is still checked). Never set for TCP or a device.
+   */
+  owner?: boolean;
 }
+
+/** A signal as it arrives: without a secret only from the owner (`SignalOrigin.owner`). */
+export type SignalInput = Omit<SignalBody, "secret"> & { secret?: string };
 
 export interface SignalOutcome {
   verdict: SignalVerdict;
@@ -184,12 +192,12 @@ export class Waitpoints {
   // ------------------------------------------------------------------ signals
 
   /** Accepts one signal (from the route, the spool or a device). The secret is the capability. */
-  signal(body: SignalBody, via: SignalVia, origin: SignalOrigin = {}): SignalOutcome {
+  signal(body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): SignalOutcome {
     const outcome = this.#budgeted(
       body,
       via,
       this.deps.store.tx(() => {
-        const result = this.#signalInTx(body, via, origin.device);
+        const result = this.#signalInTx(body, via, origin);
         origin.inTx?.(result);
         return result;
       }),
@@ -238,7 +246,7 @@ export class Waitpoints {
    * Only misses are ever limited: a correct secret is accepted whatever others sent. The log gets
    * each miss until the budget is spent, then one line per spent window rather than one per miss.
    */
-  #budgeted(body: SignalBody, via: SignalVia, outcome: SignalOutcome): SignalOutcome {
+  #budgeted(body: SignalInput, via: SignalVia, outcome: SignalOutcome): SignalOutcome {
     if (!outcome.miss) return outcome;
     const id = JSON.stringify(body.id.slice(0, 64));
     if (via === "http") {
@@ -274,11 +282,15 @@ export class Waitpoints {
     if (settled) this.deps.poke();
   }
 
-  #signalInTx(body: SignalBody, via: SignalVia, device?: string): SignalOutcome {
+  #signalInTx(body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): SignalOutcome {
     const { store, shield } = this.deps;
+    const { device } = origin;
+    // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
+    const trusted = body.secret === undefined && origin.owner === true;
+    const secret = body.secret ?? "";
     const wp = store.waitpoints.byId(body.id);
     const removed = wp ? undefined : store.waitpoints.tombstoneOf(body.id);
-    if (removed !== undefined && timingSafeEqual(hash(body.secret), Buffer.from(removed, "hex"))) {
+    if (removed !== undefined && (trusted || timingSafeEqual(hash(secret), Buffer.from(removed, "hex")))) {
       // It existed and the caller holds its secret: the owner removed the session. Gone, not a miss.
       return {
         verdict: "ended",
@@ -291,8 +303,7 @@ export class Waitpoints {
         body: { error: `Unknown waitpoint ${body.id} (never armed, or purged 3 days after it resolved)` },
         miss: true,
       };
-    const given = hash(body.secret);
-    if (!timingSafeEqual(given, Buffer.from(wp.secretHash, "hex"))) {
+    if (!trusted && !timingSafeEqual(hash(secret), Buffer.from(wp.secretHash, "hex"))) {
       return { verdict: "wrong_secret", body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
     }
     // A device's file resolves only that device's waitpoints (HTTP and the local spool: any).

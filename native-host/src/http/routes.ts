@@ -8,6 +8,7 @@ import {
   DeviceNameSchema,
   EventPostSchema,
   MonitorCreateSchema,
+  OwnerSignalSchema,
   SessionCreateSchema,
   SessionPatchSchema,
   SIGNAL_LIMITS,
@@ -23,6 +24,7 @@ import type { WaitpointView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
+import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
@@ -76,6 +78,14 @@ function param(value: string | undefined, schema: z.ZodType<string>): string {
   const parsed = schema.safeParse(value ?? "");
   if (!parsed.success) throw new HttpError(400, formatZodError(parsed.error));
   return parsed.data;
+}
+
+/** 202 for an accepted signal; a refusal in the one error shape, its code the verdict (`wrong_secret`, `ended`, …). */
+function signalReply(outcome: SignalOutcome) {
+  const status = SIGNAL_STATUS[outcome.verdict];
+  if (outcome.verdict === "accepted") return { status, body: outcome.body };
+  const { error, ...details } = outcome.body;
+  return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }) };
 }
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
@@ -253,13 +263,13 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     engine.control(record.sessionId, record.id, "cancel");
     return { status: 200, body: waitpoints.view(queries.monitor(record.sessionId, record.id)) };
   });
-  routes.on("signal", async (c) => {
-    const outcome = await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes));
-    const status = SIGNAL_STATUS[outcome.verdict];
-    if (outcome.verdict === "accepted") return { status, body: outcome.body };
-    // A refusal in the one error shape; its code is the verdict (`wrong_secret`, `ended`, …).
-    const { error, ...details } = outcome.body;
-    return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }) };
+  routes.on("signal", async (c) =>
+    signalReply(await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes))),
+  );
+  routes.on("signalOwner", async (c) => {
+    const body = await c.body(OwnerSignalSchema, SIGNAL_LIMITS.bodyBytes);
+    const id = param(c.params.wid, "waitpoint id");
+    return signalReply(waitpoints.signal({ ...body, id }, "http", { owner: true }));
   });
 
   // ---- devices (design.md §5): machines whose spool is collected over SSH

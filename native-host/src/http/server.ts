@@ -1,6 +1,10 @@
 /**
- * The HTTP API on 127.0.0.1 (design.md §7, §11): node:http with find-my-way for routing, a bearer
- * token on everything but `/healthz` and `/webhook/signal` (public routes in the table), zod on every body.
+ * The HTTP API (design.md §7, §8, §11): node:http with find-my-way for routing, zod on every body,
+ * served twice from one route table:
+ * - on the owner-only Unix socket `$VIGIL_HOME/api.sock` (0600 in the 0700 home): every route, no
+ *   token — the file's permissions are the authentication, as with ssh-agent and docker.sock;
+ * - on TCP 127.0.0.1: the public routes (`/healthz`, `/webhook/signal`) only, unless the `tcpApi`
+ *   setting opts in to the rest with the bearer token.
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -92,12 +96,24 @@ class RequestContext implements RouteContext {
   }
 }
 
+/** Which of the two listeners a server is (see the header). */
+export type Transport = "unix" | "tcp";
+
+export const TCP_API_OFF =
+  "This route is served on the owner-only Unix socket $VIGIL_HOME/api.sock (the vigil CLI uses it), not on TCP; set tcpApi: true in settings.json (or VIGIL_TCP_API=1) to serve it here with the bearer token";
+
 export function createApiServer(options: {
   services: ApiServices;
   token: string;
   limits?: Partial<HttpLimits>;
+  /** Default "tcp". */
+  transport?: Transport;
+  /** On TCP, the non-public routes too (with the token). Default false. */
+  tcpApi?: boolean;
 }): Server {
   const limits = { ...HTTP_LIMITS, ...options.limits };
+  const overSocket = options.transport === "unix";
+  const tcpApi = options.tcpApi === true;
   const { services } = options;
   const router = FindMyWay({ ignoreTrailingSlash: true });
   const registered = new Set<RouteName>();
@@ -138,7 +154,8 @@ export function createApiServer(options: {
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     // DNS rebinding and cross-site requests: Vigil's own clients send a loopback Host and no Origin.
-    if (!hostAllowed(req.headers.host)) {
+    // (No browser reaches a Unix socket; its clients send any Host.)
+    if (!overSocket && !hostAllowed(req.headers.host)) {
       throw new HttpError(
         421,
         `Expected Host 127.0.0.1:PORT or localhost:PORT, got ${JSON.stringify(req.headers.host ?? "")}`,
@@ -161,7 +178,8 @@ export function createApiServer(options: {
       throw new HttpError(405, `Expected ${allowed.join(", ")} on ${pathname}, got ${req.method}`);
     }
     const stored = found.store as Stored;
-    if (!stored.spec.public && !authorised(req)) {
+    if (!stored.spec.public && !overSocket && !tcpApi) throw new HttpError(403, TCP_API_OFF);
+    if (!stored.spec.public && !overSocket && !authorised(req)) {
       res.setHeader("www-authenticate", "Bearer");
       throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
     }
@@ -194,6 +212,7 @@ export function createApiServer(options: {
   server.on("listening", () => {
     ownHosts = null;
   });
-  server.maxConnections = limits.maxConnections;
+  // The connection budget protects the TCP side from other users; the socket has only the owner.
+  if (!overSocket) server.maxConnections = limits.maxConnections;
   return server;
 }

@@ -25,11 +25,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { SIGNAL_LIMITS, type SignalBody, SignalBodySchema } from "../../../shared/schemas/inputs.js";
+import type { z } from "zod";
+import { SIGNAL_LIMITS, SignalBodySchema } from "../../../shared/schemas/inputs.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { kindOf } from "../base/file-kind.js";
 import { type Logger, toError } from "../base/log.js";
-import type { SignalOutcome } from "../core/waitpoints.js";
+import type { SignalInput, SignalOutcome } from "../core/waitpoints.js";
 
 /** A link is refused (ELOOP), never followed; a FIFO opens at once with no writer; never a terminal. */
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
@@ -42,7 +43,8 @@ export interface SpoolOptions {
   dir: string;
   sweepMs: number;
   log: Logger;
-  intake(body: SignalBody): SignalOutcome;
+  /** A file in this 0700 spool is the owner's: its signal needs no secret (design.md §8). */
+  intake(body: SignalInput): SignalOutcome;
 }
 
 export class Spool {
@@ -94,7 +96,7 @@ export class Spool {
     }
     let outcome: SignalOutcome;
     try {
-      const parsed = parseSignalFile(read.text);
+      const parsed = parseSignalFile(read.text, OwnSpoolSignalSchema);
       if ("refused" in parsed) {
         this.#park(name, parsed.refused);
         return true;
@@ -149,8 +151,17 @@ export class Spool {
   }
 }
 
-/** A spool file's text as a signal body, or why it is refused (in words that quote none of the text). */
-export function parseSignalFile(text: string): { body: SignalBody } | { refused: string } {
+/** This machine's spool is inside the owner's 0700 home: a file there may leave out the secret. */
+const OwnSpoolSignalSchema = SignalBodySchema.extend({ secret: SignalBodySchema.shape.secret.optional() });
+
+/**
+ * A spool file's text as a signal body, or why it is refused (in words that quote none of the
+ * text). A device's files must carry their waitpoint's secret; this machine's may leave it out.
+ */
+export function parseSignalFile<S extends z.ZodType<SignalInput> = typeof SignalBodySchema>(
+  text: string,
+  schema: S = SignalBodySchema as unknown as S,
+): { body: z.infer<S> } | { refused: string } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -158,7 +169,7 @@ export function parseSignalFile(text: string): { body: SignalBody } | { refused:
     // Never the parser's message: it can quote the text.
     return { refused: `Expected a JSON signal, got text that is not valid JSON${positionOf(error)}` };
   }
-  const parsed = SignalBodySchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   return parsed.success ? { body: parsed.data } : { refused: formatZodError(parsed.error) };
 }
 
@@ -182,6 +193,11 @@ function readEntry(path: string): Read {
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) return { refused: `Expected a regular file, got ${kindOf(info)}` };
+    // Only the owner (or root) can write here; a file of anyone else's came by some other way.
+    const uid = process.getuid?.();
+    if (uid !== undefined && info.uid !== uid && info.uid !== 0) {
+      return { refused: `Expected a file owned by uid ${uid} (this daemon's user), got one owned by uid ${info.uid}` };
+    }
     // A writer renames its own new file in; a second name for a file is someone else's file.
     if (info.nlink > 1) return { refused: `Expected a file with one name, got one with ${info.nlink} hard links` };
     if (info.size > SIGNAL_LIMITS.bodyBytes) return { refused: `${TOO_BIG}, got ${info.size}` };

@@ -261,12 +261,13 @@ export const MonitorOut = z
 
 const HowToSignalOut = z
   .object({
-    env: z.string().describe("the environment lines that name the waitpoint and its secret"),
-    cli: z.string().describe("a vigil signal command line"),
-    curl: z.string().describe("a curl command line"),
+    env: z.string().describe("the environment line that names the waitpoint (no secret: you are its owner)"),
+    cli: z.string().describe("a vigil signal command line (no secret needed on this machine)"),
+    curl: z.string().describe("a curl command line for another user or machine: reads the secret from SECRET_FILE"),
     shell: z.string().describe("a shell snippet that drops a signal file (no daemon needed)"),
     attach_to_pid: z.string().describe("how to signal when an already running process exits"),
     recommended: z.enum(["cli", "shell"]).describe("which line to use"),
+    secret_note: z.string().describe("which lines need the secret and how to keep it off command lines"),
     member_note: z.string().optional().describe("how members name themselves"),
     heartbeat: z.string().optional().describe("how to send progress heartbeats"),
   })
