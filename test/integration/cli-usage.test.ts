@@ -122,7 +122,7 @@ describe("usage errors: one line saying what is wrong, where the help is, exit 2
     ],
     [["inbox", "--wait", "forever"], "Expected --wait to be a number of seconds, got forever", "vigil inbox"],
     [
-      ["signal", "--id", "wp", "--secret", "s", "--exit-code", "1.5"],
+      ["signal", "--id", "wp_0123456789ab", "--exit-code", "1.5"],
       "Expected --exit-code to be a whole number, got 1.5",
       "vigil signal",
     ],

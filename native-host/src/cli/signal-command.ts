@@ -14,11 +14,12 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import type { Command } from "commander";
 import { pathOf, ROUTES } from "../../../shared/api-routes.js";
+import { WaitpointIdSchema } from "../../../shared/schemas/ids.js";
 import { CliError, clientTimeoutMs } from "../api/client.js";
 import { homePaths } from "../base/paths.js";
 import { SocketRequestError, socketRequest } from "../base/socket-request.js";
 import { homeOf, print } from "./context.js";
-import { parseInteger, usageError } from "./options.js";
+import { parseId, parseInteger, usageError } from "./options.js";
 
 interface SignalOptions {
   id?: string;
@@ -68,8 +69,10 @@ function secretOf(options: SignalOptions, env: NodeJS.ProcessEnv): string | unde
 }
 
 export function buildSignal(options: SignalOptions, env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const id = options.id ?? env.VIGIL_SIGNAL_ID;
-  if (!id) throw usageError("Expected --id wp_… (or VIGIL_SIGNAL_ID)");
+  const raw = options.id ?? env.VIGIL_SIGNAL_ID;
+  if (!raw) throw usageError("Expected --id wp_… (or VIGIL_SIGNAL_ID)");
+  // Checked before it becomes part of a path (POST /api/waitpoints/:wid/signal).
+  const id = parseId(WaitpointIdSchema, raw, "--id");
   const secret = secretOf(options, env);
   if (options.url !== undefined && !secret) {
     throw usageError(

@@ -268,7 +268,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   );
   routes.on("signalOwner", async (c) => {
     const body = await c.body(OwnerSignalSchema, SIGNAL_LIMITS.bodyBytes);
-    const id = param(c.params.wid, "waitpoint id");
+    const id = param(c.params.wid, WaitpointIdSchema);
     return signalReply(waitpoints.signal({ ...body, id }, "http", { owner: true }));
   });
 
