@@ -19,6 +19,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  watch,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -357,6 +358,28 @@ describe("devices over SSH", () => {
     const signals = (await waitpoint(sid, w.id)).signals as Array<{ message: string; via: string }>;
     expect(signals.map((s) => [s.via, s.message])).toEqual([["device", "exit=0"]]);
     expect(await wakesOf(sid, w.id)).toHaveLength(1);
+  });
+
+  test("kill -9 at the moment a device file leaves the spool: the restarted daemon answers /healthz and the signal is there once", async () => {
+    const sid = await daemon.newSession("dev");
+    const w = await arm(sid, { device: "box", max_signals: 10 });
+    // Kill the daemon the instant the file is removed on the device (its ACT step is running).
+    const gone = new Promise<void>((resolve) => {
+      const watcher = watch(SPOOL, (_event, name) => {
+        if (name?.endsWith(".json") && !existsSync(join(SPOOL, name))) {
+          watcher.close();
+          daemon.child?.kill("SIGKILL");
+          resolve();
+        }
+      });
+    });
+    expect((await ssh.overSsh(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
+    await gone;
+    await daemon.kill9();
+    await daemon.spawn();
+    expect((await fetch(`${daemon.url}/healthz`)).ok).toBe(true);
+    await waitFor(async () => (await waitpoint(sid, w.id)).signals.length === 1, { what: "the signal, once" });
+    expect(spoolFiles()).toEqual([]);
   });
 
   test("a device whose collection hangs is in error saying so, the others keep collecting, and it recovers", async () => {
