@@ -12,8 +12,9 @@
  * either. ACT reads `rm\nNAME\n` (delete) or `bad\nNAME\nREASON\n` (park under bad/ with
  * NAME.reason), prints `+` for each name no longer in the spool or `-` for one still there, and
  * `DONE\n`. WATCH runs `inotifywait` on the spool until its stdin closes (the daemon's side went
- * away) and prints a line per `*.json` renamed into it; each line only makes the daemon collect at once, its text is
- * never read. Without `inotifywait` on the device it exits NO_INOTIFY and the daemon polls.
+ * away) and prints a line per `*.json` renamed into it; each line only makes the daemon collect
+ * (after the gap between rounds), its text is never read. Without `inotifywait` on the device it
+ * exits NO_INOTIFY and the daemon polls.
  */
 import { SIGNAL_LIMITS } from "../../../shared/schemas/inputs.js";
 
