@@ -94,6 +94,9 @@ export function wireServices(options: ServiceOptions) {
     signal: (body, via, origin) => waitpoints.signal(body, via, origin),
     controlDir: options.deviceControlDir ?? tmpdir(),
     changed: () => browser.changed(null),
+    endings,
+    changes,
+    poke: () => engine?.poke(),
   });
   return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices };
 }

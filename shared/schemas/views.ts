@@ -63,7 +63,8 @@ export interface WaitpointView {
   sessionId: string;
   label: string;
   intent: string;
-  state: "armed" | "resolved" | "failed" | "cancelled" | "expired";
+  /** `orphaned`: its device was removed (`vigil devices rm`); its monitor's ending says so (`lost`). */
+  state: "armed" | "resolved" | "failed" | "cancelled" | "expired" | "orphaned";
   monitorState: MonitorState;
   members: string[] | null;
   /** The device whose spool files signal it, or null (this machine). */

@@ -10,10 +10,23 @@
  * fixture's config (known_hosts in a temp dir) through an `ssh` wrapper first on the daemon's PATH.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  watch,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { LIST_SCRIPT, WATCH_SCRIPT } from "../../native-host/src/devices/listing.js";
 import {
   DEVICE_USER,
   descendants,
@@ -81,6 +94,9 @@ function query<T>(sql: string, ...params: unknown[]): T[] {
     db.close();
   }
 }
+
+/** The id box got when it was added (signal keys and waitpoints name it), read while the daemon is down. */
+const boxId = () => query<{ id: string }>("SELECT id FROM devices WHERE name = 'box'")[0]?.id;
 
 async function addDevice(name: string, user: string) {
   const added = await daemon.cli([
@@ -230,6 +246,29 @@ describe("devices over SSH", () => {
     expect(existsSync(join(SPOOL, "garbage.json"))).toBe(false);
   });
 
+  test("a file whose name holds a newline is left alone on the device, and the device's other files are still collected", async () => {
+    const odd = join(SPOOL, "evil\nF 2 x.json");
+    writeFileSync(odd, "{}");
+    try {
+      const sid = await daemon.newSession("dev");
+      const w = await arm(sid, { device: "box" });
+      expect((await ssh.overSsh(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
+      await daemon.waitForState(sid, w.id, ["ready", "finished"]);
+      await waitFor(() => spoolFiles().length === 1, { what: "all but the oddly named file collected" });
+      expect(spoolFiles()).toEqual(["evil\nF 2 x.json"]);
+      expect((await device("box"))?.state).toBe("connected");
+      await waitFor(
+        () =>
+          readFileSync(join(daemon.home, "vigil.log"), "utf8").includes(
+            "device box: left 1 file(s) with unusual names alone",
+          ),
+        { what: "the log saying so" },
+      );
+    } finally {
+      rmSync(odd, { force: true });
+    }
+  });
+
   test("a device file naming a local waitpoint is refused and parked; the waitpoint hears nothing", async () => {
     const sid = await daemon.newSession("dev");
     const local = await arm(sid, {});
@@ -292,7 +331,7 @@ describe("devices over SSH", () => {
     await crashAt("device-stored");
     // Died with the signal stored and the file still on the device, its removal not confirmed.
     expect(spoolFiles()).toEqual([file]);
-    expect(query("SELECT status FROM signals WHERE key = ?", `device:box:${file}`)).toEqual([{ status: "ok" }]);
+    expect(query("SELECT status FROM signals WHERE key = ?", `device:${boxId()}:${file}`)).toEqual([{ status: "ok" }]);
     expect(query("SELECT removed_at FROM device_collected WHERE name = ?", file)).toEqual([{ removed_at: null }]);
     await daemon.spawn();
     await waitFor(() => spoolFiles().length === 0, { what: "the file removed after the restart", timeoutMs: 30_000 });
@@ -311,7 +350,7 @@ describe("devices over SSH", () => {
     const { sid, w, file } = await dropWhileStopped();
     await crashAt("device-listed");
     expect(spoolFiles()).toEqual([file]);
-    expect(query("SELECT status FROM signals WHERE key = ?", `device:box:${file}`)).toEqual([]);
+    expect(query("SELECT status FROM signals WHERE key = ?", `device:${boxId()}:${file}`)).toEqual([]);
     expect(query("SELECT name FROM device_collected WHERE name = ?", file)).toEqual([]);
     await daemon.spawn();
     await waitFor(() => spoolFiles().length === 0, { what: "the file collected after the restart", timeoutMs: 30_000 });
@@ -319,6 +358,28 @@ describe("devices over SSH", () => {
     const signals = (await waitpoint(sid, w.id)).signals as Array<{ message: string; via: string }>;
     expect(signals.map((s) => [s.via, s.message])).toEqual([["device", "exit=0"]]);
     expect(await wakesOf(sid, w.id)).toHaveLength(1);
+  });
+
+  test("kill -9 at the moment a device file leaves the spool: the restarted daemon answers /healthz and the signal is there once", async () => {
+    const sid = await daemon.newSession("dev");
+    const w = await arm(sid, { device: "box", max_signals: 10 });
+    // Kill the daemon the instant the file is removed on the device (its ACT step is running).
+    const gone = new Promise<void>((resolve) => {
+      const watcher = watch(SPOOL, (_event, name) => {
+        if (name?.endsWith(".json") && !existsSync(join(SPOOL, name))) {
+          watcher.close();
+          daemon.child?.kill("SIGKILL");
+          resolve();
+        }
+      });
+    });
+    expect((await ssh.overSsh(DEVICE_USER, w.how_to_signal.shell)).exitCode).toBe(0);
+    await gone;
+    await daemon.kill9();
+    await daemon.spawn();
+    expect((await fetch(`${daemon.url}/healthz`)).ok).toBe(true);
+    await waitFor(async () => (await waitpoint(sid, w.id)).signals.length === 1, { what: "the signal, once" });
+    expect(spoolFiles()).toEqual([]);
   });
 
   test("a device whose collection hangs is in error saying so, the others keep collecting, and it recovers", async () => {
@@ -415,5 +476,67 @@ describe("devices over SSH", () => {
     await waitFor(() => processesOf(DEVICE_USER, "inotifywait").length === 0, { what: "inotifywait ended on box" });
     expect((await daemon.cli(["devices", "rm", "box"])).exitCode).toBe(1);
     expect((await daemon.cli(["devices"])).stdout).toContain("no devices");
+  });
+
+  test("vigil devices rm ends the device's waitpoints (lost); a device added again under that name cannot signal them", async () => {
+    await addDevice("box", DEVICE_USER);
+    await waitFor(async () => (await device("box"))?.collection === "inotify", { what: "box watched" });
+    const sid = await daemon.newSession("dev");
+    const old = await arm(sid, { device: "box" });
+    expect((await daemon.cli(["devices", "rm", "box"])).exitCode).toBe(0);
+    expect((await waitpoint(sid, old.id)).state).toBe("orphaned");
+    expect((await daemon.monitor(sid, old.id)).ending).toMatchObject({
+      reason: "lost",
+      detail: expect.stringContaining("its device box was removed (vigil devices rm)"),
+    });
+    await waitFor(async () => (await wakesOf(sid, old.id)).length === 1, { what: "the owner woken once" });
+
+    await addDevice("box", DEVICE_USER); // the same name, a new device
+    await waitFor(async () => (await device("box"))?.collection === "inotify", { what: "box watched again" });
+    const parked = () => readdirSync(join(SPOOL, "bad")).filter((n) => n.endsWith(".json.reason"));
+    const before = parked();
+    expect((await ssh.overSsh(DEVICE_USER, old.how_to_signal.shell)).exitCode).toBe(0);
+    const [reason] = await waitFor(
+      () => {
+        const added = parked().filter((n) => !before.includes(n));
+        return added.length > 0 ? added : null;
+      },
+      { what: "the old waitpoint's file parked" },
+    );
+    expect(readFileSync(join(SPOOL, "bad", reason as string), "utf8")).toMatch(
+      /^wrong_device: Waitpoint wp_\w+ was created for an earlier device named box, since removed, not for device box/,
+    );
+    expect((await waitpoint(sid, old.id)).signals).toEqual([]);
+    expect((await daemon.cli(["devices", "rm", "box"])).exitCode).toBe(0);
+  });
+});
+
+describe("the fixed scripts in a device's shell", () => {
+  test("WATCH prints a line only for a .json renamed into the spool: not for writes, temporary files or other names", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-watch-home-"));
+    const spool = join(home, ".vigil", "tmp", "signals");
+    mkdirSync(spool, { recursive: true });
+    const watch = spawn("sh", ["-c", WATCH_SCRIPT], { env: { PATH: process.env.PATH, HOME: home } });
+    let out = "";
+    watch.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const ended = new Promise((resolve) => watch.once("close", resolve));
+    try {
+      await waitFor(() => out.includes("Watches established."), { what: "the watch set up" });
+      const before = out.length;
+      for (let i = 0; i < 20; i++) writeFileSync(join(spool, "drop.json.tmp"), `{"n":${i}}`);
+      writeFileSync(join(spool, "written-in-place.json"), "{}");
+      execFileSync("sh", ["-c", LIST_SCRIPT], { env: { PATH: process.env.PATH, HOME: home } }); // LIST's own copy
+      renameSync(join(spool, "drop.json.tmp"), join(spool, "drop.txt"));
+      renameSync(join(spool, "drop.txt"), join(spool, "drop.json"));
+      // inotify reports in order: once the last rename's line is here, any earlier event's would be too.
+      await waitFor(() => out.length > before, { what: "a line for drop.json" });
+      expect(out.slice(before)).toBe(".\n");
+    } finally {
+      watch.stdin.end(); // the daemon's side went away: the script ends inotifywait
+      await ended;
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

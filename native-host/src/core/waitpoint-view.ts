@@ -37,7 +37,9 @@ export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): W
         ? "expired"
         : record.endingReason === "failed"
           ? "failed"
-          : "resolved";
+          : record.endingReason === "lost"
+            ? "orphaned"
+            : "resolved";
   return deps.shield.json({
     id: wp.id,
     sessionId: record.sessionId,

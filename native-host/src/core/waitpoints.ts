@@ -59,7 +59,8 @@ export type SignalVerdict =
  * that stores the signal (the collector remembers the file's name there).
  */
 export interface SignalOrigin {
-  device?: string;
+  /** The device the file came from: its id (what the waitpoint was bound to) and its name. */
+  device?: { id: string; name: string };
   inTx?: (outcome: SignalOutcome) => void;
   /**
    * The owner sent it — over the owner-only API socket, or as a file in the 0700 home's spool — so
@@ -105,7 +106,8 @@ export class Waitpoints {
     const { store, now: clock, settings } = this.deps;
     sessionOrThrow(store, sessionId);
     const device = input.device ?? null;
-    if (device !== null && !store.devices.byName(device)) {
+    const deviceId = device === null ? null : (store.devices.byName(device)?.id ?? null);
+    if (device !== null && deviceId === null) {
       const known = store.devices.all().map((d) => d.name);
       throw new ValidationError(
         `device: Unknown device "${device}"; ${known.length > 0 ? `known devices: ${known.join(", ")}` : "no devices yet (add one with vigil devices add NAME --ssh [USER@]HOST)"}`,
@@ -154,6 +156,7 @@ export class Waitpoints {
         maxSignals: source.maxSignals,
         heartbeatTimeoutMs,
         device,
+        deviceId,
       });
       // The trigger's due time doubles as the stall check.
       if (heartbeatTimeoutMs !== null) store.monitors.setNextDue(uid, now + heartbeatTimeoutMs);
@@ -306,12 +309,18 @@ export class Waitpoints {
     if (!trusted && !timingSafeEqual(hash(secret), Buffer.from(wp.secretHash, "hex"))) {
       return { verdict: "wrong_secret", body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
     }
-    // A device's file resolves only that device's waitpoints (HTTP and the local spool: any).
-    if (device !== undefined && wp.device !== device) {
-      const owner = wp.device === null ? "for this machine" : "for another device";
+    // A device's file resolves only that device's waitpoints (HTTP and the local spool: any); a
+    // device added again under the same name is another device (another id).
+    if (device !== undefined && wp.deviceId !== device.id) {
+      const owner =
+        wp.device === null
+          ? "for this machine"
+          : wp.device === device.name
+            ? `for an earlier device named ${device.name}, since removed`
+            : "for another device";
       return {
         verdict: "wrong_device",
-        body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device}` },
+        body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device.name}` },
       };
     }
     if (body.key && store.waitpoints.hasKey(wp.monitorUid, body.key))
@@ -326,7 +335,9 @@ export class Waitpoints {
           ? "cancelled"
           : record.endingReason === "timeout"
             ? "expired"
-            : "already resolved";
+            : record.endingReason === "lost"
+              ? "orphaned: its device was removed"
+              : "already resolved";
       return { verdict: "ended", body: { error: `Waitpoint ${wp.id} is ${why}`, state: why } };
     }
     if (wp.members && (!body.member || !wp.members.includes(body.member))) {

@@ -54,6 +54,7 @@ const SIGNAL_HEADLINES: Partial<Record<EndingReason | "events" | "stalled", stri
   met: "it resolved: the signals it waited for arrived",
   failed: "a job reported failure",
   timeout: "it expired before it resolved",
+  lost: "its device was removed, so no file from that device can resolve it now",
   events: "new reports arrived; it stays open as a mailbox",
 };
 

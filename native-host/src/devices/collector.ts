@@ -1,13 +1,14 @@
 /**
  * One device's collector (design.md §5): a held-open OpenSSH master connection (ControlMaster,
  * its socket in $VIGIL_HOME/tmp), reconnected with backoff when it drops, and over it collection
- * rounds (round.ts) that never overlap: a trigger during one runs another right after.
+ * rounds (round.ts) that never overlap: a trigger during one runs another after it.
  *
  * When rounds run: where the device has `inotifywait`, a second session (watcher.ts) runs it on the
  * spool and each line it prints starts a round at once, with a sweep every few seconds as a safety
- * net (VIGIL_DEVICE_SWEEP_MS); elsewhere a poll every second. A round that fails or hangs (each
- * script has EXEC_TIMEOUT_MS) puts the device in `error` saying what went wrong, until a round
- * succeeds again.
+ * net (VIGIL_DEVICE_SWEEP_MS); elsewhere a poll every second. However often it is triggered, a
+ * round starts at least ROUND_GAP_MS (200 ms) after the previous one ended (round-gap.ts). A round
+ * that fails or hangs (each script has EXEC_TIMEOUT_MS) puts the device in `error` saying what went
+ * wrong, until a round succeeds again.
  *
  * ssh always gets BatchMode=yes (never a prompt) and StrictHostKeyChecking=yes (an unknown or
  * changed host key is an error on the device, never accepted): the host must be in known_hosts.
@@ -21,10 +22,11 @@ import { toError } from "../base/log.js";
 import type { DeviceRow, DeviceState } from "../store/devices.js";
 import { remoteCommand, WATCH_SCRIPT } from "./listing.js";
 import { collectRound, type RoundDeps } from "./round.js";
+import { roundDelay } from "./round-gap.js";
 import { EXEC_TIMEOUT_MS, lastLine, runSsh, sshOptions, sshTarget } from "./ssh.js";
 import { type SpoolWatch, watchSpool } from "./watcher.js";
 
-export interface CollectorDeps extends Omit<RoundDeps, "device" | "exec"> {
+export interface CollectorDeps extends Omit<RoundDeps, "device" | "deviceId" | "exec"> {
   /** Where the master's control socket lives ($VIGIL_HOME/tmp). */
   controlDir: string;
   /** The ssh program (default `ssh` on PATH: the user's own client, config and keys). */
@@ -67,6 +69,7 @@ export class Collector {
   #noInotify = false;
   #busy = false;
   #again = false;
+  #lastRoundEnd: number | null = null;
   #stopped = false;
   #failures = 0;
   #watchFailures = 0;
@@ -121,9 +124,9 @@ export class Collector {
   #setState(state: DeviceState, lastError: string | null): void {
     if (this.#stopped || (state === this.#state && lastError === null)) return;
     const current = this.deps.store.devices.byName(this.#name);
-    if (!current) return;
+    if (current?.id !== this.device.id) return; // removed (and perhaps added again: another device)
     const error = lastError ?? current.lastError;
-    this.deps.store.devices.setState(this.#name, state, error);
+    this.deps.store.devices.setState(this.device.id, state, error);
     this.#state = state;
     if (current.state !== state || current.lastError !== error) this.deps.changed?.();
   }
@@ -246,15 +249,17 @@ export class Collector {
     if (had && !this.#stopped) this.deps.changed?.();
   }
 
-  /** A round now, or right after the one running. */
+  /** A round now, or once the gap after the last one (round-gap.ts) has passed, or after the one running. */
   #kick(): void {
     if (this.#stopped || !this.#connected) return;
     if (this.#busy) this.#again = true;
     else this.#schedule(0);
   }
 
-  #schedule(delayMs: number): void {
+  /** The next round in `wantedInMs`, never sooner than ROUND_GAP_MS after the last one ended. */
+  #schedule(wantedInMs: number): void {
     if (this.#roundTimer) clearTimeout(this.#roundTimer);
+    const delayMs = roundDelay(this.#lastRoundEnd, performance.now(), wantedInMs);
     this.#roundTimer = setTimeout(() => {
       this.#roundTimer = null;
       void this.#round();
@@ -277,6 +282,7 @@ export class Collector {
       }
     } finally {
       this.#busy = false;
+      this.#lastRoundEnd = performance.now();
     }
     // A dropped master reconnects by itself (its exit handler); a live one goes on.
     if (this.#stopped || this.#master !== master || !this.#connected) return;
@@ -290,6 +296,7 @@ export class Collector {
     const acted = await collectRound({
       ...this.deps,
       device: this.#name,
+      deviceId: this.device.id,
       exec: (doing, script, input) => this.#exec(doing, script, input),
     });
     if (acted > 0) this.deps.changed?.(); // files collected: the panel's counts moved

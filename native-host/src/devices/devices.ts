@@ -2,14 +2,28 @@
  * The devices registry (design.md §5): add, list and remove the machines whose spool Vigil collects
  * over SSH, each with its own collector (collector.ts) while the daemon runs; hourly, the names of
  * collected files confirmed removed more than DEVICE_COLLECTED_RETENTION_MS ago are forgotten.
+ * Each device gets an id when it is added, and its waitpoints are bound to that id: removing a
+ * device ends its armed waitpoints (`lost`, core/device-waitpoints.ts), and a device added again
+ * under the same name is another device.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { DeviceAdd } from "../../../shared/schemas/inputs.js";
 import type { DeviceView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
+import type { Changes } from "../core/changes.js";
+import { endDeviceWaitpointsInTx } from "../core/device-waitpoints.js";
+import type { EndingDeps } from "../core/endings.js";
 import type { DeviceRow } from "../store/devices.js";
 import { type Collection, Collector, type CollectorDeps } from "./collector.js";
+
+export interface DevicesDeps extends CollectorDeps {
+  /** Ending a removed device's waitpoints: the one ending path, the sessions told, the scheduler poked. */
+  endings: EndingDeps;
+  changes: Changes;
+  poke: () => void;
+}
 
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -31,18 +45,29 @@ export class Devices {
   #running = false;
   #prune: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: CollectorDeps) {}
+  constructor(private readonly deps: DevicesDeps) {}
 
-  /** Opens a connection to every device (the daemon calls this once it serves). */
+  /**
+   * Opens a connection to every device (the daemon calls this once it serves; each connects in the
+   * background) and ends the waitpoints of devices removed before they were bound to a device id.
+   */
   start(): void {
     this.#running = true;
-    for (const device of this.deps.store.devices.all()) {
-      this.deps.store.devices.setState(device.name, "offline", device.lastError);
+    const { store } = this.deps;
+    this.endOrphanedWaitpoints();
+    for (const device of store.devices.all()) {
+      store.devices.setState(device.id, "offline", device.lastError);
       this.#open(device);
     }
     this.prune();
     this.#prune = setInterval(() => this.prune(), PRUNE_EVERY_MS);
     this.#prune.unref();
+  }
+
+  /** Ends armed waitpoints whose device is gone (removed before waitpoints were bound to a device id). */
+  endOrphanedWaitpoints(): void {
+    const orphans = this.deps.store.devices.orphanedWaitpoints();
+    this.#endWaitpoints(orphans, "its device was removed (vigil devices rm); no file from there can resolve it now");
   }
 
   /** Forgets collected names whose files the devices confirmed removed long enough ago. */
@@ -68,6 +93,7 @@ export class Devices {
       throw new ValidationError(`identity: Expected an existing key file, got ${input.identity} (no such file)`);
     const at = input.ssh.lastIndexOf("@");
     store.devices.insert({
+      id: `dev_${randomBytes(8).toString("hex")}`,
       name: input.name,
       user: at === -1 ? null : input.ssh.slice(0, at),
       host: input.ssh.slice(at + 1),
@@ -81,14 +107,32 @@ export class Devices {
     return deviceView(device);
   }
 
-  /** Closes its connection at once and forgets it (its waitpoints keep their device's name). */
+  /** Closes its connection at once, forgets it, and ends its armed waitpoints (`lost`). */
   remove(name: string): void {
+    const { store } = this.deps;
     const collector = this.#collectors.get(name);
-    if (!this.deps.store.devices.byName(name)) throw new NotFoundError(`No device named ${name}`);
+    const device = store.devices.byName(name);
+    if (!device) throw new NotFoundError(`No device named ${name}`);
     collector?.stop();
     this.#collectors.delete(name);
-    this.deps.store.devices.delete(name);
+    this.#endWaitpoints(
+      store.devices.armedWaitpoints(device.id),
+      `its device ${name} was removed (vigil devices rm); no file from there can resolve it now`,
+      () => store.devices.delete(name),
+    );
     this.deps.changed?.();
+  }
+
+  /** Ends these waitpoints in one transaction (with `alsoInTx`); tells their sessions and the scheduler. */
+  #endWaitpoints(uids: number[], detail: string, alsoInTx?: () => void): void {
+    const { store, endings, now } = this.deps;
+    if (uids.length === 0 && !alsoInTx) return;
+    const sessions = store.tx(() => {
+      alsoInTx?.();
+      return endDeviceWaitpointsInTx(endings, uids, detail, now());
+    });
+    for (const session of sessions) this.deps.changes.emit(session);
+    if (sessions.length > 0) this.deps.poke();
   }
 
   #open(device: DeviceRow): void {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
@@ -64,4 +64,23 @@ test("an answer to ACT that is cut short or out of frame is an error, never a co
   expect(() => parseActed(Buffer.from("+\n+\nDONE\n"), 1)).toThrow(/did not finish/);
   expect(() => parseActed(Buffer.from("ok\nDONE\n"), 1)).toThrow(/out of frame/);
   expect(parseActed(Buffer.from("DONE\n"), 0)).toEqual([]);
+});
+
+test("LIST skips unsafe names on the device (a newline, a leading dash, a space) and still frames every other file", () => {
+  onDevice(LIST_SCRIPT);
+  writeFileSync(join(spool(), "evil\nF 2 x.json"), "{}");
+  writeFileSync(join(spool(), "-rf.json"), "{}");
+  writeFileSync(join(spool(), "two words.json"), "{}");
+  writeFileSync(join(spool(), `${"a".repeat(202)}.json`), "{}");
+  writeFileSync(join(spool(), "good.json"), '{"id":"wp_1"}');
+  const { entries, unsafe } = parseListing(onDevice(LIST_SCRIPT));
+  expect(unsafe).toBe(4);
+  expect(entries.map((e) => [e.kind, e.name, e.kind === "file" ? e.bytes.toString() : e.reason])).toEqual([
+    ["file", "good.json", '{"id":"wp_1"}'],
+  ]);
+  expect(readdirSync(join(spool(), ".."))).toEqual(["signals"]); // its copy of each file is gone
+});
+
+test("an empty spool lists nothing and nothing unsafe", () => {
+  expect(parseListing(onDevice(LIST_SCRIPT))).toEqual({ entries: [], unsafe: 0 });
 });

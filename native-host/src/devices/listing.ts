@@ -6,11 +6,15 @@
  *
  * LIST prints, for each complete `*.json` of `~/.vigil/tmp/signals` (at most 100 a round):
  * `F <bytes> <name>\n<content>\n` for a regular file of at most 64 KB, else `S <why> <name>\n`;
- * then `END\n`. ACT reads `rm\nNAME\n` (delete) or `bad\nNAME\nREASON\n` (park under bad/ with
+ * then `S UNSAFE:<count> -\n` when it skipped names (any name SAFE_NAME refuses, such as one holding
+ * a newline, is counted on the device and never printed, so no name can break the frame), then
+ * `END\n`. It frames a copy of each file (in `~/.vigil/tmp`), so a file written meanwhile cannot
+ * either. ACT reads `rm\nNAME\n` (delete) or `bad\nNAME\nREASON\n` (park under bad/ with
  * NAME.reason), prints `+` for each name no longer in the spool or `-` for one still there, and
  * `DONE\n`. WATCH runs `inotifywait` on the spool until its stdin closes (the daemon's side went
- * away) and prints a line per change; each line only makes the daemon collect at once, its text is
- * never read. Without `inotifywait` on the device it exits NO_INOTIFY and the daemon polls.
+ * away) and prints a line per `*.json` renamed into it; each line only makes the daemon collect
+ * (after the gap between rounds), its text is never read. Without `inotifywait` on the device it
+ * exits NO_INOTIFY and the daemon polls.
  */
 import { SIGNAL_LIMITS } from "../../../shared/schemas/inputs.js";
 
@@ -20,20 +24,33 @@ export const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,200}\.json$/;
 const SPOOL = 'd="$HOME/.vigil/tmp/signals"; mkdir -p "$d/bad" && cd "$d" || exit 3';
 
 export const LIST_SCRIPT = `${SPOOL}
+LC_ALL=C; export LC_ALL
+t="$d/../.vigil-list.$$"
+trap "rm -f -- \\"\\$t\\"" EXIT
 i=0
+u=0
 for f in *.json; do
+  [ -e "$f" ] || [ -L "$f" ] || continue
+  case "$f" in
+    [!A-Za-z0-9_]* | *[!A-Za-z0-9._-]*) u=$((u + 1)); continue ;;
+  esac
+  if [ "\${#f}" -gt 206 ]; then u=$((u + 1)); continue; fi
   if [ -L "$f" ]; then printf "S LINK %s\\n" "$f"; continue; fi
-  [ -e "$f" ] || continue
   if [ ! -f "$f" ]; then printf "S NOTFILE %s\\n" "$f"; continue; fi
   n=$(wc -c < "$f") || continue
   n=$((n + 0))
   if [ "$n" -gt ${SIGNAL_LIMITS.bodyBytes} ]; then printf "S BIG:%s %s\\n" "$n" "$f"; continue; fi
+  cat -- "$f" > "$t" || continue
+  n=$(wc -c < "$t") || continue
+  n=$((n + 0))
+  if [ "$n" -gt ${SIGNAL_LIMITS.bodyBytes} ]; then printf "S BIG:%s %s\\n" "$n" "$f"; continue; fi
   printf "F %s %s\\n" "$n" "$f"
-  cat -- "$f"
+  cat -- "$t"
   printf "\\n"
   i=$((i + 1))
   [ "$i" -ge 100 ] && break
 done
+[ "$u" -gt 0 ] && printf "S UNSAFE:%s -\\n" "$u"
 printf "END\\n"`;
 
 export const ACT_SCRIPT = `${SPOOL}
@@ -50,6 +67,10 @@ printf "DONE\\n"`;
 export const NO_INOTIFY = 4;
 
 /*
+ * Only a file renamed into the spool counts (`moved_to`, and with `--include`, inotify-tools 3.20+,
+ * only names ending in `.json`): the shell line writes `NAME.json.tmp` and renames it, so writes,
+ * temporary files and the daemon's own removals start no round. An older inotifywait without
+ * `--include` reports every rename; the collector's gap between rounds (collector.ts) bounds those.
  * Not `-q`: inotifywait's own "Watches established." is then a line too, so a round runs once the
  * watch is in place and nothing dropped before it is left for the sweep. A background job's stdin
  * is /dev/null in sh, so the script's stdin (the SSH channel) is kept on fd 3 for the `cat` that
@@ -58,7 +79,9 @@ export const NO_INOTIFY = 4;
 export const WATCH_SCRIPT = `command -v inotifywait >/dev/null 2>&1 || exit ${NO_INOTIFY}
 ${SPOOL}
 exec 3<&0
-inotifywait -m -e moved_to -e close_write --format . . </dev/null 2>&1 3<&- &
+set -- -m -e moved_to --format .
+case "$(inotifywait --help 2>&1)" in *--include*) set -- "$@" --include "[.]json$" ;; esac
+inotifywait "$@" . </dev/null 2>&1 3<&- &
 w=$!
 { cat <&3 >/dev/null; kill "$w"; } >/dev/null 2>&1 &
 c=$!
@@ -110,6 +133,11 @@ export function parseListing(out: Buffer): { entries: Entry[]; unsafe: number } 
       at = end + 1;
       if (SAFE_NAME.test(name)) entries.push({ kind: "file", name, bytes });
       else unsafe += 1;
+      continue;
+    }
+    const skipped = /^UNSAFE:(\d{1,9})$/.exec(field);
+    if (skipped) {
+      unsafe += Number(skipped[1]);
       continue;
     }
     const big = /^BIG:(\d+)$/.exec(field);

@@ -21,6 +21,8 @@ export interface RoundDeps {
   signal: (body: SignalBody, via: SignalVia, origin: SignalOrigin) => SignalOutcome;
   /** The device's name. */
   device: string;
+  /** The device's id (made when it was added): what its waitpoints are bound to. */
+  deviceId: string;
   /** Runs a fixed script on the device: its stdout, or an error saying what it was `doing`. */
   exec: (doing: string, script: string, input: string) => Promise<Buffer>;
 }
@@ -56,18 +58,18 @@ export async function collectRound(deps: RoundDeps): Promise<number> {
     const left = gone.filter((isGone) => !isGone).length;
     if (left > 0) throw new Error(`${left} file(s) could not be removed from the device's spool (its permissions?)`);
   }
-  store.devices.setCollectedAt(device, now());
+  store.devices.setCollectedAt(deps.deviceId, now());
   return actions.length;
 }
 
 /** Stores one file's signal (or finds it already stored): what to do with the file on the device. */
 function take(deps: RoundDeps, name: string, bytes: Buffer): { action: Action; isNew: boolean } {
-  const { store, now, device } = deps;
+  const { store, now, device, deviceId } = deps;
   if (store.devices.isCollected(device, name)) return { action: { op: "rm", name }, isNew: false };
   const parsed = parseSignalFile(bytes.toString("utf8"));
   if ("refused" in parsed) return { action: { op: "bad", name, reason: parsed.refused }, isNew: false };
-  const outcome = deps.signal({ ...parsed.body, key: `device:${device}:${name}` }, "device", {
-    device,
+  const outcome = deps.signal({ ...parsed.body, key: `device:${deviceId}:${name}` }, "device", {
+    device: { id: deviceId, name: device },
     inTx: (result) => {
       if (isTaken(result)) store.devices.markCollected(device, name, now());
     },

@@ -299,7 +299,9 @@ export const WaitpointOut = z
     sessionId: Session,
     label: z.string().describe("its label"),
     intent: z.string().describe("its intent"),
-    state: z.enum(["armed", "resolved", "failed", "cancelled", "expired"]).describe("its state"),
+    state: z
+      .enum(["armed", "resolved", "failed", "cancelled", "expired", "orphaned"])
+      .describe("its state (orphaned: its device was removed)"),
     monitorState: z.enum(MONITOR_STATES).describe("its monitor's state"),
     members: z.array(z.string()).nullable().describe("its member names, or null"),
     device: z.string().nullable().describe("the device whose spool files signal it, or null (this machine)"),

@@ -8,7 +8,15 @@ let store: Store;
 
 function withDevice(): Store {
   store = Store.open(":memory:");
-  store.devices.insert({ name: "gpu1", user: null, host: "gpu1.lab", port: null, identity: null, createdAt: T0 });
+  store.devices.insert({
+    id: "dev_0123456789abcdef",
+    name: "gpu1",
+    user: null,
+    host: "gpu1.lab",
+    port: null,
+    identity: null,
+    createdAt: T0,
+  });
   store.tx(() => {
     for (const name of ["old.json", "recent.json", "unconfirmed.json"]) store.devices.markCollected("gpu1", name, T0);
   });

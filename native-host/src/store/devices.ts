@@ -13,6 +13,8 @@ export const DEVICE_COLLECTED_RETENTION_MS = 7 * 24 * 3_600_000;
 export type DeviceState = "connected" | "offline" | "error";
 
 export interface DeviceRow {
+  /** Made when the device is added (dev_ + 16 hex); a device added again under the same name gets a new one. */
+  id: string;
   name: string;
   user: string | null;
   host: string;
@@ -26,6 +28,7 @@ export interface DeviceRow {
 }
 
 interface RawDevice {
+  id: string;
   name: string;
   user: string | null;
   host: string;
@@ -39,6 +42,7 @@ interface RawDevice {
 }
 
 const toDevice = (raw: RawDevice): DeviceRow => ({
+  id: raw.id,
   name: raw.name,
   user: raw.user,
   host: raw.host,
@@ -63,19 +67,21 @@ export class DevicesTable {
   readonly #countCollected;
   readonly #markRemoved;
   readonly #prune;
+  readonly #armedWaitpoints;
+  readonly #orphanedWaitpoints;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
-      `INSERT INTO devices (name, user, host, port, identity, created_at)
-       VALUES (@name, @user, @host, @port, @identity, @createdAt)`,
+      `INSERT INTO devices (id, name, user, host, port, identity, created_at)
+       VALUES (@id, @name, @user, @host, @port, @identity, @createdAt)`,
     );
     this.#byName = db.prepare<[string], RawDevice>("SELECT * FROM devices WHERE name = ?");
     this.#all = db.prepare<[], RawDevice>("SELECT * FROM devices ORDER BY name");
     this.#delete = db.prepare<[string]>("DELETE FROM devices WHERE name = ?");
     this.#setState = db.prepare<[DeviceState, string | null, string]>(
-      "UPDATE devices SET state = ?, last_error = ? WHERE name = ?",
+      "UPDATE devices SET state = ?, last_error = ? WHERE id = ?",
     );
-    this.#collectedAt = db.prepare<[number, string]>("UPDATE devices SET last_collected_at = ? WHERE name = ?");
+    this.#collectedAt = db.prepare<[number, string]>("UPDATE devices SET last_collected_at = ? WHERE id = ?");
     this.#isCollected = db.prepare<[string, string], { one: number }>(
       "SELECT 1 AS one FROM device_collected WHERE device = ? AND name = ?",
     );
@@ -89,9 +95,18 @@ export class DevicesTable {
       "UPDATE device_collected SET removed_at = ? WHERE device = ? AND name = ?",
     );
     this.#prune = db.prepare<[number]>("DELETE FROM device_collected WHERE removed_at IS NOT NULL AND removed_at < ?");
+    this.#armedWaitpoints = db.prepare<[string], { uid: number }>(
+      `SELECT w.monitor_uid AS uid FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid
+       WHERE w.device_id = ? AND m.ending_at IS NULL`,
+    );
+    this.#orphanedWaitpoints = db.prepare<[], { uid: number }>(
+      `SELECT w.monitor_uid AS uid FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid
+       WHERE w.device IS NOT NULL AND m.ending_at IS NULL
+         AND (w.device_id IS NULL OR NOT EXISTS (SELECT 1 FROM devices d WHERE d.id = w.device_id))`,
+    );
   }
 
-  insert(row: Pick<DeviceRow, "name" | "user" | "host" | "port" | "identity" | "createdAt">): void {
+  insert(row: Pick<DeviceRow, "id" | "name" | "user" | "host" | "port" | "identity" | "createdAt">): void {
     this.#insert.run(row);
   }
 
@@ -109,12 +124,23 @@ export class DevicesTable {
     return this.#delete.run(name).changes > 0;
   }
 
-  setState(name: string, state: DeviceState, lastError: string | null): void {
-    this.#setState.run(state, lastError, name);
+  /** By id: a collector of a device since removed (and perhaps added again) changes nothing. */
+  setState(id: string, state: DeviceState, lastError: string | null): void {
+    this.#setState.run(state, lastError, id);
   }
 
-  setCollectedAt(name: string, at: number): void {
-    this.#collectedAt.run(at, name);
+  setCollectedAt(id: string, at: number): void {
+    this.#collectedAt.run(at, id);
+  }
+
+  /** The monitor uids of the armed waitpoints created for the device with this id. */
+  armedWaitpoints(id: string): number[] {
+    return this.#armedWaitpoints.all(id).map((row) => row.uid);
+  }
+
+  /** Armed device waitpoints whose device is gone (removed before its waitpoints were bound to its id). */
+  orphanedWaitpoints(): number[] {
+    return this.#orphanedWaitpoints.all().map((row) => row.uid);
   }
 
   isCollected(device: string, file: string): boolean {

@@ -18,6 +18,8 @@ export interface WaitpointRow {
   stallNotifiedFor: number | null;
   /** The device whose spool files may signal it (null: local); HTTP and the local spool always may. */
   device: string | null;
+  /** That device's id when the waitpoint was armed: only files of that very device count. */
+  deviceId: string | null;
 }
 
 export interface SignalRow {
@@ -44,6 +46,7 @@ interface RawWaitpoint {
   heartbeat_timeout_ms: number | null;
   stall_notified_for: number | null;
   device: string | null;
+  device_id: string | null;
 }
 
 interface RawSignal {
@@ -68,6 +71,7 @@ const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
   heartbeatTimeoutMs: raw.heartbeat_timeout_ms,
   stallNotifiedFor: raw.stall_notified_for,
   device: raw.device,
+  deviceId: raw.device_id,
 });
 
 const toSignal = (raw: RawSignal): SignalRow => ({
@@ -109,8 +113,8 @@ export class WaitpointsTable {
     );
     this.#pruneTombstones = db.prepare<[number]>("DELETE FROM waitpoint_tombstones WHERE removed_at < ?");
     this.#insert = db.prepare(
-      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms, device)
-       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals, @heartbeatTimeoutMs, @device)`,
+      `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms, device, device_id)
+       VALUES (@monitorUid, @id, @secretHash, @members, @quorum, @failFast, @maxSignals, @heartbeatTimeoutMs, @device, @deviceId)`,
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
