@@ -12,6 +12,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -73,8 +74,17 @@ async function arm(sid: string, body: Record<string, unknown>) {
     ...body,
   });
   expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return reply.body as { id: string; secret: string; how_to_signal: Record<string, string> };
+  const armed = reply.body as { id: string; secret: string; how_to_signal: Record<string, string> };
+  // The shell line reads the secret from a file the agent saved first (never from the command text):
+  // here one file both device users can read.
+  const secretFile = join(SECRETS, armed.id);
+  writeFileSync(secretFile, `${armed.secret}\n`, { mode: 0o644 });
+  armed.how_to_signal.shell = (armed.how_to_signal.shell as string).replaceAll("SECRET_FILE", secretFile);
+  return armed;
 }
+
+const SECRETS = mkdtempSync(join(tmpdir(), "vigil-device-secrets-"));
+chmodSync(SECRETS, 0o755);
 
 const waitpoint = async (sid: string, id: string) =>
   (await daemon.api("GET", `/api/sessions/${sid}/waitpoints/${id}`)).body;
