@@ -20,8 +20,8 @@ import type { WakeView } from "../../../shared/schemas/views.js";
 import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
+import { processStart } from "../base/process-start.js";
 import { ensureDaemon } from "../daemon-launch.js";
-import { processStart } from "../delivery/adapters/agent-liveness.js";
 import { homeOf, printError, printJson } from "./context.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;

@@ -9,18 +9,9 @@
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { processStart } from "../../base/process-start.js";
 
-/** A process's start time, in clock ticks since boot (/proc/<pid>/stat field 22), or null. */
-export function processStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) is in parentheses and may hold spaces: count from its end.
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-    return start && /^\d+$/.test(start) ? start : null;
-  } catch {
-    return null;
-  }
-}
+export { processStart };
 
 /** Claude Code's own record of a live process: `<config>/sessions/<pid>.json`, its `procStart`. */
 function claudeRecordedStart(configDir: string, pid: number): string | null {

@@ -4,10 +4,10 @@
  */
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { silentLogger } from "../base/log.js";
-import { wireServices } from "../daemon.js";
-import { loadMigrations, migrate } from "../store/db.js";
-import { Store } from "../store/store.js";
+import { silentLogger } from "../../native-host/src/base/log.js";
+import { wireServices } from "../../native-host/src/daemon.js";
+import { loadMigrations, migrate } from "../../native-host/src/store/db.js";
+import { Store } from "../../native-host/src/store/store.js";
 
 let store: Store;
 let services: ReturnType<typeof wireServices>;
