@@ -2,6 +2,7 @@
 // CPU/RSS readings from /proc. Benchmarks print figures; they never pass or fail.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -75,14 +76,29 @@ export class Daemon {
     return this.child.pid;
   }
 
-  async api(method, path, body) {
-    const response = await fetch(`${this.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+  /** One request on the owner-only socket, as the CLI makes it (no token). */
+  api(method, path, body) {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        {
+          socketPath: join(this.home, "api.sock"),
+          method,
+          path,
+          headers: { host: "localhost", "content-type": "application/json" },
+        },
+        (res) => {
+          const chunks = [];
+          res.on("data", (chunk) => chunks.push(chunk));
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            resolve({ status: res.statusCode, body: text ? JSON.parse(text) : undefined });
+          });
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
     });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
   async kill(signal = "SIGTERM") {

@@ -29,7 +29,7 @@ export const homeOf = (user) => `/home/${user}`;
 export const spoolOf = (user) => join(homeOf(user), ".vigil", "tmp", "signals");
 
 /** What PLAIN_USER's PATH holds: a POSIX shell and the tools the fixed scripts and the shell line use. */
-const PLAIN_TOOLS = ["sh", "cat", "wc", "rm", "mv", "date", "sleep", "ls"];
+const PLAIN_TOOLS = ["sh", "cat", "wc", "rm", "mv", "date", "sleep", "ls", "mktemp", "head", "tr"];
 
 function hasUser(name) {
   try {

@@ -27,12 +27,9 @@ async function shutdown(d: TestDaemon): Promise<void> {
 
 /** A request that must be answered within 2 s (a frozen daemon accepts and never answers). */
 async function get(d: TestDaemon, path: string): Promise<any> {
-  const reply = await fetch(`${d.url}${path}`, {
-    headers: { authorization: `Bearer ${d.token}` },
-    signal: AbortSignal.timeout(2000),
-  });
+  const reply = await d.api("GET", path, undefined, {}, 2000);
   expect(reply.status).toBe(200);
-  return reply.json();
+  return reply.body;
 }
 
 /** A Claude Code session whose transcript is `transcript`, with one ready wake. */

@@ -53,18 +53,14 @@ async function holdings(sid: string): Promise<{ session: number; monitors: Array
 
 /** A request sent exactly as written (fetch would resolve `..` and `%2e%2e` itself). */
 function raw(method: string, path: string): Promise<{ status: number; body: { error?: { message: string } } }> {
-  const { hostname, port } = new URL(daemon.url);
   return new Promise((resolve, reject) => {
-    const req = request(
-      { method, host: hostname, port, path, headers: { authorization: `Bearer ${daemon.token}` } },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      },
-    );
+    const req = request({ method, socketPath: daemon.socket, path }, (res) => {
+      let text = "";
+      res.on("data", (chunk) => {
+        text += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
     req.on("error", reject);
     req.end();
   });

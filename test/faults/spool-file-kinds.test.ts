@@ -57,11 +57,8 @@ async function healthy(d: TestDaemon = daemon): Promise<boolean> {
 
 const waitHealthy = (d: TestDaemon = daemon) => waitFor(() => healthy(d), { timeoutMs: 10_000, what: "/healthz" });
 async function signals(): Promise<number> {
-  const reply = await fetch(`${daemon.url}/api/sessions/${wp.sid}/waitpoints/${wp.id}`, {
-    headers: { authorization: `Bearer ${daemon.token}` },
-    signal: AbortSignal.timeout(2000),
-  });
-  return ((await reply.json()) as { signals: unknown[] }).signals.length;
+  const reply = await daemon.api(`GET`, `/api/sessions/${wp.sid}/waitpoints/${wp.id}`, undefined, {}, 2000);
+  return (reply.body as { signals: unknown[] }).signals.length;
 }
 
 /** Made as NAME.tmp and renamed in, as a writer does. */

@@ -90,12 +90,13 @@ export class TestDaemon {
     return join(this.home, "api.sock");
   }
 
-  /** One request on the owner's socket, as the CLI makes it (no token). */
+  /** One request on the owner's socket, as the CLI makes it (no token); it fails after `timeoutMs`. */
   async api<T = any>(
     method: string,
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
+    timeoutMs = 30_000,
   ): Promise<ApiReply<T>> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
@@ -115,6 +116,7 @@ export class TestDaemon {
           res.on("error", reject);
         },
       );
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
       req.on("error", reject);
       req.end(payload);
     });

@@ -16,7 +16,7 @@ const store = Store.open(":memory:");
 const services = wireServices({ store, log: silentLogger });
 services.delivery.stop();
 const TOKEN = "t".repeat(32);
-const server = createApiServer({ services, token: TOKEN });
+const server = createApiServer({ services, token: TOKEN, tcpApi: true });
 const url = await new Promise<string>((resolve) =>
   server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
 );
@@ -115,4 +115,27 @@ test("no client of the daemon builds an /api/ path by hand", () => {
     }
   }
   expect(offenders).toEqual([]);
+});
+
+test("TCP without tcpApi serves the public routes only: every other route is 403 naming the socket, token or not", async () => {
+  const publicOnly = createApiServer({ services, token: TOKEN });
+  const base = await new Promise<string>((resolve) =>
+    publicOnly.listen(0, "127.0.0.1", () =>
+      resolve(`http://127.0.0.1:${(publicOnly.address() as { port: number }).port}`),
+    ),
+  );
+  try {
+    for (const name of Object.keys(ROUTES) as RouteName[]) {
+      const spec = ROUTES[name];
+      const path = pathOf(spec, { sid: "nope", mid: "mon-1", wid: "wp_000000000000", key: "K", name: "nope" });
+      const reply = await fetch(`${base}${path}`, { method: spec.method, headers: auth });
+      if ("public" in spec) expect(reply.status, name).not.toBe(403);
+      else {
+        expect(reply.status, name).toBe(403);
+        expect(((await reply.json()) as { error: { message: string } }).error.message).toContain("api.sock");
+      }
+    }
+  } finally {
+    publicOnly.close();
+  }
 });

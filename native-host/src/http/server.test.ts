@@ -16,7 +16,7 @@ const services = wireServices({ store, log: silentLogger });
 services.delivery.stop();
 const TOKEN = "t".repeat(32);
 const auth = { authorization: `Bearer ${TOKEN}` };
-const server = createApiServer({ services, token: TOKEN });
+const server = createApiServer({ services, token: TOKEN, tcpApi: true });
 const listen = () =>
   new Promise<number>((resolve) =>
     server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),

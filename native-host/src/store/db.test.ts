@@ -102,11 +102,18 @@ test("migrating a populated database keeps every row, index, trigger and referen
   const indexes = namesOf(db, "index");
   const triggers = namesOf(db, "trigger");
 
-  expect(migrate(db, migrations)).toEqual(migrations.filter((m) => m.version > 10).map((m) => m.version));
+  // 0011 and 0012 rebuild tables: every row comes through them unchanged (later migrations add columns).
+  expect(
+    migrate(
+      db,
+      migrations.filter((m) => m.version <= 12),
+    ),
+  ).toEqual([11, 12]);
   expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
   const after = rowsOf(db);
   delete after.sqlite_sequence;
   expect(after).toEqual(before);
+  expect(migrate(db, migrations)).toEqual(migrations.filter((m) => m.version > 12).map((m) => m.version));
   expect(namesOf(db, "index")).toEqual(expect.arrayContaining(indexes));
   expect(namesOf(db, "trigger")).toEqual(triggers);
   expect(db.pragma("foreign_key_check")).toEqual([]);
