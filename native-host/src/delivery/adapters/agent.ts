@@ -104,9 +104,9 @@ async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: Ab
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killProcessGroup(subprocess.pid);
+    killProcessGroup(subprocess);
   }, timeoutMs);
-  const abort = () => killProcessGroup(subprocess.pid);
+  const abort = () => killProcessGroup(subprocess);
   signal.addEventListener("abort", abort, { once: true });
   const result = await subprocess;
   clearTimeout(timer);

@@ -51,9 +51,9 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
-        killProcessGroup(subprocess.pid);
+        killProcessGroup(subprocess);
       }, this.timeoutMs(adapter));
-      const abort = () => killProcessGroup(subprocess.pid);
+      const abort = () => killProcessGroup(subprocess);
       context.signal.addEventListener("abort", abort, { once: true });
       const result = await subprocess;
       clearTimeout(timer);
