@@ -103,6 +103,9 @@ export function unreachable(home: string, socketPath: string, error: unknown): C
       `The Vigil daemon is not running for ${home} (${error.message} at ${socketPath}). Start it with: vigil serve`,
     );
   }
+  if (error instanceof SocketRequestError && error.forbidden) {
+    return new CliError(`Cannot connect to the Vigil daemon's socket ${socketPath}: ${error.message}`);
+  }
   return new CliError(
     `The Vigil daemon for ${home} did not answer (${(error as Error).message}); see ${homePaths(home).log}`,
   );

@@ -37,10 +37,14 @@ export class SocketRequestError extends Error {
     message: string,
     /** ENOENT/ECONNREFUSED: nothing listens there (no daemon, or it died). */
     readonly notListening: boolean,
-    options?: { cause?: unknown },
+    options: { cause?: unknown; forbidden?: boolean } = {},
   ) {
-    super(message, options);
+    super(message, { cause: options.cause });
+    this.forbidden = options.forbidden === true;
   }
+
+  /** EPERM/EACCES: something here may not connect (another user's socket, a sandbox). */
+  readonly forbidden: boolean;
 }
 
 export function socketRequest(options: SocketRequest): Promise<SocketReply> {
@@ -95,20 +99,23 @@ export function socketRequest(options: SocketRequest): Promise<SocketReply> {
   });
 }
 
+/** What each connection error means to the person reading it. */
+const MEANING: Record<string, string> = {
+  ENOENT: "no daemon socket",
+  ECONNREFUSED: "nothing listens on the socket",
+  EACCES: "permission denied: the socket belongs to another user",
+  EPERM: "not permitted: a sandbox or security policy forbids connecting to it (EPERM)",
+  ECONNRESET: "the daemon closed the connection without answering",
+  EPIPE: "the daemon closed the connection without answering",
+};
+
 function failure(error: Error): SocketRequestError {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = (error as NodeJS.ErrnoException).code ?? "";
   const notListening = code === "ENOENT" || code === "ECONNREFUSED";
   const what =
-    code === "ENOENT" && (error as NodeJS.ErrnoException).syscall === "connect"
-      ? "no daemon socket"
-      : code === "ECONNREFUSED"
-        ? "nothing listens on the socket"
-        : code === "EACCES"
-          ? "the socket belongs to another user"
-          : code === "ECONNRESET" || code === "EPIPE" || error.message === "socket hang up"
-            ? "the daemon closed the connection without answering"
-            : error.message;
-  return new SocketRequestError(what, notListening, { cause: error });
+    MEANING[code] ??
+    (error.message === "socket hang up" ? "the daemon closed the connection without answering" : error.message);
+  return new SocketRequestError(what, notListening, { cause: error, forbidden: code === "EPERM" || code === "EACCES" });
 }
 
 function toError(reason: unknown): Error | null {
