@@ -10,7 +10,7 @@ import { ApiClient } from "../api/client.js";
 import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
 import { homePaths, packageRoot } from "../base/paths.js";
-import { claudeFindings, codexFindings } from "../install/agent-doctor.js";
+import { agentPathFindings, claudeFindings, codexFindings } from "../install/agent-doctor.js";
 import {
   checkLauncher,
   checkManifest,
@@ -139,7 +139,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
   const firefox = relevant.some((target) => target.browser === "firefox");
   if (relevant.some((target) => target.browser !== "firefox") || !firefox) findings.push(checkBuiltExtension());
   if (firefox) findings.push(checkFirefoxExtension(), FIREFOX_SITES);
-  findings.push(...claudeFindings(), ...codexFindings());
+  findings.push(...claudeFindings(), ...codexFindings(), ...(await agentPathFindings()));
   if (running) {
     try {
       const status = await new ApiClient(home).call("status");

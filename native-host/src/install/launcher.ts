@@ -1,12 +1,14 @@
 /**
- * Making `vigil` callable by name from an agent's shell: when `vigil` on PATH is this checkout
- * already, nothing is written; else a two-line launcher goes in ~/.local/bin (the XDG user bin dir).
+ * Making `vigil` callable by name from an agent's shell: when `vigil` on the user's own PATH is this
+ * checkout already, nothing is written; else a two-line launcher goes in ~/.local/bin (the XDG user
+ * bin dir). The entries npm adds for one command (`npx vigil setup …` runs with npx's temporary
+ * `~/.npm/_npx/<hash>/node_modules/.bin` first on PATH) are not the user's: they never count.
  * Hooks and MCP entries name the launcher by its absolute path, so they never depend on PATH or cwd.
  * Design: docs/design.md §7.
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, join, relative, sep } from "node:path";
 import { packageRoot } from "../base/paths.js";
 import type { PlannedFile } from "./managed-files.js";
 import { readText } from "./managed-files.js";
@@ -36,10 +38,32 @@ const realpath = (path: string) => {
   }
 };
 
-/** Where `vigil` resolves on PATH now, if it is this checkout's bin. */
+const isInside = (dir: string, parent: string) => {
+  const path = relative(parent, dir);
+  return path === "" || (!path.startsWith("..") && !path.startsWith(sep));
+};
+
+/**
+ * A PATH entry npm puts there for one command only (npx, `npm exec`, `npm run`): anything in npm's
+ * cache (`_npx/<hash>/node_modules/.bin`), a project's `node_modules/.bin`, npm's own helper dirs.
+ * A `vigil` found there is gone once that command ends, or when the agent's shell is elsewhere.
+ */
+export function isTemporaryPathEntry(dir: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const parts = dir.split(sep);
+  if (parts.includes("_npx") || parts.includes("node_modules")) return true;
+  const caches = [env.npm_config_cache, join(homedir(), ".npm")].filter((path): path is string => Boolean(path));
+  return caches.some((cache) => isInside(dir, cache));
+}
+
+/** The user's own PATH entries: PATH without npm's temporary ones. */
+export function userPathEntries(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && !isTemporaryPathEntry(dir, env));
+}
+
+/** Where `vigil` resolves on the user's own PATH now, if it is this checkout's bin. */
 function onPathAlready(env: NodeJS.ProcessEnv): string | null {
   const bin = realpath(vigilBin());
-  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+  for (const dir of userPathEntries(env)) {
     const candidate = join(dir, "vigil");
     if (bin !== null && realpath(candidate) === bin) return candidate;
   }
@@ -63,7 +87,7 @@ export function planLauncher(env: NodeJS.ProcessEnv = process.env, remove = fals
     // Someone else's file of that name: leave it, and point the hooks at this checkout's bin.
     return { path: vigilBin(), file: null, note: `${path} is not Vigil's launcher; hooks run ${vigilBin()}` };
   }
-  const dirs = (env.PATH ?? "").split(delimiter);
+  const dirs = userPathEntries(env);
   const onPath = dirs.includes(join(homedir(), ".local", "bin"));
   return {
     path,

@@ -1,0 +1,20 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { isTemporaryPathEntry, userPathEntries } from "./launcher.js";
+
+test("npm's per-command PATH entries are not the user's; the user's own are", () => {
+  const env = { npm_config_cache: "/var/cache/npm", PATH: "" };
+  for (const dir of [
+    join(homedir(), ".npm", "_npx", "556c119dfcb36933", "node_modules", ".bin"),
+    "/var/cache/npm/_npx/1/node_modules/.bin",
+    "/work/project/node_modules/.bin",
+    "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin",
+  ])
+    expect(isTemporaryPathEntry(dir, env), dir).toBe(true);
+  for (const dir of [join(homedir(), ".local", "bin"), "/usr/local/bin", "/home/u/.nvm/versions/node/v20/bin"])
+    expect(isTemporaryPathEntry(dir, env), dir).toBe(false);
+  expect(
+    userPathEntries({ PATH: `/p/node_modules/.bin:${homedir()}/.npm/_npx/a/node_modules/.bin:/usr/bin:` }),
+  ).toEqual(["/usr/bin"]);
+});
