@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -201,13 +201,22 @@ describe("the vigil CLI", () => {
     );
   });
 
-  test("without a daemon the CLI says how to start one", async () => {
+  test("without a daemon the CLI says how to start one, the way this user runs vigil", async () => {
     const home = mkdtempSync(join(tmpdir(), "vigil-nohome-"));
-    const result = await execa(process.execPath, [BIN, "--home", home, "ls"], { reject: false });
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(
-      `vigil: The Vigil daemon is not running for ${home} (no daemon socket at ${join(home, "api.sock")}). Start it with: vigil serve`,
-    );
+    const userHome = join(home, "user");
+    const bin = join(home, "bin");
+    mkdirSync(userHome);
+    mkdirSync(bin);
+    writeFileSync(join(bin, "vigil"), "#!/bin/sh\n", { mode: 0o755 });
+    const ls = (path: string) =>
+      execa(process.execPath, [BIN, "--home", home, "ls"], { reject: false, env: { HOME: userHome, PATH: path } });
+    const said = (how: string) =>
+      `vigil: The Vigil daemon is not running for ${home} (no daemon socket at ${join(home, "api.sock")}). Start it with: ${how} --home ${home} serve`;
+    const onPath = await ls(`${bin}:/usr/bin:/bin`);
+    expect(onPath.exitCode).toBe(1);
+    expect(onPath.stderr).toBe(said("vigil"));
+    // Not on PATH, no launcher: this checkout's bin, by its absolute path.
+    expect((await ls("/usr/bin:/bin")).stderr).toBe(said(BIN));
     rmSync(home, { recursive: true, force: true });
   });
 

@@ -125,3 +125,21 @@ test("the README's npx vigil setup lines leave `vigil` callable in the agent's l
   expect(doctor).toMatch(/ok {3}claude-code's hooks run \S+\/\.local\/bin\/vigil\n/);
   expect(doctor).toMatch(/ok {3}codex's hooks run \S+\/\.local\/bin\/vigil\n/);
 });
+
+test("a message that says what to run says it the way the user runs Vigil: npx vigil under npx, else the launcher's path when vigil is not on PATH", async () => {
+  const none = join(root, "no-daemon");
+  const viaNpx = await execa("npx", ["vigil", "--home", none, "ls"], {
+    cwd: ROOT,
+    env: userEnv(),
+    extendEnv: false,
+    reject: false,
+    timeout: 120_000,
+  });
+  expect(viaNpx.exitCode).not.toBe(0);
+  expect(viaNpx.stderr).toContain(`Start it with: npx vigil --home ${none} serve`);
+
+  // The launcher setup wrote (the test above), from a shell whose PATH does not have ~/.local/bin.
+  const launcher = join(home, ".local", "bin", "vigil");
+  const direct = await execa(launcher, ["--home", none, "ls"], { env: userEnv(), extendEnv: false, reject: false });
+  expect(direct.stderr).toContain(`Start it with: ${launcher} --home ${none} serve`);
+});

@@ -9,13 +9,13 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter } from "node:path";
 import { execa } from "execa";
+import { isTemporaryPathEntry, userPathEntries, vigilCommand } from "../base/how-to-run.js";
 import { claudePaths } from "./claude-code.js";
 import { CODEX_HOOKS, codexHookHash, codexPaths } from "./codex.js";
 import type { Finding } from "./install.js";
-import { isTemporaryPathEntry, userPathEntries } from "./launcher.js";
 import { readText } from "./managed-files.js";
 
-const SETUP = (agent: string) => `vigil setup ${agent}`;
+const SETUP = (agent: string) => `${vigilCommand()} setup ${agent}`;
 
 export function claudeFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
   const paths = claudePaths(env);

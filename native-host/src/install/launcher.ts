@@ -8,7 +8,8 @@
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join, relative, sep } from "node:path";
+import { join } from "node:path";
+import { userPathEntries } from "../base/how-to-run.js";
 import { packageRoot } from "../base/paths.js";
 import type { PlannedFile } from "./managed-files.js";
 import { readText } from "./managed-files.js";
@@ -37,28 +38,6 @@ const realpath = (path: string) => {
     return null;
   }
 };
-
-const isInside = (dir: string, parent: string) => {
-  const path = relative(parent, dir);
-  return path === "" || (!path.startsWith("..") && !path.startsWith(sep));
-};
-
-/**
- * A PATH entry npm puts there for one command only (npx, `npm exec`, `npm run`): anything in npm's
- * cache (`_npx/<hash>/node_modules/.bin`), a project's `node_modules/.bin`, npm's own helper dirs.
- * A `vigil` found there is gone once that command ends, or when the agent's shell is elsewhere.
- */
-export function isTemporaryPathEntry(dir: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const parts = dir.split(sep);
-  if (parts.includes("_npx") || parts.includes("node_modules")) return true;
-  const caches = [env.npm_config_cache, join(homedir(), ".npm")].filter((path): path is string => Boolean(path));
-  return caches.some((cache) => isInside(dir, cache));
-}
-
-/** The user's own PATH entries: PATH without npm's temporary ones. */
-export function userPathEntries(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && !isTemporaryPathEntry(dir, env));
-}
 
 /** Where `vigil` resolves on the user's own PATH now, if it is this checkout's bin. */
 function onPathAlready(env: NodeJS.ProcessEnv): string | null {

@@ -261,7 +261,11 @@ export const MonitorOut = z
 
 const HowToSignalOut = z
   .object({
-    env: z.string().describe("the environment line that names the waitpoint (no secret: you are its owner)"),
+    env: z
+      .string()
+      .describe(
+        "the environment line that names the waitpoint (no secret: you are its owner); then `vigil signal --exit-code $?` in that shell reaches this daemon, vigil on PATH or not",
+      ),
     cli: z.string().describe("a vigil signal command line (no secret needed on this machine)"),
     curl: z.string().describe("a curl command line for another user or machine: reads the secret from SECRET_FILE"),
     shell: z.string().describe("a shell snippet that drops a signal file (no daemon needed)"),

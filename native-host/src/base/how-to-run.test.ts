@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { isTemporaryPathEntry, userPathEntries } from "./launcher.js";
+import { isTemporaryPathEntry, isUnderNpx, userPathEntries, vigilCommand } from "./how-to-run.js";
 
 test("npm's per-command PATH entries are not the user's; the user's own are", () => {
   const env = { npm_config_cache: "/var/cache/npm", PATH: "" };
@@ -17,4 +17,14 @@ test("npm's per-command PATH entries are not the user's; the user's own are", ()
   expect(
     userPathEntries({ PATH: `/p/node_modules/.bin:${homedir()}/.npm/_npx/a/node_modules/.bin:/usr/bin:` }),
   ).toEqual(["/usr/bin"]);
+});
+
+test("npx vigil is told apart from a process that only inherits npx's environment", () => {
+  const npx = join(homedir(), ".npm", "_npx", "556c119dfcb36933", "node_modules", ".bin", "vigil");
+  expect(isUnderNpx({ npm_command: "exec" }, npx)).toBe(true);
+  expect(isUnderNpx({}, npx)).toBe(true);
+  expect(isUnderNpx({ npm_command: "exec" }, "/work/project/node_modules/.bin/vigil")).toBe(true);
+  expect(isUnderNpx({ npm_command: "exec" }, "/work/vigil/bin/vigil.js")).toBe(false);
+  expect(isUnderNpx({}, "/work/project/node_modules/.bin/vigil")).toBe(false);
+  expect(vigilCommand({ npm_command: "exec", PATH: "" }, npx)).toBe("npx vigil");
 });
