@@ -201,6 +201,46 @@ describe("the vigil CLI", () => {
     );
   });
 
+  test("vigil wait says on stderr which values it raised or lowered, and --json carries them as adjusted", async () => {
+    const plain = await daemon.cli([
+      "wait",
+      "--session",
+      "adjusted",
+      "--until",
+      "600",
+      "--timeout",
+      "30",
+      "--",
+      "false",
+    ]);
+    expect(plain.exitCode, String(plain.stderr)).toBe(0);
+    expect(String(plain.stdout)).toMatch(/^mon-\d+$/);
+    expect(String(plain.stderr)).toBe(
+      "vigil: --timeout 30 raised to 300 s: deadlines under 60 s use the default 300 s\n" +
+        "vigil: --until 600 lowered to 75 s: at least 4 checks must fit the 300 s deadline",
+    );
+    const json = await daemon.cli([
+      "wait",
+      "--session",
+      "adjusted",
+      "--until",
+      "100",
+      "--timeout",
+      "60",
+      "--json",
+      "--",
+      "false",
+    ]);
+    expect(JSON.parse(String(json.stdout)).adjusted).toEqual([
+      { field: "intervalSeconds", asked: 100, used: 15, why: "at least 4 checks must fit the 60 s deadline" },
+    ]);
+    expect(String(json.stderr)).toBe(
+      "vigil: --until 100 lowered to 15 s: at least 4 checks must fit the 60 s deadline",
+    );
+    const none = await daemon.cli(["wait", "--session", "adjusted", "--until", "10", "--", "false"]);
+    expect(String(none.stderr)).toBe("");
+  });
+
   test("without a daemon the CLI says how to start one, the way this user runs vigil", async () => {
     const home = mkdtempSync(join(tmpdir(), "vigil-nohome-"));
     const userHome = join(home, "user");

@@ -74,6 +74,7 @@ const compact = (view: MonitorView) => ({
   nextCheckAt: view.nextCheckAt,
   deadlineAt: view.deadlineAt,
   delivery: view.delivery,
+  ...(view.adjusted ? { adjusted: view.adjusted } : {}),
 });
 
 export async function runMcpServer(options: McpOptions): Promise<void> {

@@ -256,6 +256,19 @@ export const MonitorOut = z
     nextCheckAt: TimeOrNull("the next check"),
     deadlineAt: TimeOrNull("the deadline"),
     delivery: DeliveryOut,
+    adjusted: z
+      .array(
+        z.object({
+          field: z
+            .enum(["intervalSeconds", "timeoutSeconds"])
+            .describe("intervalSeconds (until) or timeoutSeconds (timeout)"),
+          asked: z.number().describe("what you asked"),
+          used: z.number().describe("what is used"),
+          why: z.string().describe("why"),
+        }),
+      )
+      .optional()
+      .describe("when arming: each value raised or lowered from what you asked"),
   })
   .describe("a monitor");
 
