@@ -281,7 +281,9 @@ describe("the vigil CLI", () => {
     rmSync(join(home, "settings.json"));
     const taken = await serve(new URL(daemon.url).port);
     expect(taken.exitCode).toBe(1);
-    expect(taken.stderr).toMatch(/^vigil: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+$/);
+    expect(taken.stderr).toBe(
+      `vigil: Port ${new URL(daemon.url).port} on 127.0.0.1 is taken by another program: pick another with --port N (or VIGIL_PORT=N; 0 takes any free port)`,
+    );
     rmSync(home, { recursive: true, force: true });
   });
 
