@@ -195,6 +195,12 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   } catch (error) {
     ownerServer.close();
     rmSync(paths.apiSocket, { force: true });
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new Error(
+        `Port ${options.port} on 127.0.0.1 is taken by another program: pick another with --port N (or VIGIL_PORT=N; 0 takes any free port)`,
+        { cause: error },
+      );
+    }
     throw error;
   }
   const { port } = server.address() as AddressInfo;

@@ -30,6 +30,14 @@ export interface Ending {
   detail: string | null;
 }
 
+/** A value the daemon raised or lowered when arming, as asked and as used (the create reply only). */
+export interface Adjustment {
+  field: "intervalSeconds" | "timeoutSeconds";
+  asked: number;
+  used: number;
+  why: string;
+}
+
 export interface MonitorView {
   id: string;
   sessionId: string;
@@ -56,6 +64,8 @@ export interface MonitorView {
   continuation: string | null;
   /** Its latest wake's delivery, once it has one. */
   delivery: DeliveryView | null;
+  /** In the reply that armed it: each value raised or lowered from what was asked. */
+  adjusted?: Adjustment[];
 }
 
 export interface WaitpointView {

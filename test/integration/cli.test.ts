@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -201,13 +201,62 @@ describe("the vigil CLI", () => {
     );
   });
 
-  test("without a daemon the CLI says how to start one", async () => {
-    const home = mkdtempSync(join(tmpdir(), "vigil-nohome-"));
-    const result = await execa(process.execPath, [BIN, "--home", home, "ls"], { reject: false });
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(
-      `vigil: The Vigil daemon is not running for ${home} (no daemon socket at ${join(home, "api.sock")}). Start it with: vigil serve`,
+  test("vigil wait says on stderr which values it raised or lowered, and --json carries them as adjusted", async () => {
+    const plain = await daemon.cli([
+      "wait",
+      "--session",
+      "adjusted",
+      "--until",
+      "600",
+      "--timeout",
+      "30",
+      "--",
+      "false",
+    ]);
+    expect(plain.exitCode, String(plain.stderr)).toBe(0);
+    expect(String(plain.stdout)).toMatch(/^mon-\d+$/);
+    expect(String(plain.stderr)).toBe(
+      "vigil: --timeout 30 raised to 300 s: deadlines under 60 s use the default 300 s\n" +
+        "vigil: --until 600 lowered to 75 s: at least 4 checks must fit the 300 s deadline",
     );
+    const json = await daemon.cli([
+      "wait",
+      "--session",
+      "adjusted",
+      "--until",
+      "100",
+      "--timeout",
+      "60",
+      "--json",
+      "--",
+      "false",
+    ]);
+    expect(JSON.parse(String(json.stdout)).adjusted).toEqual([
+      { field: "intervalSeconds", asked: 100, used: 15, why: "at least 4 checks must fit the 60 s deadline" },
+    ]);
+    expect(String(json.stderr)).toBe(
+      "vigil: --until 100 lowered to 15 s: at least 4 checks must fit the 60 s deadline",
+    );
+    const none = await daemon.cli(["wait", "--session", "adjusted", "--until", "10", "--", "false"]);
+    expect(String(none.stderr)).toBe("");
+  });
+
+  test("without a daemon the CLI says how to start one, the way this user runs vigil", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-nohome-"));
+    const userHome = join(home, "user");
+    const bin = join(home, "bin");
+    mkdirSync(userHome);
+    mkdirSync(bin);
+    writeFileSync(join(bin, "vigil"), "#!/bin/sh\n", { mode: 0o755 });
+    const ls = (path: string) =>
+      execa(process.execPath, [BIN, "--home", home, "ls"], { reject: false, env: { HOME: userHome, PATH: path } });
+    const said = (how: string) =>
+      `vigil: The Vigil daemon is not running for ${home} (no daemon socket at ${join(home, "api.sock")}). Start it with: ${how} --home ${home} serve`;
+    const onPath = await ls(`${bin}:/usr/bin:/bin`);
+    expect(onPath.exitCode).toBe(1);
+    expect(onPath.stderr).toBe(said("vigil"));
+    // Not on PATH, no launcher: this checkout's bin, by its absolute path.
+    expect((await ls("/usr/bin:/bin")).stderr).toBe(said(BIN));
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -232,7 +281,9 @@ describe("the vigil CLI", () => {
     rmSync(join(home, "settings.json"));
     const taken = await serve(new URL(daemon.url).port);
     expect(taken.exitCode).toBe(1);
-    expect(taken.stderr).toMatch(/^vigil: listen EADDRINUSE: address already in use 127\.0\.0\.1:\d+$/);
+    expect(taken.stderr).toBe(
+      `vigil: Port ${new URL(daemon.url).port} on 127.0.0.1 is taken by another program: pick another with --port N (or VIGIL_PORT=N; 0 takes any free port)`,
+    );
     rmSync(home, { recursive: true, force: true });
   });
 

@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { EXTENSION_ID } from "../../shared/extension-identity.js";
-import { TestDaemon } from "../helpers/daemon.js";
+import { BIN, TestDaemon } from "../helpers/daemon.js";
+
+/** How doctor names the CLI here: this HOME has no launcher and PATH no `vigil`, so the checkout's bin. */
+const VIGIL = BIN;
 
 let daemon: TestDaemon;
 const home = mkdtempSync(join(tmpdir(), "vigil-user-"));
@@ -64,13 +67,13 @@ test("doctor says what is fine and exactly what to fix", async () => {
   );
   const wrongId = String((await daemon.cli(["doctor", "--browser", "chromium"])).stdout);
   expect(wrongId).toContain(`does not allow the Vigil extension (chrome-extension://${EXTENSION_ID}/)`);
-  expect(wrongId).toContain("→ run: vigil install --browser chromium");
+  expect(wrongId).toContain(`→ run: ${VIGIL} install --browser chromium`);
 });
 
 test("doctor --browser firefox names what is missing: the manifest, the add-on id it allows, site permissions", async () => {
   const firefox = join(home, ".mozilla", "native-messaging-hosts", "dev.vigil.host.json");
   const missing = String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout);
-  expect(missing).toContain(`FIX  firefox: ${firefox} is missing\n     → run: vigil install --browser firefox`);
+  expect(missing).toContain(`FIX  firefox: ${firefox} is missing\n     → run: ${VIGIL} install --browser firefox`);
   expect(missing).toMatch(
     /ok {3}Firefox extension built at .*firefox-mv3 \(vigil@vigil\.dev\); load it from about:debugging/,
   );
@@ -83,7 +86,7 @@ test("doctor --browser firefox names what is missing: the manifest, the add-on i
   );
   writeFileSync(firefox, JSON.stringify({ ...JSON.parse(readFileSync(firefox, "utf8")), allowed_extensions: ["x@y"] }));
   expect(String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout)).toContain(
-    `FIX  firefox: ${firefox} does not allow the Vigil extension (vigil@vigil.dev)\n     → run: vigil install --browser firefox`,
+    `FIX  firefox: ${firefox} does not allow the Vigil extension (vigil@vigil.dev)\n     → run: ${VIGIL} install --browser firefox`,
   );
   rmSync(firefox);
 });

@@ -183,6 +183,13 @@ describe(`the MCP Inspector CLI ${INSPECTOR.version}`, () => {
     expect((await ok("wait_check", [`id=${wp}`])).waitpoints).toMatchObject({ quorum: 2, members: ["arm1", "arm2"] });
     expect((await ok("wait_check")).waitpoints.map((w: any) => w.id)).toEqual([wp, mailbox.waitpoint.id]);
     expect((await ok("wait_cancel", [`id=${wp}`])).waitpoint.state).toBe("cancelled");
+    // What a generic client sends when the value is typed as a string: digits read as the number.
+    const typed = await ok("wait_create", ["label=typed", "intent=digits as strings", 'quorum="1"', 'max_signals="2"']);
+    expect((await ok("wait_check", [`id=${typed.waitpoint.id}`])).waitpoints).toMatchObject({
+      quorum: 1,
+      maxSignals: 2,
+    });
+    expect((await ok("wait_cancel", [`id=${typed.waitpoint.id}`])).waitpoint.state).toBe("cancelled");
 
     expect((await ok("device__list")).devices).toEqual([]);
 
@@ -209,6 +216,9 @@ describe(`the MCP Inspector CLI ${INSPECTOR.version}`, () => {
     );
     expect(await refused("wait_create", ["label=x", "intent=y", 'members=["a","b"]', "quorum=3"])).toContain(
       "Expected a quorum of at most 2",
+    );
+    expect(await refused("wait_create", ["label=x", "intent=y", "quorum=most"])).toContain(
+      'quorum: Expected a number or "all", got "most"',
     );
     expect(await refused("monitor__cancel", ["id=mon-99"])).toBe(`Unknown monitor mon-99 in session ${SESSION}`);
   }, 120_000);

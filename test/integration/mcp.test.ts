@@ -250,4 +250,15 @@ describe("vigil mcp for clients without channels (Codex, Cursor, the Inspector)"
     expect(session.adapter.kind).toBe("codex");
     expect((await daemon.api("GET", `/api/sessions/${thread}/monitors`)).body).toHaveLength(2);
   });
+
+  test("wait_for_command says which values it raised or lowered, as asked, used and why", async () => {
+    const { call, client } = await connect(daemon.home);
+    const armed = await call("wait_for_command", { command: "false", until: 600, timeout: 30 });
+    expect(armed.json.monitor.adjusted).toEqual([
+      { field: "timeoutSeconds", asked: 30, used: 300, why: "deadlines under 60 s use the default 300 s" },
+      { field: "intervalSeconds", asked: 600, used: 75, why: "at least 4 checks must fit the 300 s deadline" },
+    ]);
+    expect((await call("wait_for_command", { command: "false", until: 10 })).json.monitor.adjusted).toBeUndefined();
+    await client.close();
+  });
 });

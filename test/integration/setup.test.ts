@@ -8,6 +8,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -116,6 +117,23 @@ describe("claude-code", () => {
     await setup("claude-code", "--remove");
     expect(existsSync(settings())).toBe(false);
     expect(existsSync(state())).toBe(false);
+    // And the folders setup created for them (~/.claude, ~/.local/bin, ~/.local), being empty again.
+    expect(readdirSync(home)).toEqual([]);
+  });
+
+  test("--remove keeps a folder setup created when something else wrote into it since", async () => {
+    await setup("claude-code");
+    writeFileSync(join(home, ".claude", "history.jsonl"), "{}\n");
+    await setup("claude-code", "--remove");
+    expect(readdirSync(home)).toEqual([".claude"]);
+    expect(readdirSync(join(home, ".claude"))).toEqual(["history.jsonl"]);
+  });
+
+  test("codex: --remove in a HOME that had nothing leaves nothing", async () => {
+    await setup("codex");
+    expect(existsSync(join(home, ".codex", "config.toml"))).toBe(true);
+    await setup("codex", "--remove");
+    expect(readdirSync(home)).toEqual([]);
   });
 
   test("a settings file that is not JSON is refused, naming it, and nothing is written", async () => {

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -382,11 +382,11 @@ describe("the spool", () => {
 });
 
 describe("the seed's examples, with our names", () => {
-  test("the training-run one-liner", async () => {
+  test("the training-run one-liner, as the README writes it: the env line, then `vigil signal` — with no vigil on PATH", async () => {
     const w = await arm({ label: "nightly training" });
-    const job = await sh(
-      `${w.how_to_signal.env}; sh -c 'echo training; exit 0'; ${BIN} --home ${daemon.home} signal --exit-code $?`,
-    );
+    const job = await sh(`${w.how_to_signal.env}; sh -c 'echo training; exit 0'; vigil signal --exit-code $?`, {
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+    });
     expect(job.exitCode, job.stderr).toBe(0);
     expect((await daemon.waitForState(w.sid, w.id, ["ready"])).lastEvent).toBe("ok: exit=0");
   });

@@ -7,6 +7,7 @@
  */
 import { type PathParams, pathOf, ROUTES, type RouteName, type RouteTypes } from "../../../shared/api-routes.js";
 import { envConfig } from "../base/config.js";
+import { vigilCommandLine } from "../base/how-to-run.js";
 import { homePaths } from "../base/paths.js";
 import { type SocketReply, SocketRequestError, socketRequest } from "../base/socket-request.js";
 
@@ -100,7 +101,7 @@ export function clientTimeoutMs(): number {
 export function unreachable(home: string, socketPath: string, error: unknown): CliError {
   if (error instanceof SocketRequestError && error.notListening) {
     return new CliError(
-      `The Vigil daemon is not running for ${home} (${error.message} at ${socketPath}). Start it with: vigil serve`,
+      `The Vigil daemon is not running for ${home} (${error.message} at ${socketPath}). Start it with: ${vigilCommandLine("serve", home)}`,
     );
   }
   if (error instanceof SocketRequestError && error.forbidden) {

@@ -9,8 +9,9 @@ import { EXTENSION_ID, EXTENSION_KEY, GECKO_ID } from "../../../shared/extension
 import { ApiClient } from "../api/client.js";
 import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
+import { vigilCommand, vigilCommandLine } from "../base/how-to-run.js";
 import { homePaths, packageRoot } from "../base/paths.js";
-import { claudeFindings, codexFindings } from "../install/agent-doctor.js";
+import { agentPathFindings, claudeFindings, codexFindings } from "../install/agent-doctor.js";
 import {
   checkLauncher,
   checkManifest,
@@ -120,7 +121,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
       : {
           ok: false,
           what: `no daemon answers for ${home}`,
-          fix: "start it: vigil serve (or npm start in the checkout)",
+          fix: `start it: ${vigilCommandLine("serve", home)} (or npm start in the checkout)`,
         },
   );
 
@@ -132,14 +133,14 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
     findings.push({
       ok: false,
       what: "no supported browser profile found",
-      fix: "vigil install --browser chromium (or chrome, edge, brave, firefox)",
+      fix: `${vigilCommand()} install --browser chromium (or chrome, edge, brave, firefox)`,
     });
   for (const target of relevant) findings.push(checkManifest(target, options.extensionId ?? EXTENSION_ID));
 
   const firefox = relevant.some((target) => target.browser === "firefox");
   if (relevant.some((target) => target.browser !== "firefox") || !firefox) findings.push(checkBuiltExtension());
   if (firefox) findings.push(checkFirefoxExtension(), FIREFOX_SITES);
-  findings.push(...claudeFindings(), ...codexFindings());
+  findings.push(...claudeFindings(), ...codexFindings(), ...(await agentPathFindings()));
   if (running) {
     try {
       const status = await new ApiClient(home).call("status");

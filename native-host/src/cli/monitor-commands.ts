@@ -9,7 +9,7 @@ import { MonitorRefSchema } from "../../../shared/schemas/ids.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
-import { homeOf, print, printJson, SESSION_HELP, sessionOf } from "./context.js";
+import { homeOf, print, printError, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { follow } from "./follow.js";
 import { monitorBlock, statusLine } from "./format.js";
 import { existingFolder, optionalSeconds, parseId, parseNumber, parseSeconds, usageError } from "./options.js";
@@ -180,6 +180,7 @@ export function registerMonitorCommands(program: Command): void {
           continuation: options.continuation,
         },
       });
+      sayAdjusted(view);
       if (options.json) printJson(view);
       else print(view.id);
       if (options.follow) await follow(client, sid, view.id);
@@ -228,6 +229,17 @@ interface CreateOptions {
 interface WaitOptions extends CreateOptions, PredicateOptions {
   until?: string;
   follow?: boolean;
+}
+
+const FLAGS = { intervalSeconds: "--until", timeoutSeconds: "--timeout" } as const;
+
+/** One line on stderr per value the daemon raised or lowered (the JSON carries them as `adjusted`). */
+function sayAdjusted(view: MonitorView): void {
+  for (const a of view.adjusted ?? []) {
+    printError(
+      `vigil: ${FLAGS[a.field]} ${a.asked} ${a.used > a.asked ? "raised" : "lowered"} to ${a.used} s: ${a.why}`,
+    );
+  }
 }
 
 /** Every session's monitors through the panel route: one request per 500 monitors, not one per session. */

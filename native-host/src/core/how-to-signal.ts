@@ -40,7 +40,8 @@ export function howToSignal(target: SignalTarget): HowToSignal {
     `printf '{"id":"${target.id}"${secretJson},"status":"%s","message":"exit=%s"${memberJson}}' ` +
     `${secretArg}"$([ $s -eq 0 ] && echo ok || echo fail)" "$s" > "$f" && mv "$f" "$f.json"`;
   const lines: HowToSignal = {
-    env: `export VIGIL_SIGNAL_ID=${target.id}${target.members ? " VIGIL_SIGNAL_MEMBER=MEMBER" : ""}`,
+    // `vigil signal` after it in that shell runs this Vigil (this home), whether or not `vigil` is on PATH.
+    env: `export VIGIL_SIGNAL_ID=${target.id}${target.members ? " VIGIL_SIGNAL_MEMBER=MEMBER" : ""}; vigil() { ${target.command} "$@"; }`,
     cli: `${cli} --exit-code $?`,
     curl:
       `{ printf '{"id":"${target.id}","secret":"'; head -n 1 ${SECRET_FILE} | tr -d '\\r\\n'; ` +

@@ -242,7 +242,9 @@ export class Engine {
     }
     this.#changed(sessionId);
     this.poke();
-    return this.queries.view(this.#record(record.uid));
+    const view = this.queries.view(this.#record(record.uid));
+    const adjusted = prepared.timing.adjusted;
+    return adjusted ? { ...view, adjusted } : view;
   }
 
   /** An inbound event: persisted and matched in one transaction, before the route answers 202. */

@@ -1,16 +1,21 @@
 /**
  * `vigil doctor` for the agents: is Claude Code set up (its hooks and MCP entry present), is Codex
  * set up, and are Codex's hooks trusted — an untrusted Codex hook silently does not run, so a
- * session would never bind itself and an open one would never take its wakes.
+ * session would never bind itself and an open one would never take its wakes. Once one is set up:
+ * does every hook's program exist (outside npm's temporary folders), and does `vigil` resolve in the
+ * user's login shell, where the agent's shell tool runs `vigil wait …`.
  * Design: docs/design.md §6, §7.
  */
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
+import { delimiter } from "node:path";
+import { execa } from "execa";
+import { isTemporaryPathEntry, userPathEntries, vigilCommand } from "../base/how-to-run.js";
 import { claudePaths } from "./claude-code.js";
 import { CODEX_HOOKS, codexHookHash, codexPaths } from "./codex.js";
 import type { Finding } from "./install.js";
 import { readText } from "./managed-files.js";
 
-const SETUP = (agent: string) => `vigil setup ${agent}`;
+const SETUP = (agent: string) => `${vigilCommand()} setup ${agent}`;
 
 export function claudeFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
   const paths = claudePaths(env);
@@ -86,4 +91,96 @@ export function codexFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
           fix: `${SETUP("codex")} (or trust them in Codex's "Hooks need review" screen)`,
         },
   ];
+}
+
+/** The program a hook command runs: its first word, unquoted (setup quotes it the POSIX way). */
+export function programOf(command: string): string {
+  const quoted = /^'((?:[^']|'\\'')*)'/.exec(command);
+  if (quoted) return (quoted[1] as string).replaceAll("'\\''", "'");
+  return command.split(/\s+/)[0] ?? "";
+}
+
+/** The commands of Vigil's hooks, per agent that is set up. */
+function vigilHookCommands(env: NodeJS.ProcessEnv): { agent: string; commands: string[] }[] {
+  const found: { agent: string; commands: string[] }[] = [];
+  const settings = readText(claudePaths(env).settings);
+  if (settings) {
+    try {
+      const hooks = (JSON.parse(settings) as { hooks?: Record<string, { hooks?: { command?: string }[] }[]> }).hooks;
+      const commands = Object.values(hooks ?? {})
+        .flatMap((groups) => (Array.isArray(groups) ? groups : []).flatMap((group) => group.hooks ?? []))
+        .map((hook) => hook.command ?? "")
+        .filter((command) => / hook claude /.test(command));
+      if (commands.length > 0) found.push({ agent: "claude-code", commands });
+    } catch {
+      // claudeFindings says the file is unreadable as hooks
+    }
+  }
+  const config = readText(codexPaths(env).config) ?? "";
+  if (config.includes("# >>> vigil"))
+    found.push({ agent: "codex", commands: [...parseBlock(config).commands.values()] });
+  return found;
+}
+
+const isExecutable = (path: string) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Once an agent is set up: each hook's program exists, is executable and is not in npm's temporary
+ * folders; and `vigil` resolves in the user's login shell (`$SHELL -lc 'command -v vigil'`), as the
+ * agent's shell tool will look it up.
+ */
+export async function agentPathFindings(env: NodeJS.ProcessEnv = process.env): Promise<Finding[]> {
+  const agents = vigilHookCommands(env);
+  if (agents.length === 0) return [];
+  const findings: Finding[] = [];
+  for (const { agent, commands } of agents) {
+    const programs = [...new Set(commands.map(programOf))];
+    const broken = programs.filter((program) => !existsSync(program) || !isExecutable(program));
+    const temporary = programs.filter((program) => isTemporaryPathEntry(program, env));
+    findings.push(
+      broken.length > 0
+        ? {
+            ok: false,
+            what: `${agent}'s hooks run ${broken.join(", ")}, which does not exist or is not executable`,
+            fix: SETUP(agent),
+          }
+        : temporary.length > 0
+          ? {
+              ok: false,
+              what: `${agent}'s hooks run ${temporary.join(", ")}, inside npm's temporary folders (npm may delete it)`,
+              fix: SETUP(agent),
+            }
+          : { ok: true, what: `${agent}'s hooks run ${programs.join(", ")}` },
+    );
+  }
+  const shell = env.SHELL || "/bin/sh";
+  const found = await execa(shell, ["-lc", "command -v vigil"], {
+    reject: false,
+    timeout: 10_000,
+    stdin: "ignore",
+    env: { ...env, PATH: userPathEntries(env).join(delimiter) },
+    extendEnv: false,
+  });
+  const path =
+    String(found.stdout ?? "")
+      .trim()
+      .split("\n")
+      .at(-1) ?? "";
+  findings.push(
+    found.exitCode === 0 && path !== "" && !isTemporaryPathEntry(path, env)
+      ? { ok: true, what: `vigil resolves in your login shell (${shell} -l): ${path}` }
+      : {
+          ok: false,
+          what: `vigil is not found by your login shell (${shell} -lc 'command -v vigil'${found.timedOut ? " timed out" : ""}): an agent's \`vigil wait …\` would fail`,
+          fix: 'put ~/.local/bin on PATH in your shell profile (e.g. PATH="$HOME/.local/bin:$PATH" in ~/.profile), then open a new terminal; `vigil setup …` writes the launcher there',
+        },
+  );
+  return findings;
 }

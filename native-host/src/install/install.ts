@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { chromiumOrigin, EXTENSION_ID, GECKO_ID } from "../../../shared/extension-identity.js";
 import { NATIVE_HOST_NAME } from "../../../shared/schemas/native-messages.js";
 import { ValidationError } from "../base/errors.js";
+import { vigilCommand } from "../base/how-to-run.js";
 import { packageRoot } from "../base/paths.js";
 
 export const BROWSERS = ["chrome", "chromium", "edge", "brave", "firefox"] as const;
@@ -103,7 +104,7 @@ export interface Finding {
 
 /** The launcher exists, is executable, and the node and bin it names (its quoted paths) exist. */
 export function checkLauncher(launcher: string): Finding {
-  const fix = "run: vigil install";
+  const fix = `run: ${vigilCommand()} install`;
   if (!existsSync(launcher)) return { ok: false, what: `launcher ${launcher} is missing`, fix };
   try {
     accessSync(launcher, constants.X_OK);
@@ -168,7 +169,7 @@ export function uninstall(targetList: InstallTarget[]): Array<InstallTarget & { 
 /** Checks one installed manifest the way the browser would (design.md §8); findings for doctor. */
 export function checkManifest(target: InstallTarget, extensionId = EXTENSION_ID): Finding {
   const what = `${target.browser}: ${target.file}`;
-  const reinstall = `run: vigil install --browser ${target.browser}`;
+  const reinstall = `run: ${vigilCommand()} install --browser ${target.browser}`;
   if (!existsSync(target.file)) return { ok: false, what: `${what} is missing`, fix: reinstall };
   let manifest: Record<string, unknown>;
   try {

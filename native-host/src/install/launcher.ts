@@ -1,12 +1,15 @@
 /**
- * Making `vigil` callable by name from an agent's shell: when `vigil` on PATH is this checkout
- * already, nothing is written; else a two-line launcher goes in ~/.local/bin (the XDG user bin dir).
+ * Making `vigil` callable by name from an agent's shell: when `vigil` on the user's own PATH is this
+ * checkout already, nothing is written; else a two-line launcher goes in ~/.local/bin (the XDG user
+ * bin dir). The entries npm adds for one command (`npx vigil setup …` runs with npx's temporary
+ * `~/.npm/_npx/<hash>/node_modules/.bin` first on PATH) are not the user's: they never count.
  * Hooks and MCP entries name the launcher by its absolute path, so they never depend on PATH or cwd.
  * Design: docs/design.md §7.
  */
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
+import { userPathEntries } from "../base/how-to-run.js";
 import { packageRoot } from "../base/paths.js";
 import type { PlannedFile } from "./managed-files.js";
 import { readText } from "./managed-files.js";
@@ -36,10 +39,10 @@ const realpath = (path: string) => {
   }
 };
 
-/** Where `vigil` resolves on PATH now, if it is this checkout's bin. */
+/** Where `vigil` resolves on the user's own PATH now, if it is this checkout's bin. */
 function onPathAlready(env: NodeJS.ProcessEnv): string | null {
   const bin = realpath(vigilBin());
-  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+  for (const dir of userPathEntries(env)) {
     const candidate = join(dir, "vigil");
     if (bin !== null && realpath(candidate) === bin) return candidate;
   }
@@ -63,7 +66,7 @@ export function planLauncher(env: NodeJS.ProcessEnv = process.env, remove = fals
     // Someone else's file of that name: leave it, and point the hooks at this checkout's bin.
     return { path: vigilBin(), file: null, note: `${path} is not Vigil's launcher; hooks run ${vigilBin()}` };
   }
-  const dirs = (env.PATH ?? "").split(delimiter);
+  const dirs = userPathEntries(env);
   const onPath = dirs.includes(join(homedir(), ".local", "bin"));
   return {
     path,

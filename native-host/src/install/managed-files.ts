@@ -15,6 +15,7 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
+  rmdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -54,6 +55,15 @@ interface Record {
   created?: boolean;
   /** sha256 of what Vigil last wrote. */
   written: string | null;
+  /** Folders that did not exist before Vigil first wrote the file, deepest first (--remove takes them out when empty). */
+  createdDirs?: string[];
+}
+
+/** The folders above `path` that do not exist yet, deepest first. */
+function missingDirs(path: string): string[] {
+  const missing: string[] = [];
+  for (let dir = dirname(path); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.push(dir);
+  return missing;
 }
 
 const sha = (text: string | null) => (text === null ? null : createHash("sha256").update(text).digest("hex"));
@@ -132,6 +142,7 @@ export class ManagedFiles {
   apply(plan: PlannedFile[]): void {
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     for (const planned of changed(plan)) {
+      const missing = missingDirs(planned.path);
       const file = replaceFile(planned);
       if (file.before === file.after) continue;
       const record = this.#read(file.path);
@@ -143,7 +154,7 @@ export class ManagedFiles {
           : userPart(file);
       writeAtomically(
         this.#recordPath(file.path),
-        `${JSON.stringify({ path: file.path, original, written: sha(file.after), created: (record ? record.created : file.before === null) ?? false } satisfies Record)}\n`,
+        `${JSON.stringify({ path: file.path, original, written: sha(file.after), created: (record ? record.created : file.before === null) ?? false, createdDirs: record ? (record.createdDirs ?? []) : missing } satisfies Record)}\n`,
         0o600,
       );
     }
@@ -160,8 +171,18 @@ export class ManagedFiles {
     return current === null ? null : withoutVigil(current);
   }
 
+  /** Forgets the file, and removes the folders Vigil created for it that are empty now. */
   forget(path: string): void {
+    const record = this.#read(path);
     rmSync(this.#recordPath(path), { force: true });
+    if (existsSync(path)) return;
+    for (const dir of record?.createdDirs ?? []) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        return; // not empty (or gone): it, and the folders above it, stay
+      }
+    }
   }
 }
 

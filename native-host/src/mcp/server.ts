@@ -30,6 +30,7 @@ import {
   McpWaitCheckShape,
   McpWaitCreateSchema,
   McpWaitpointIdShape,
+  numeric,
   OUTPUTS,
 } from "./tool-schemas.js";
 
@@ -56,8 +57,24 @@ type Result = {
 /** A tool's arguments, parsed with the API's strict schema (the advertised one only shapes them). */
 function strict<T extends z.ZodType>(schema: T, args: unknown): z.output<T> {
   const parsed = schema.safeParse(args);
-  if (!parsed.success) throw new Error(`Invalid arguments: ${formatZodError(parsed.error)}`);
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  // A generic client sends what was typed: "1" where a number goes. Digits refused as a string at
+  // a field are read as that number, once; anything else stays refused.
+  const retried = schema.safeParse(digitsAsNumbers(args, parsed.error));
+  if (retried.success) return retried.data;
+  throw new Error(`Invalid arguments: ${formatZodError(parsed.error, args)}`);
+}
+
+/** `args` with each top-level string of digits that `error` refused turned into its number. */
+function digitsAsNumbers(args: unknown, error: z.ZodError): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  const copy: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  for (const issue of error.issues) {
+    const key = issue.path[0];
+    const value = typeof key === "string" && issue.path.length === 1 ? copy[key] : undefined;
+    if (typeof value === "string" && /^\d+$/.test(value)) copy[key as string] = Number(value);
+  }
+  return copy;
 }
 
 type Output = (typeof OUTPUTS)[keyof typeof OUTPUTS];
@@ -74,6 +91,7 @@ const compact = (view: MonitorView) => ({
   nextCheckAt: view.nextCheckAt,
   deadlineAt: view.deadlineAt,
   delivery: view.delivery,
+  ...(view.adjusted ? { adjusted: view.adjusted } : {}),
 });
 
 export async function runMcpServer(options: McpOptions): Promise<void> {
@@ -135,8 +153,8 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       description: `Poll a shell command until it exits 0 (a command wait), e.g. "gh run view 123 --json status -q .status | grep -qx completed". until: seconds between checks (floor 5); timeout: deadline 60–600 s (default 300). Print the real conclusion: satisfying exit 0 does not by itself prove success. ${END_TURN}`,
       inputSchema: {
         command: z.string().min(1).describe("the check, run with /bin/sh -c"),
-        until: z.number().describe("poll interval in seconds (floor 5)"),
-        timeout: z.number().optional().describe("deadline in seconds: 60–600 (default 300)"),
+        until: numeric(z.number()).describe("poll interval in seconds (floor 5)"),
+        timeout: numeric(z.number().optional()).describe("deadline in seconds: 60–600 (default 300)"),
         description: z.string().optional().describe("shown in every wake (default: the command)"),
         cwd: z.string().optional().describe("working folder"),
       },
@@ -307,7 +325,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
       description:
         "Read this session's wakes: takes the new ones (marks them delivered). all: list recent wakes, including ones already pushed to you.",
       inputSchema: {
-        wait_seconds: z.number().min(0).max(300).optional().describe("wait up to this long for a wake"),
+        wait_seconds: numeric(z.number().min(0).max(300).optional()).describe("wait up to this long for a wake"),
         all: z.boolean().optional().describe("list the last 20 wakes, delivered ones included, without taking any"),
       },
       outputSchema: OUTPUTS.wakes,

@@ -143,15 +143,23 @@ export const McpSourceSchema = z
 
 // ---------------------------------------------------------------- tool inputs
 
+/**
+ * A number argument that also takes its digits as a string: generic clients (the MCP Inspector
+ * CLI) send what was typed. Only whole strings of digits are read as numbers; the advertised JSON
+ * Schema stays the number's.
+ */
+export const numeric = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value), schema);
+
 const monitor = MonitorCreateSchema.shape;
 
 export const McpMonitorCreateSchema = z.strictObject({
   name: monitor.name.describe("a short name shown in lists and wakes"),
   source: McpSourceSchema,
-  intervalSeconds: monitor.intervalSeconds.describe(
+  intervalSeconds: numeric(monitor.intervalSeconds).describe(
     "seconds between checks: command at least 5 (the floor); tool, event, time and browser 10–3600 (default 30); none for watch",
   ),
-  timeoutSeconds: monitor.timeoutSeconds.describe(
+  timeoutSeconds: numeric(monitor.timeoutSeconds).describe(
     "deadline in seconds: command 60–600 (default 300); watch 60–604800 (default 3600); others 30–604800 (default 1800)",
   ),
   continuation: monitor.continuation.describe(
@@ -180,11 +188,11 @@ export const McpWaitCreateSchema = z.strictObject({
     })
     .optional(),
   fail_fast: wait.fail_fast.describe("a fail signal wakes you at once (default true)"),
-  max_signals: wait.max_signals.describe(
+  max_signals: numeric(wait.max_signals).describe(
     "how many wakes it gives before it ends (1–1000, default 1); above 1 it stays open as a mailbox",
   ),
-  expires_in_hours: wait.expires_in_hours.describe("its deadline in hours (default 168, at most 720)"),
-  heartbeat_timeout_seconds: wait.heartbeat_timeout_seconds.describe(
+  expires_in_hours: numeric(wait.expires_in_hours).describe("its deadline in hours (default 168, at most 720)"),
+  heartbeat_timeout_seconds: numeric(wait.heartbeat_timeout_seconds).describe(
     'no signal at all (progress included) for this long wakes you with "stalled"',
   ),
   device: wait.device.describe(
@@ -208,7 +216,7 @@ export const McpWaitCheckShape = {
 const observe = BrowserObserveSchema.shape;
 
 export const McpBrowserObserveShape = {
-  tabId: observe.tabId.describe("the tab's id, from browser__tabs"),
+  tabId: numeric(observe.tabId).describe("the tab's id, from browser__tabs"),
   url: observe.url.describe("the tab's exact http(s) URL"),
   selector: observe.selector.describe("a CSS selector of the element to read"),
 };
@@ -256,12 +264,29 @@ export const MonitorOut = z
     nextCheckAt: TimeOrNull("the next check"),
     deadlineAt: TimeOrNull("the deadline"),
     delivery: DeliveryOut,
+    adjusted: z
+      .array(
+        z.object({
+          field: z
+            .enum(["intervalSeconds", "timeoutSeconds"])
+            .describe("intervalSeconds (until) or timeoutSeconds (timeout)"),
+          asked: z.number().describe("what you asked"),
+          used: z.number().describe("what is used"),
+          why: z.string().describe("why"),
+        }),
+      )
+      .optional()
+      .describe("when arming: each value raised or lowered from what you asked"),
   })
   .describe("a monitor");
 
 const HowToSignalOut = z
   .object({
-    env: z.string().describe("the environment line that names the waitpoint (no secret: you are its owner)"),
+    env: z
+      .string()
+      .describe(
+        "the environment line that names the waitpoint (no secret: you are its owner); then `vigil signal --exit-code $?` in that shell reaches this daemon, vigil on PATH or not",
+      ),
     cli: z.string().describe("a vigil signal command line (no secret needed on this machine)"),
     curl: z.string().describe("a curl command line for another user or machine: reads the secret from SECRET_FILE"),
     shell: z.string().describe("a shell snippet that drops a signal file (no daemon needed)"),

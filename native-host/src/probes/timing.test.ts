@@ -44,6 +44,17 @@ describe("command wait interval (until)", () => {
     expect(timing.timeoutMs).toBeGreaterThanOrEqual(4 * (timing.intervalMs ?? 0));
   });
 
+  test("each value raised or lowered is reported as asked, used and why", () => {
+    expect(commandWaitTiming({ intervalSeconds: 2, timeoutSeconds: 30 }, 5).adjusted).toEqual([
+      { field: "timeoutSeconds", asked: 30, used: 300, why: "deadlines under 60 s use the default 300 s" },
+      { field: "intervalSeconds", asked: 2, used: 5, why: "the floor is 5 s" },
+    ]);
+    expect(commandWaitTiming({ intervalSeconds: 600, timeoutSeconds: 60 }, 5).adjusted).toEqual([
+      { field: "intervalSeconds", asked: 600, used: 15, why: "at least 4 checks must fit the 60 s deadline" },
+    ]);
+    expect(commandWaitTiming({ intervalSeconds: 10 }, 5).adjusted).toBeUndefined();
+  });
+
   test.each([undefined, 0, -1, Number.NaN])("until %s is refused naming the field", (until) => {
     expect(() => commandWaitTiming({ intervalSeconds: until }, 5)).toThrow(/intervalSeconds \(until\): Expected/);
   });

@@ -2,6 +2,7 @@
  * Interval and deadline rules, pure (design.md §3 for command waits and watches).
  */
 
+import type { Adjustment } from "../../../shared/schemas/views.js";
 import { envConfig } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
 
@@ -11,6 +12,8 @@ export interface Timing {
   timeoutMs: number;
   /** How long one check may run before it is killed. */
   checkTimeoutMs: number;
+  /** Values raised or lowered from what was asked (the create reply reports them). */
+  adjusted?: Adjustment[];
 }
 
 export const COMMAND_RULES = {
@@ -66,6 +69,30 @@ export function commandWaitTiming(
   }
   const timeoutSeconds = commandTimeoutSeconds(input.timeoutSeconds);
   const intervalSeconds = clamp(until, floor, timeoutSeconds / r.minIntervalsPerDeadline);
+  const adjusted: Adjustment[] = [];
+  const asked = input.timeoutSeconds;
+  if (asked !== undefined && asked !== timeoutSeconds) {
+    adjusted.push({
+      field: "timeoutSeconds",
+      asked,
+      used: timeoutSeconds,
+      why:
+        asked < r.minTimeoutSeconds
+          ? `deadlines under ${r.minTimeoutSeconds} s use the default ${r.defaultTimeoutSeconds} s`
+          : "rounded to whole seconds",
+    });
+  }
+  if (intervalSeconds !== until) {
+    adjusted.push({
+      field: "intervalSeconds",
+      asked: until,
+      used: intervalSeconds,
+      why:
+        intervalSeconds > until
+          ? `the floor is ${floor} s`
+          : `at least ${r.minIntervalsPerDeadline} checks must fit the ${timeoutSeconds} s deadline`,
+    });
+  }
   const checkSeconds = clamp(
     intervalSeconds,
     Math.min(floor, r.checkTimeoutFloorSeconds),
@@ -75,6 +102,7 @@ export function commandWaitTiming(
     intervalMs: Math.round(intervalSeconds * 1000),
     timeoutMs: timeoutSeconds * 1000,
     checkTimeoutMs: Math.round(checkSeconds * 1000),
+    ...(adjusted.length > 0 ? { adjusted } : {}),
   };
 }
 

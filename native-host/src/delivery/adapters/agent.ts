@@ -15,6 +15,7 @@ import { killProcessGroup } from "../../probes/run-shell.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapter.js";
 import { tail, turnText } from "./adapter.js";
 import { isAgentAlive, isCodexThreadOpen } from "./agent-liveness.js";
+import { lastLines, whyNotStarted } from "./run-failure.js";
 
 type AgentAdapter = Extract<Adapter, { kind: "claude" | "codex" }>;
 
@@ -118,11 +119,19 @@ async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: Ab
   if (timedOut)
     return { ok: false, retry: true, error: `${name} ran over ${timeoutMs / 1000}s and was killed`, output };
   if (result.exitCode === undefined) {
-    return { ok: false, retry: true, error: `${name} could not run: ${result.shortMessage}`, output };
+    // The cause first (a session folder that is gone, a program not there), execa's account after.
+    const why = whyNotStarted(result, program as string, cwd);
+    return { ok: false, retry: true, error: `${name} could not run: ${why}\n${result.shortMessage}`, output };
   }
   if (result.exitCode !== 0) {
     const reached = stdout.includes(turn.sessionId);
-    return { ok: false, retry: !reached, error: `${name} exited with code ${result.exitCode}`, output };
+    const said = lastLines(stderr);
+    return {
+      ok: false,
+      retry: !reached,
+      error: `${name} exited with code ${result.exitCode}${said ? `: ${said}` : " and wrote nothing on stderr"}`,
+      output,
+    };
   }
   const problem = plan.check(stdout, turn.sessionId);
   // The agent ran on this session and may have read the wake: a person decides, not a blind retry.

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { loadExeca } from "../../base/lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import { type PushAdapter, tail, turnJson, turnText } from "./adapter.js";
+import { whyNotStarted } from "./run-failure.js";
 
 type CommandAdapter = { kind: "command"; argv: string[]; timeoutSeconds?: number };
 
@@ -63,7 +64,7 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
       const error = timedOut
         ? `the command ran over ${this.timeoutMs(adapter) / 1000}s and was killed`
         : result.exitCode === undefined
-          ? `the command could not run: ${result.shortMessage}`
+          ? `the command could not run: ${whyNotStarted(result, program as string)}\n${result.shortMessage}`
           : `the command exited with code ${result.exitCode}`;
       // A program that cannot be found will not appear by retrying quickly, but a person may fix it.
       return { ok: false, retry: true, error, output };
