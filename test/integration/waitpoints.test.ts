@@ -418,7 +418,8 @@ describe("the seed's examples, with our names", () => {
   });
 
   test("no line holds the secret, and none shows it in any process's argv while it runs, under bash -c and sh -c", async () => {
-    const w = await arm({ max_signals: 24, heartbeat_timeout_seconds: 2 });
+    // A heartbeat deadline long enough that no gap between two lines stalls it, however busy the machine.
+    const w = await arm({ max_signals: 24, heartbeat_timeout_seconds: 10 });
     const dir = mkdtempSync(join(tmpdir(), "vigil-argv-"));
     const secretFile = join(dir, "secret");
     writeFileSync(secretFile, `${w.secret}\n`, { mode: 0o600 });
@@ -437,7 +438,8 @@ describe("the seed's examples, with our names", () => {
             // Gone already.
           }
         }
-        await new Promise((resolve) => setImmediate(resolve));
+        // A pass every few milliseconds: each line's processes live far longer than that.
+        await new Promise((resolve) => setTimeout(resolve, 3));
       }
     })();
     for (const shell of ["bash", "sh"]) {
