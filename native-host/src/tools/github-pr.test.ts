@@ -1,0 +1,211 @@
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { fakeGitHub } from "../../../test/helpers/fake-github.js";
+import { resetGitHubClient } from "./github-api.js";
+import { githubPr, resetSharedPrs } from "./github-pr.js";
+import { type ToolContext, ToolError } from "./tool.js";
+
+const TOKEN = "ghp_fakeTokenValue123456";
+const context = (secrets: Record<string, string> = { GITHUB_TOKEN: TOKEN }): ToolContext => ({
+  signal: new AbortController().signal,
+  timeoutMs: 5000,
+  secrets: new Map(Object.entries(secrets)),
+});
+
+let fake: Awaited<ReturnType<typeof fakeGitHub>>;
+const args = () => ({
+  repo: fake.repo,
+  number: fake.number,
+  token: "${secret:GITHUB_TOKEN}",
+  api_url: fake.url,
+});
+const observe = async (ctx = context()) => (await githubPr.run(args(), ctx)) as Record<string, any>;
+
+beforeEach(async () => {
+  resetGitHubClient();
+  resetSharedPrs();
+  fake = await fakeGitHub();
+});
+afterEach(() => fake.close());
+
+describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () => {
+  test("state, mergeability, head checks from runs and statuses, latest reviews and the flags", async () => {
+    const pr = await observe();
+    expect(pr).toMatchObject({
+      repo: "octocat/Hello-World",
+      number: 1347,
+      state: "open",
+      draft: false,
+      merged: false,
+      mergeable: true,
+      mergeable_state: "clean",
+      head_sha: "6dcb09b5b57875f334f61aebed695e2e4193db5e",
+      checks_total: 3,
+      checks_completed: true,
+      checks_failed: false,
+      review_decision: "approved",
+      approved: true,
+      changes_requested: false,
+      conflicts: false,
+    });
+    expect(pr.checks).toEqual([
+      {
+        name: "mighty_readme",
+        kind: "check_run",
+        status: "completed",
+        conclusion: "neutral",
+        url: "https://github.com/github/hello-world/runs/4",
+      },
+      {
+        name: "continuous-integration/jenkins",
+        kind: "status",
+        status: "completed",
+        conclusion: "success",
+        url: "https://ci.example.com/1000/output",
+      },
+      {
+        name: "security/brakeman",
+        kind: "status",
+        status: "completed",
+        conclusion: "success",
+        url: "https://ci.example.com/2000/output",
+      },
+    ]);
+    expect(pr.reviews).toEqual([
+      {
+        user: "octocat",
+        state: "APPROVED",
+        submitted_at: "2019-11-17T17:43:43Z",
+        url: "https://github.com/octocat/Hello-World/pull/12#pullrequestreview-80",
+      },
+    ]);
+  });
+
+  test("a pending run, a failed status, a change request after an approval and a conflict", async () => {
+    fake.script.checkRuns[0] = { ...fake.script.checkRuns[0], status: "in_progress", conclusion: null };
+    fake.script.statuses[1] = { ...fake.script.statuses[1], state: "failure" };
+    const approval = fake.script.reviews[0]!;
+    fake.script.reviews.push(
+      { ...approval, id: 81, user: { ...approval.user, login: "hubot" }, state: "APPROVED" },
+      { ...approval, id: 82, state: "CHANGES_REQUESTED", submitted_at: "2019-11-18T10:00:00Z" },
+      { ...approval, id: 83, state: "COMMENTED", submitted_at: "2019-11-18T11:00:00Z" },
+    );
+    fake.script.pull.mergeable = false;
+    fake.script.pull.mergeable_state = "dirty";
+    const pr = await observe();
+    expect(pr).toMatchObject({
+      checks_completed: false,
+      checks_pending: 1,
+      checks_failed: true,
+      failed_checks: [{ name: "security/brakeman", conclusion: "failure", url: "https://ci.example.com/2000/output" }],
+      review_decision: "changes_requested",
+      approved: false,
+      changes_requested: true,
+      conflicts: true,
+    });
+    expect(pr.reviews.map((r: { user: string; state: string }) => `${r.user}:${r.state}`)).toEqual([
+      "octocat:CHANGES_REQUESTED",
+      "hubot:APPROVED",
+    ]);
+  });
+
+  test("no checks yet is not 'checks completed'", async () => {
+    fake.script.checkRuns.length = 0;
+    fake.script.statuses.length = 0;
+    fake.script.reviews.length = 0;
+    expect(await observe()).toMatchObject({
+      checks_total: 0,
+      checks_completed: false,
+      review_decision: "none",
+      approved: false,
+    });
+  });
+});
+
+describe("github__pr is cheap and polite", () => {
+  test("the second observation sends If-None-Match; the 304s reuse the bodies kept from before", async () => {
+    const first = await observe();
+    resetSharedPrs();
+    const second = await observe();
+    expect(second).toEqual(first);
+    expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 304, 304, 304, 304]);
+    for (const request of fake.requests.slice(4)) expect(request.headers["if-none-match"]).toMatch(/^"[0-9a-f]{40}"$/);
+    fake.script.pull.state = "closed";
+    resetSharedPrs();
+    expect((await observe()).state).toBe("closed");
+    expect(fake.hits("pull").map((r) => r.status)).toEqual([200, 304, 200]);
+  });
+
+  test("twenty concurrent callers on one PR make one set of requests; a later one within the share window none", async () => {
+    const all = await Promise.all(Array.from({ length: 20 }, () => observe()));
+    expect(new Set(all.map((o) => JSON.stringify(o))).size).toBe(1);
+    await observe();
+    expect(fake.hits("pull")).toHaveLength(1);
+    expect(fake.requests).toHaveLength(4);
+  });
+
+  test("a rate-limit answer is an error naming the reset, and nothing is sent until then", async () => {
+    const reset = Math.floor(Date.now() / 1000) + 1800;
+    fake.override(() => ({
+      status: 403,
+      headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+      body: { message: "API rate limit exceeded for user ID 1." },
+    }));
+    const error = await githubPr.run(args(), context()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).message).toContain("GitHub rate limit reached (403: API rate limit exceeded");
+    expect((error as ToolError).message).toContain(`retry after ${new Date(reset * 1000).toISOString()}`);
+    expect((error as ToolError).retryAt).toBe(reset * 1000);
+    fake.override(undefined);
+    resetSharedPrs();
+    const again = await githubPr.run(args(), context()).catch((e: unknown) => e);
+    expect((again as ToolError).message).toContain(`no request is sent before ${new Date(reset * 1000).toISOString()}`);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test("a secondary rate limit (403 + retry-after) waits that long", async () => {
+    fake.override(() => ({
+      status: 403,
+      headers: { "retry-after": "120" },
+      body: { message: "You have exceeded a secondary rate limit." },
+    }));
+    const before = Date.now();
+    const error = (await githubPr.run(args(), context()).catch((e: unknown) => e)) as ToolError;
+    expect(error.message).toContain("secondary rate limit");
+    expect(error.retryAt).toBeGreaterThanOrEqual(before + 120_000);
+  });
+});
+
+describe("github__pr credentials", () => {
+  test("the vault token is sent as a bearer token and never appears in an error", async () => {
+    await observe();
+    expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    fake.override(() => ({ status: 401, body: { message: "Bad credentials" } }));
+    resetSharedPrs();
+    const error = (await githubPr.run(args(), context()).catch((e: unknown) => e)) as ToolError;
+    expect(error.message).toBe("GitHub refused the token (vault key GITHUB_TOKEN): 401: Bad credentials");
+    expect(error.message).not.toContain(TOKEN);
+  });
+
+  test("a 404 says a private repository may need a token", async () => {
+    const error = (await githubPr
+      .run({ ...args(), repo: "octocat/private" }, context())
+      .catch((e: unknown) => e)) as ToolError;
+    expect(error.message).toMatch(
+      /404: Not Found \(no such repository or pull request, or vault key GITHUB_TOKEN cannot see it\)/,
+    );
+  });
+
+  test("a literal token is refused: only a vault reference is stored", () => {
+    const parsed = githubPr.args.safeParse({ repo: "o/r", number: 1, token: TOKEN });
+    expect(parsed.success).toBe(false);
+  });
+
+  test("the default token is the vault's GITHUB_TOKEN when that key exists", () => {
+    expect(githubPr.withDefaults?.({ repo: "o/r", number: 1 }, (key) => key === "GITHUB_TOKEN")).toEqual({
+      repo: "o/r",
+      number: 1,
+      token: "${secret:GITHUB_TOKEN}",
+    });
+    expect(githubPr.withDefaults?.({ repo: "o/r", number: 1 }, () => false)).toEqual({ repo: "o/r", number: 1 });
+  });
+});
