@@ -62,6 +62,17 @@ test("a monitor on a PR's checks wakes when the last check completes; the token 
     { name: "mighty_readme", conclusion: "failure", url: "https://github.com/github/hello-world/runs/4" },
   ]);
   const wakes = (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as Array<{ text: string }>;
+  expect(wakes[0]?.text).toContain(
+    [
+      "```text",
+      'octocat/Hello-World#1347 "Amazing new feature": open.',
+      "Checks: 3 of 3 completed, 1 failed.",
+      "Failed: mighty_readme (failure) https://github.com/github/hello-world/runs/4",
+      "Review decision: approved (approved by octocat).",
+      "",
+      "{",
+    ].join("\n"),
+  );
   expect(wakes[0]?.text).toContain('"checks_failed": true');
 
   expect(fake.requests.length).toBeGreaterThan(0);

@@ -75,6 +75,7 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
         user: "octocat",
         state: "APPROVED",
         submitted_at: "2019-11-17T17:43:43Z",
+        first_line: "Here is the body for the review.",
         url: "https://github.com/octocat/Hello-World/pull/12#pullrequestreview-80",
       },
     ]);
@@ -86,7 +87,13 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
     const approval = fake.script.reviews[0]!;
     fake.script.reviews.push(
       { ...approval, id: 81, user: { ...approval.user, login: "hubot" }, state: "APPROVED" },
-      { ...approval, id: 82, state: "CHANGES_REQUESTED", submitted_at: "2019-11-18T10:00:00Z" },
+      {
+        ...approval,
+        id: 82,
+        state: "CHANGES_REQUESTED",
+        submitted_at: "2019-11-18T10:00:00Z",
+        body: "The migration drops a column still read by the API.\n\nDetails below.",
+      },
       { ...approval, id: 83, state: "COMMENTED", submitted_at: "2019-11-18T11:00:00Z" },
     );
     fake.script.pull.mergeable = false;
@@ -102,6 +109,16 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
       changes_requested: true,
       conflicts: true,
     });
+    expect(pr.summary).toBe(
+      [
+        'octocat/Hello-World#1347 "Amazing new feature": open.',
+        "Checks: 2 of 3 completed, 1 failed.",
+        "Failed: security/brakeman (failure) https://ci.example.com/2000/output",
+        "Changes requested by octocat: The migration drops a column still read by the API.",
+        "Review decision: changes requested (approved by hubot).",
+        "Conflicts: the branch cannot merge cleanly (mergeable_state dirty).",
+      ].join("\n"),
+    );
     expect(pr.reviews.map((r: { user: string; state: string }) => `${r.user}:${r.state}`)).toEqual([
       "octocat:CHANGES_REQUESTED",
       "hubot:APPROVED",

@@ -46,8 +46,12 @@ interface Review {
   user: string;
   state: string;
   submitted_at: string | null;
+  /** The first line of what the reviewer wrote (at most FIRST_LINE_CAP characters). */
+  first_line: string;
   url: string | null;
 }
+
+const FIRST_LINE_CAP = 200;
 
 const FAILED = new Set(["failure", "cancelled", "timed_out", "action_required", "error", "startup_failure"]);
 
@@ -132,6 +136,7 @@ interface ReviewBody {
   user?: { login?: string } | null;
   state?: string;
   submitted_at?: string | null;
+  body?: string | null;
   html_url?: string | null;
 }
 
@@ -165,7 +170,16 @@ export function describePr(
   const approved = !changesRequested && reviews.some((review) => review.state === "APPROVED");
   const mergeable = pr.mergeable ?? null;
   const mergeableState = pr.mergeable_state ?? "unknown";
+  const conflicts = mergeable === false || mergeableState === "dirty";
+  const reviewDecision = changesRequested
+    ? "changes_requested"
+    : approved
+      ? "approved"
+      : reviews.length > 0
+        ? "review_required"
+        : "none";
   return {
+    summary: summaryOf(repo, pr, checks, failed, reviews, reviewDecision, conflicts),
     repo,
     number: pr.number ?? null,
     title: pr.title ?? "",
@@ -183,17 +197,48 @@ export function describePr(
     checks_failed: failed.length > 0,
     failed_checks: failed.map((check) => ({ name: check.name, conclusion: check.conclusion, url: check.url })),
     reviews,
-    review_decision: changesRequested
-      ? "changes_requested"
-      : approved
-        ? "approved"
-        : reviews.length > 0
-          ? "review_required"
-          : "none",
+    review_decision: reviewDecision,
     approved,
     changes_requested: changesRequested,
-    conflicts: mergeable === false || mergeableState === "dirty",
+    conflicts,
   };
+}
+
+/**
+ * One paragraph an agent can act on hours later: the PR, its checks (each failed one with its
+ * URL), the reviews that decide (who requested changes, and their first line), and conflicts.
+ */
+function summaryOf(
+  repo: string,
+  pr: PullBody,
+  checks: Check[],
+  failed: Check[],
+  reviews: Review[],
+  decision: string,
+  conflicts: boolean,
+): string {
+  const state = pr.merged ? "merged" : `${pr.state ?? "unknown"}${pr.draft ? " (draft)" : ""}`;
+  const lines = [`${repo}#${pr.number ?? "?"} ${JSON.stringify(pr.title ?? "")}: ${state}.`];
+  const done = checks.filter((check) => check.status === "completed").length;
+  lines.push(
+    checks.length === 0
+      ? "No checks on the head commit yet."
+      : `Checks: ${done} of ${checks.length} completed, ${failed.length} failed.`,
+  );
+  for (const check of failed) lines.push(`Failed: ${check.name} (${check.conclusion}) ${check.url ?? "(no URL)"}`);
+  for (const review of reviews.filter((r) => r.state === "CHANGES_REQUESTED"))
+    lines.push(`Changes requested by ${review.user}${review.first_line ? `: ${review.first_line}` : ""}`);
+  const approvers = reviews.filter((r) => r.state === "APPROVED").map((r) => r.user);
+  lines.push(
+    `Review decision: ${decision.replace("_", " ")}${approvers.length ? ` (approved by ${approvers.join(", ")})` : ""}.`,
+  );
+  if (conflicts) lines.push(`Conflicts: the branch cannot merge cleanly (mergeable_state ${pr.mergeable_state}).`);
+  return lines.join("\n");
+}
+
+function firstLine(text: string | null | undefined): string {
+  const line = (text ?? "").trim().split(/\r?\n/, 1)[0] ?? "";
+  return line.length > FIRST_LINE_CAP ? `${line.slice(0, FIRST_LINE_CAP)}…` : line;
 }
 
 /** The latest review of each reviewer that approved, requested changes or commented (GitHub lists them oldest first). */
@@ -209,6 +254,7 @@ function latestReviews(list: ReviewBody[]): Review[] {
       user,
       state: review.state ?? "COMMENTED",
       submitted_at: review.submitted_at ?? null,
+      first_line: firstLine(review.body),
       url: review.html_url ?? null,
     });
   }
