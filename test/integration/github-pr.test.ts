@@ -144,3 +144,22 @@ test("a rate-limit answer is a check error naming the reset, and the next check 
   expect(checks.at(-1)?.excerpt).toContain(`retry after ${resetIso}`);
   expect(fake.requests).toHaveLength(1);
 });
+
+test("the README's three pull-request waits arm as written", async () => {
+  const fake = await newFake();
+  const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### Wait for a pull request"));
+  const block = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+  const bodies = block
+    .split(/\n(?=\{)/)
+    .filter((text) => text.trim())
+    .map((text) => JSON.parse(text));
+  expect(bodies).toHaveLength(3);
+  const sid = await daemon.newSession("ghreadme");
+  for (const body of bodies) {
+    body.source.args.api_url = fake.url;
+    const made = await daemon.api("POST", `/api/sessions/${sid}/monitors`, body);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+  }
+  await daemon.api("DELETE", `/api/sessions/${sid}`);
+});
