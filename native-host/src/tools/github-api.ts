@@ -38,6 +38,11 @@ const fingerprint = (token: string | undefined): string =>
 
 export const authKey = (apiUrl: string, auth: GitHubAuth): string => `${apiUrl} ${fingerprint(auth.token)}`;
 
+/** The API URL for a host as `gh` names it: github.com → the default; another host → its Enterprise API. */
+export function apiUrlForHost(host: string | undefined): string {
+  return !host || host === "github.com" ? DEFAULT_API_URL : `https://${host}/api/v3`;
+}
+
 /** The host `gh` knows an API URL by: api.github.com → github.com; https://ghe.example/api/v3 → ghe.example. */
 export function ghHostFor(apiUrl: string): string {
   const host = new URL(apiUrl).host;

@@ -1,7 +1,10 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { fakeGitHub } from "../../../test/helpers/fake-github.js";
 import { resetGitHubClient } from "./github-api.js";
-import { githubPr, resetSharedPrs } from "./github-pr.js";
+import { githubPr, resetSharedPrs, withDefaults } from "./github-pr.js";
 import { type ToolContext, ToolError } from "./tool.js";
 
 const TOKEN = "ghp_fakeTokenValue123456";
@@ -217,12 +220,46 @@ describe("github__pr credentials", () => {
     expect(parsed.success).toBe(false);
   });
 
-  test("the default token is the vault's GITHUB_TOKEN when that key exists", () => {
-    expect(githubPr.withDefaults?.({ repo: "o/r", number: 1 }, (key) => key === "GITHUB_TOKEN")).toEqual({
+  test("the default token is the vault's GITHUB_TOKEN when that key exists; GH_HOST gives the Enterprise API", () => {
+    const hasToken = (key: string) => key === "GITHUB_TOKEN";
+    expect(withDefaults({ repo: "o/r", number: 1 }, hasToken, undefined)).toEqual({
       repo: "o/r",
       number: 1,
       token: "${secret:GITHUB_TOKEN}",
     });
-    expect(githubPr.withDefaults?.({ repo: "o/r", number: 1 }, () => false)).toEqual({ repo: "o/r", number: 1 });
+    expect(withDefaults({ repo: "o/r", number: 1 }, () => false, "github.com")).toEqual({ repo: "o/r", number: 1 });
+    expect(withDefaults({ repo: "o/r", number: 1, token: "${secret:MINE}" }, hasToken, "ghe.example")).toEqual({
+      repo: "o/r",
+      number: 1,
+      token: "${secret:MINE}",
+      api_url: "https://ghe.example/api/v3",
+    });
+  });
+
+  test("a refused token is an error, and the next check after it is put right observes again", async () => {
+    fake.override(() => ({ status: 401, body: { message: "Bad credentials" } }));
+    await expect(githubPr.run(args(), context())).rejects.toThrow("GitHub refused the token");
+    fake.override(undefined);
+    expect((await observe()).state).toBe("open");
+  });
+
+  test("without a token argument, `gh auth token --hostname HOST` is asked (and its token never shown)", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "vigil-gh-"));
+    const gh = join(bin, "gh");
+    writeFileSync(gh, `#!/bin/sh\necho "$@" > "${bin}/args"\necho ghp_fromGhCli0000000000\n`);
+    chmodSync(gh, 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const { token: _, ...noToken } = args();
+      await githubPr.run(noToken, context({}));
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(readFileSync(join(bin, "args"), "utf8").trim()).toBe(
+      `auth token --hostname 127.0.0.1:${new URL(fake.url).port}`,
+    );
+    expect(fake.requests[0]?.headers.authorization).toBe("Bearer ghp_fromGhCli0000000000");
+    rmSync(bin, { recursive: true, force: true });
   });
 });

@@ -10,7 +10,8 @@
  * Design: docs/design.md §4.1.
  */
 import { z } from "zod";
-import { authKey, DEFAULT_API_URL, type GitHubAuth, githubGet, resolveAuth } from "./github-api.js";
+import { envConfig } from "../base/config.js";
+import { apiUrlForHost, authKey, DEFAULT_API_URL, type GitHubAuth, githubGet, resolveAuth } from "./github-api.js";
 import { type Tool, ToolError } from "./tool.js";
 
 const DEFAULT_TOKEN_KEY = "GITHUB_TOKEN";
@@ -63,10 +64,7 @@ export const githubPr: Tool<Args> = {
   description:
     "A GitHub pull request: state, mergeable, head checks, latest reviews, review_decision and flags checks_completed, checks_failed, approved, changes_requested, conflicts (token: ${secret:GITHUB_TOKEN} or gh auth token)",
   args: Args,
-  withDefaults(args, hasKey) {
-    if (args === null || typeof args !== "object" || "token" in args || !hasKey(DEFAULT_TOKEN_KEY)) return args;
-    return { ...args, token: `\${secret:${DEFAULT_TOKEN_KEY}}` };
-  },
+  withDefaults: (args, hasKey) => withDefaults(args, hasKey, envConfig().GH_HOST),
   async run(args, context) {
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
     const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
@@ -92,6 +90,18 @@ export const githubPr: Tool<Args> = {
     return entry.observation;
   },
 };
+
+/**
+ * Filled in at arming, so the stored monitor says what it reads with: the vault's GITHUB_TOKEN when
+ * no token is named and that key exists; the Enterprise API of GH_HOST when no api_url is given.
+ */
+export function withDefaults(args: unknown, hasKey: (key: string) => boolean, ghHost: string | undefined): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  const filled: Record<string, unknown> = { ...args };
+  if (!("token" in filled) && hasKey(DEFAULT_TOKEN_KEY)) filled.token = `\${secret:${DEFAULT_TOKEN_KEY}}`;
+  if (!("api_url" in filled) && ghHost && ghHost !== "github.com") filled.api_url = apiUrlForHost(ghHost);
+  return filled;
+}
 
 async function observe(repo: string, number: number, apiUrl: string, auth: GitHubAuth, signal: AbortSignal) {
   const get = async (path: string) => (await githubGet(apiUrl, path, auth, signal)).body;
