@@ -234,6 +234,9 @@ describe("github__pr credentials", () => {
       token: "${secret:MINE}",
       api_url: "https://ghe.example/api/v3",
     });
+    expect(() => withDefaults({ repo: "o/r", number: 1 }, hasToken, "https://ghe.example")).toThrow(
+      'GH_HOST: Expected a host name like ghe.example.com, got "https://ghe.example" (or give args.api_url)',
+    );
   });
 
   test("a refused token is an error, and the next check after it is put right observes again", async () => {

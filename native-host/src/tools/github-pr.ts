@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { envConfig } from "../base/config.js";
+import { ValidationError } from "../base/errors.js";
 import { apiUrlForHost, authKey, DEFAULT_API_URL, type GitHubAuth, githubGet, resolveAuth } from "./github-api.js";
 import { type Tool, ToolError } from "./tool.js";
 
@@ -99,7 +100,13 @@ export function withDefaults(args: unknown, hasKey: (key: string) => boolean, gh
   if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   const filled: Record<string, unknown> = { ...args };
   if (!("token" in filled) && hasKey(DEFAULT_TOKEN_KEY)) filled.token = `\${secret:${DEFAULT_TOKEN_KEY}}`;
-  if (!("api_url" in filled) && ghHost && ghHost !== "github.com") filled.api_url = apiUrlForHost(ghHost);
+  if (!("api_url" in filled) && ghHost && ghHost !== "github.com") {
+    if (!/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(ghHost))
+      throw new ValidationError(
+        `GH_HOST: Expected a host name like ghe.example.com, got ${JSON.stringify(ghHost.slice(0, 100))} (or give args.api_url)`,
+      );
+    filled.api_url = apiUrlForHost(ghHost);
+  }
   return filled;
 }
 
