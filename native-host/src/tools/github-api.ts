@@ -4,8 +4,8 @@
  *   `304 Not Modified` reuses the body (GitHub does not count it against the rate limit);
  * - the rate limit is read from every answer: a `403`/`429` with `retry-after` or no requests left,
  *   or fewer than LOW_REMAINING left, closes the gate for that host and token until the reset, and
- *   every call before then fails at once with a ToolError naming the time (its `retryAt` moves the
- *   monitor's next check there) — no request is sent while the gate is closed;
+ *   every observation before then fails at once with a ToolError naming the time (its `retryAt`
+ *   moves the monitor's next check there) — no request is sent while the gate is closed;
  * - the token: a `${secret:KEY}` reference resolved from the vault, else `gh auth token` for the
  *   host when `gh` is on PATH, else none. Its value is never put in an error or an observation.
  */
@@ -85,6 +85,19 @@ export interface GitHubAnswer {
   notModified: boolean;
 }
 
+/**
+ * Throws while the rate-limit gate of this host and token is closed. Asked once per observation,
+ * before its first request: an observation a low count closed the gate in the middle of still ends.
+ */
+export function assertGateOpen(apiUrl: string, auth: GitHubAuth): void {
+  const gate = gates.get(authKey(apiUrl, auth));
+  if (gate && Date.now() < gate.until) {
+    throw new ToolError(`${gate.reason}; no request is sent before ${new Date(gate.until).toISOString()}`, {
+      retryAt: gate.until,
+    });
+  }
+}
+
 /** GET `path` (from the API root) as JSON; throws ToolError saying what GitHub answered. */
 export async function githubGet(
   apiUrl: string,
@@ -93,12 +106,6 @@ export async function githubGet(
   signal: AbortSignal,
 ): Promise<GitHubAnswer> {
   const gateKey = authKey(apiUrl, auth);
-  const gate = gates.get(gateKey);
-  if (gate && Date.now() < gate.until) {
-    throw new ToolError(`${gate.reason}; no request is sent before ${new Date(gate.until).toISOString()}`, {
-      retryAt: gate.until,
-    });
-  }
   const url = `${apiUrl.replace(/\/+$/, "")}${path}`;
   const cacheKey = `${fingerprint(auth.token)} ${url}`;
   const kept = etags.get(cacheKey);

@@ -182,6 +182,18 @@ describe("github__pr is cheap and polite", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  test("with fewer than 10 requests left the answer is used, then nothing is sent until the reset", async () => {
+    fake.setRemaining(8);
+    expect((await observe()).state).toBe("open");
+    resetSharedPrs();
+    const error = (await githubPr.run(args(), context()).catch((e: unknown) => e)) as ToolError;
+    expect(error.message).toMatch(
+      /^GitHub rate limit nearly spent \([0-9] requests left\); no request is sent before \d{4}-\d\d-\d\dT/,
+    );
+    expect(error.retryAt).toBeGreaterThan(Date.now() + 3000_000);
+    expect(fake.requests).toHaveLength(4);
+  });
+
   test("a secondary rate limit (403 + retry-after) waits that long", async () => {
     fake.override(() => ({
       status: 403,

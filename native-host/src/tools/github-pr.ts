@@ -12,7 +12,15 @@
 import { z } from "zod";
 import { envConfig } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
-import { apiUrlForHost, authKey, DEFAULT_API_URL, type GitHubAuth, githubGet, resolveAuth } from "./github-api.js";
+import {
+  apiUrlForHost,
+  assertGateOpen,
+  authKey,
+  DEFAULT_API_URL,
+  type GitHubAuth,
+  githubGet,
+  resolveAuth,
+} from "./github-api.js";
 import { type Tool, ToolError } from "./tool.js";
 
 const DEFAULT_TOKEN_KEY = "GITHUB_TOKEN";
@@ -111,6 +119,7 @@ export function withDefaults(args: unknown, hasKey: (key: string) => boolean, gh
 }
 
 async function observe(repo: string, number: number, apiUrl: string, auth: GitHubAuth, signal: AbortSignal) {
+  assertGateOpen(apiUrl, auth);
   const get = async (path: string) => (await githubGet(apiUrl, path, auth, signal)).body;
   const pr = (await get(`/repos/${repo}/pulls/${number}`)) as PullBody;
   const sha = pr.head?.sha;
