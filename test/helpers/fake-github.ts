@@ -71,7 +71,8 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
   };
 
   const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? "/", "http://fake").pathname;
+    const requested = new URL(req.url ?? "/", `http://${req.headers.host}`);
+    const path = requested.pathname;
     const reply = (status: number, headers: Json, body?: string) => {
       requests.push({ path, status, headers: req.headers });
       res.writeHead(status, {
@@ -91,7 +92,21 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       );
       return;
     }
-    const body = bodyFor(path);
+    let body = bodyFor(path);
+    const paging: Json = {};
+    if (body !== undefined && (path.endsWith("/reviews") || path.endsWith("/check-runs"))) {
+      // Pages as GitHub does: per_page (default 30), page (from 1), a Link header to the next one.
+      const perPage = Number(requested.searchParams.get("per_page") ?? 30);
+      const page = Number(requested.searchParams.get("page") ?? 1);
+      const list: Json[] = Array.isArray(body) ? body : (body as Json).check_runs;
+      const slice = list.slice((page - 1) * perPage, page * perPage);
+      body = Array.isArray(body) ? slice : { ...(body as Json), check_runs: slice };
+      if (page * perPage < list.length) {
+        const next = new URL(requested);
+        next.searchParams.set("page", String(page + 1));
+        paging.link = `<${next.href}>; rel="next"`;
+      }
+    }
     if (body === undefined) {
       reply(404, { "content-type": "application/json" }, JSON.stringify({ message: "Not Found" }));
       return;
@@ -99,11 +114,11 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     const text = JSON.stringify(body);
     const etag = `"${createHash("sha1").update(text).digest("hex")}"`;
     if (req.headers["if-none-match"] === etag) {
-      reply(304, { etag });
+      reply(304, { etag, ...paging });
       return;
     }
     remaining -= 1;
-    reply(200, { "content-type": "application/json; charset=utf-8", etag }, text);
+    reply(200, { "content-type": "application/json; charset=utf-8", etag, ...paging }, text);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

@@ -28,7 +28,7 @@ export interface GitHubAuth {
   source: string;
 }
 
-const etags = new Map<string, { etag: string; body: unknown }>();
+const etags = new Map<string, { etag: string; body: unknown; next: string | null }>();
 const gates = new Map<string, { until: number; reason: string }>();
 const ghTokens = new Map<string, { token: string | undefined; at: number }>();
 
@@ -81,6 +81,8 @@ const ghAuth = (token: string | undefined): GitHubAuth =>
 
 export interface GitHubAnswer {
   body: unknown;
+  /** The `rel="next"` page's URL from the `Link` header, if any. */
+  next: string | null;
   /** The answer was a 304: the body is the one kept from before. */
   notModified: boolean;
 }
@@ -106,7 +108,7 @@ export async function githubGet(
   signal: AbortSignal,
 ): Promise<GitHubAnswer> {
   const gateKey = authKey(apiUrl, auth);
-  const url = `${apiUrl.replace(/\/+$/, "")}${path}`;
+  const url = /^https?:\/\//.test(path) ? path : `${apiUrl.replace(/\/+$/, "")}${path}`;
   const cacheKey = `${fingerprint(auth.token)} ${url}`;
   const kept = etags.get(cacheKey);
   const headers: Record<string, string> = {
@@ -130,7 +132,7 @@ export async function githubGet(
     await response.body?.cancel();
     etags.delete(cacheKey);
     etags.set(cacheKey, kept);
-    return { body: kept.body, notModified: true };
+    return { body: kept.body, next: kept.next, notModified: true };
   }
   const text = await response.text();
   if (!response.ok) throw answerError(url, response, text, auth, gateKey);
@@ -140,13 +142,49 @@ export async function githubGet(
   } catch {
     throw new ToolError(`GET ${url}: expected JSON, got ${JSON.stringify(text.slice(0, 80))}`);
   }
+  const next = nextLink(response.headers.get("link"));
   const etag = response.headers.get("etag");
   if (etag) {
     etags.delete(cacheKey);
-    etags.set(cacheKey, { etag, body });
+    etags.set(cacheKey, { etag, body, next });
     if (etags.size > ETAG_ENTRIES) etags.delete(etags.keys().next().value as string);
   }
-  return { body, notModified: false };
+  return { body, next, notModified: false };
+}
+
+/** The URL of `rel="next"` in a `Link` header. */
+function nextLink(link: string | null): string | null {
+  return link ? (/<([^>]+)>;\s*rel="next"/.exec(link)?.[1] ?? null) : null;
+}
+
+/** Pages GitHub may split a list into that are read (100 items each). */
+export const MAX_PAGES = 10;
+
+/**
+ * Every page of a list, following `Link: rel="next"` up to MAX_PAGES, and only to the API's own
+ * origin (the token goes with each request). `items` picks the list out of one page's body.
+ */
+export async function githubGetAll<T>(
+  apiUrl: string,
+  path: string,
+  auth: GitHubAuth,
+  signal: AbortSignal,
+  items: (body: unknown) => T[],
+): Promise<T[]> {
+  const origin = new URL(apiUrl).origin;
+  const all: T[] = [];
+  let page: string | null = path;
+  for (let n = 0; page !== null && n < MAX_PAGES; n += 1) {
+    const answer = await githubGet(apiUrl, page, auth, signal);
+    all.push(...items(answer.body));
+    page = answer.next;
+    if (page !== null) {
+      const url = new URL(page, apiUrl);
+      if (url.origin !== origin) throw new ToolError(`GitHub's next page is on another origin (${url.origin})`);
+      page = url.href;
+    }
+  }
+  return all;
 }
 
 /** Closes the gate until the reset when few requests are left (the answer itself is still used). */

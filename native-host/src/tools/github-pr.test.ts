@@ -128,6 +128,25 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
     ]);
   });
 
+  test("every page of reviews is read (the latest review of a reviewer may be on the last)", async () => {
+    const first = fake.script.reviews[0]!;
+    for (let i = 0; i < 150; i += 1)
+      fake.script.reviews.push({
+        ...first,
+        id: 100 + i,
+        user: { ...first.user, login: `r${i % 3}` },
+        state: "COMMENTED",
+      });
+    fake.script.reviews.push({ ...first, id: 999, state: "CHANGES_REQUESTED", body: "Not yet." });
+    const pr = await observe();
+    expect(pr.changes_requested).toBe(true);
+    expect(pr.reviews).toHaveLength(4);
+    expect(fake.hits("reviews").map((r) => r.path)).toHaveLength(2);
+    resetSharedPrs();
+    await observe();
+    expect(fake.hits("reviews").map((r) => r.status)).toEqual([200, 200, 304, 304]);
+  });
+
   test("no checks yet is not 'checks completed'", async () => {
     fake.script.checkRuns.length = 0;
     fake.script.statuses.length = 0;

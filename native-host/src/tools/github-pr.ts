@@ -19,6 +19,7 @@ import {
   DEFAULT_API_URL,
   type GitHubAuth,
   githubGet,
+  githubGetAll,
   resolveAuth,
 } from "./github-api.js";
 import { type Tool, ToolError } from "./tool.js";
@@ -125,11 +126,20 @@ async function observe(repo: string, number: number, apiUrl: string, auth: GitHu
   const sha = pr.head?.sha;
   if (typeof sha !== "string")
     throw new ToolError(`GitHub answered a pull request without head.sha for ${repo}#${number}`);
-  const [runs, status, reviews] = await Promise.all([
-    get(`/repos/${repo}/commits/${sha}/check-runs?filter=latest&per_page=100`) as Promise<CheckRunsBody>,
+  const [checkRuns, status, reviews] = await Promise.all([
+    githubGetAll(
+      apiUrl,
+      `/repos/${repo}/commits/${sha}/check-runs?filter=latest&per_page=100`,
+      auth,
+      signal,
+      (body) => (body as CheckRunsBody).check_runs ?? [],
+    ),
     get(`/repos/${repo}/commits/${sha}/status?per_page=100`) as Promise<StatusBody>,
-    get(`/repos/${repo}/pulls/${number}/reviews?per_page=100`) as Promise<ReviewBody[]>,
+    githubGetAll(apiUrl, `/repos/${repo}/pulls/${number}/reviews?per_page=100`, auth, signal, (body) =>
+      Array.isArray(body) ? (body as ReviewBody[]) : [],
+    ),
   ]);
+  const runs: CheckRunsBody = { check_runs: checkRuns };
   return describePr(repo, pr, runs, status, reviews);
 }
 
