@@ -24,6 +24,7 @@ export const examples = (() => {
     checkRuns: value("check-run-paginated") as Json,
     status: value("combined-commit-status") as Json,
     reviews: value("pull-request-review-items") as Json[],
+    comments: value("pull-request-review-comment-items") as Json[],
   };
 })();
 
@@ -38,6 +39,7 @@ export interface PrScript {
   checkRuns: Json[];
   statuses: Json[];
   reviews: Json[];
+  comments: Json[];
 }
 
 export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number = 1347) {
@@ -46,12 +48,13 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     checkRuns: structuredClone(examples.checkRuns.check_runs),
     statuses: structuredClone(examples.status.statuses),
     reviews: structuredClone(examples.reviews),
+    comments: structuredClone(examples.comments),
   };
   const requests: FakeRequest[] = [];
   let answer: ((path: string) => { status: number; headers?: Json; body: unknown } | undefined) | undefined;
   let remaining = 4999;
 
-  const bodyFor = (path: string): unknown => {
+  const bodyFor = (path: string, query: URLSearchParams): unknown => {
     const sha = script.pull.head.sha as string;
     const base = `/repos/${owner}/${repo}`;
     if (path === `${base}/pulls/${number}`) return script.pull;
@@ -67,6 +70,10 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       return { ...examples.status, sha, state, total_count: script.statuses.length, statuses: script.statuses };
     }
     if (path === `${base}/pulls/${number}/reviews`) return script.reviews;
+    if (path === `${base}/pulls/${number}/comments`) {
+      const since = query.get("since");
+      return script.comments.filter((c) => since === null || Date.parse(c.updated_at) >= Date.parse(since));
+    }
     return undefined;
   };
 
@@ -92,9 +99,12 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       );
       return;
     }
-    let body = bodyFor(path);
+    let body = bodyFor(path, requested.searchParams);
     const paging: Json = {};
-    if (body !== undefined && (path.endsWith("/reviews") || path.endsWith("/check-runs"))) {
+    if (
+      body !== undefined &&
+      (path.endsWith("/reviews") || path.endsWith("/comments") || path.endsWith("/check-runs"))
+    ) {
       // Pages as GitHub does: per_page (default 30), page (from 1), a Link header to the next one.
       const perPage = Number(requested.searchParams.get("per_page") ?? 30);
       const page = Number(requested.searchParams.get("page") ?? 1);

@@ -147,6 +147,37 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
     expect(fake.hits("reviews").map((r) => r.status)).toEqual([200, 200, 304, 304]);
   });
 
+  test("review comments since a time: none, then one, with a summary line naming who, where and its URL", async () => {
+    const since = "2026-12-01T00:00:00Z";
+    const withSince = { ...args(), comments_since: since };
+    const before = (await githubPr.run(withSince, context())) as Record<string, any>;
+    expect(before).toMatchObject({ comments: [], comments_count: 0 });
+    expect(before.summary).toMatch(/\nReview comments since 2026-12-01T00:00:00Z: none\.$/);
+    fake.script.comments.push({
+      ...fake.script.comments[0],
+      id: 2,
+      body: "This null check is backwards.\nSee the spec.",
+      line: 14,
+      updated_at: "2026-12-02T09:30:00Z",
+    });
+    resetSharedPrs();
+    const after = (await githubPr.run(withSince, context())) as Record<string, any>;
+    expect(after.comments_count).toBe(1);
+    expect(after.comments[0]).toEqual({
+      user: "octocat",
+      path: "file1.txt",
+      line: 14,
+      first_line: "This null check is backwards.",
+      url: "https://github.com/octocat/Hello-World/pull/1#discussion-diff-1",
+      updated_at: "2026-12-02T09:30:00Z",
+    });
+    expect(after.summary).toContain(
+      "\nReview comments since 2026-12-01T00:00:00Z: 1; the latest by octocat on file1.txt:14: This null check is backwards. https://github.com/octocat/Hello-World/pull/1#discussion-diff-1",
+    );
+    expect(fake.hits("pull").length).toBe(2);
+    expect(fake.requests.filter((r) => r.path.endsWith("/comments"))).toHaveLength(2);
+  });
+
   test("no checks yet is not 'checks completed'", async () => {
     fake.script.checkRuns.length = 0;
     fake.script.statuses.length = 0;

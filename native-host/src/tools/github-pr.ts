@@ -38,6 +38,13 @@ const Args = z.strictObject({
       "Expected a vault reference like ${secret:GITHUB_TOKEN}, not a token",
     )
     .optional(),
+  comments_since: z
+    .string()
+    .refine(
+      (value) => /^\d{4}-\d\d-\d\dT/.test(value) && Number.isFinite(Date.parse(value)),
+      "Expected an ISO time like 2026-12-03T17:00:00Z",
+    )
+    .optional(),
   api_url: z
     .string()
     .refine((value) => /^https?:\/\/[^/]/.test(value), "Expected an http(s) URL like https://ghe.example/api/v3")
@@ -79,13 +86,13 @@ export const githubPr: Tool<Args> = {
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
     const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
     const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
-    const key = `${authKey(apiUrl, auth)} ${args.repo}#${args.number}`;
+    const key = `${authKey(apiUrl, auth)} ${args.repo}#${args.number} ${args.comments_since ?? ""}`;
     const kept = shared.get(key);
     if (kept && (kept.at === null || Date.now() - kept.at < SHARE_MS)) return kept.observation;
     // Not tied to one caller's signal: a monitor cancelled mid-request must not fail the others.
     const entry: { at: number | null; observation: Promise<unknown> } = {
       at: null,
-      observation: observe(args.repo, args.number, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)),
+      observation: observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)),
     };
     shared.set(key, entry);
     entry.observation.then(
@@ -119,14 +126,15 @@ export function withDefaults(args: unknown, hasKey: (key: string) => boolean, gh
   return filled;
 }
 
-async function observe(repo: string, number: number, apiUrl: string, auth: GitHubAuth, signal: AbortSignal) {
+async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: AbortSignal) {
+  const { repo, number } = args;
   assertGateOpen(apiUrl, auth);
   const get = async (path: string) => (await githubGet(apiUrl, path, auth, signal)).body;
   const pr = (await get(`/repos/${repo}/pulls/${number}`)) as PullBody;
   const sha = pr.head?.sha;
   if (typeof sha !== "string")
     throw new ToolError(`GitHub answered a pull request without head.sha for ${repo}#${number}`);
-  const [checkRuns, status, reviews] = await Promise.all([
+  const [checkRuns, status, reviews, comments] = await Promise.all([
     githubGetAll(
       apiUrl,
       `/repos/${repo}/commits/${sha}/check-runs?filter=latest&per_page=100`,
@@ -138,9 +146,19 @@ async function observe(repo: string, number: number, apiUrl: string, auth: GitHu
     githubGetAll(apiUrl, `/repos/${repo}/pulls/${number}/reviews?per_page=100`, auth, signal, (body) =>
       Array.isArray(body) ? (body as ReviewBody[]) : [],
     ),
+    args.comments_since === undefined
+      ? undefined
+      : githubGetAll(
+          apiUrl,
+          `/repos/${repo}/pulls/${number}/comments?since=${encodeURIComponent(args.comments_since)}&per_page=100`,
+          auth,
+          signal,
+          (body) => (Array.isArray(body) ? (body as CommentBody[]) : []),
+        ),
   ]);
   const runs: CheckRunsBody = { check_runs: checkRuns };
-  return describePr(repo, pr, runs, status, reviews);
+  const observation = describePr(repo, pr, runs, status, reviews);
+  return comments === undefined ? observation : withComments(observation, comments, args.comments_since ?? "");
 }
 
 interface PullBody {
@@ -174,6 +192,32 @@ interface ReviewBody {
   submitted_at?: string | null;
   body?: string | null;
   html_url?: string | null;
+}
+
+interface CommentBody {
+  user?: { login?: string } | null;
+  path?: string;
+  line?: number | null;
+  body?: string | null;
+  html_url?: string | null;
+  updated_at?: string;
+}
+
+/** Review comments written or edited since `since` (GitHub's own filter), and a line in the summary. */
+export function withComments(observation: ReturnType<typeof describePr>, list: CommentBody[], since: string) {
+  const comments = list.map((comment) => ({
+    user: comment.user?.login ?? "",
+    path: comment.path ?? "",
+    line: comment.line ?? null,
+    first_line: firstLine(comment.body),
+    url: comment.html_url ?? null,
+    updated_at: comment.updated_at ?? null,
+  }));
+  const latest = comments.at(-1);
+  const line = latest
+    ? `\nReview comments since ${since}: ${comments.length}; the latest by ${latest.user} on ${latest.path}${latest.line === null ? "" : `:${latest.line}`}: ${latest.first_line} ${latest.url ?? ""}`.trimEnd()
+    : `\nReview comments since ${since}: none.`;
+  return { ...observation, summary: observation.summary + line, comments, comments_count: comments.length };
 }
 
 /** The observation, from the four answers (pure). */
