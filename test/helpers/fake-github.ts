@@ -77,7 +77,11 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     return undefined;
   };
 
-  const server: Server = createServer((req, res) => {
+  let held: Promise<void> | undefined;
+  let arrived = 0;
+  const server: Server = createServer(async (req, res) => {
+    arrived += 1;
+    if (held) await held;
     const requested = new URL(req.url ?? "/", `http://${req.headers.host}`);
     const path = requested.pathname;
     const reply = (status: number, headers: Json, body?: string) => {
@@ -145,6 +149,19 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     /** Answers every request with this instead (undefined: the normal answers again). */
     override(next: typeof answer) {
       answer = next;
+    },
+    /** Requests that reached the server, answered or not. */
+    arrived: () => arrived,
+    /** Answers nothing until the returned function is called. */
+    hold(): () => void {
+      let release = () => {};
+      held = new Promise<void>((resolve) => {
+        release = () => {
+          held = undefined;
+          resolve();
+        };
+      });
+      return release;
     },
     setRemaining(next: number) {
       remaining = next;

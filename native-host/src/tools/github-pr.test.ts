@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { fakeGitHub } from "../../../test/helpers/fake-github.js";
 import { resetGitHubClient } from "./github-api.js";
 import { githubPr, resetSharedPrs, withDefaults } from "./github-pr.js";
@@ -211,6 +211,19 @@ describe("github__pr is cheap and polite", () => {
     await observe();
     expect(fake.hits("pull")).toHaveLength(1);
     expect(fake.requests).toHaveLength(4);
+  });
+
+  test("a caller stopped while the shared request is out stops waiting at once; the others still get the answer", async () => {
+    const release = fake.hold();
+    const stopped = new AbortController();
+    const first = githubPr.run(args(), { ...context(), signal: stopped.signal });
+    const second = githubPr.run(args(), context());
+    await vi.waitFor(() => expect(fake.arrived()).toBe(1));
+    stopped.abort();
+    await expect(first).rejects.toThrow("the check was stopped before GitHub answered");
+    release();
+    expect(((await second) as { state: string }).state).toBe("open");
+    expect(fake.hits("pull")).toHaveLength(1);
   });
 
   test("a rate-limit answer is an error naming the reset, and nothing is sent until then", async () => {

@@ -77,7 +77,7 @@ export const githubPr: Tool<Args> = {
     const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
     const key = `${authKey(apiUrl, auth)} ${args.repo}#${args.number} ${args.comments_since ?? ""}`;
     const kept = shared.get(key);
-    if (kept && (kept.at === null || Date.now() - kept.at < SHARE_MS)) return kept.observation;
+    if (kept && (kept.at === null || Date.now() - kept.at < SHARE_MS)) return untilAborted(kept.observation, signal);
     // Not tied to one caller's signal: a monitor cancelled mid-request must not fail the others.
     const entry: { at: number | null; observation: Promise<unknown> } = {
       at: null,
@@ -93,9 +93,19 @@ export const githubPr: Tool<Args> = {
       },
     );
     for (const [other, { at }] of shared) if (at !== null && Date.now() - at > SHARE_MS) shared.delete(other);
-    return entry.observation;
+    return untilAborted(entry.observation, signal);
   },
 };
+
+/** The shared observation for one caller: a caller stopped (a cancelled monitor, shutdown) stops waiting at once. */
+function untilAborted<T>(observation: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new ToolError("the check was stopped before GitHub answered"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ToolError("the check was stopped before GitHub answered"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    observation.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
 
 /**
  * Filled in at arming, so the stored monitor says what it reads with: the vault's GITHUB_TOKEN when
