@@ -25,6 +25,9 @@ export const examples = (() => {
     status: value("combined-commit-status") as Json,
     reviews: value("pull-request-review-items") as Json[],
     comments: value("pull-request-review-comment-items") as Json[],
+    run: value("workflow-run") as Json,
+    jobs: value("job-paginated") as Json,
+    workflowRuns: value("workflow-run-paginated") as Json,
   };
 })();
 
@@ -40,6 +43,8 @@ export interface PrScript {
   statuses: Json[];
   reviews: Json[];
   comments: Json[];
+  run: Json;
+  jobs: Json[];
 }
 
 export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number = 1347) {
@@ -49,6 +54,8 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     statuses: structuredClone(examples.status.statuses),
     reviews: structuredClone(examples.reviews),
     comments: structuredClone(examples.comments),
+    run: structuredClone(examples.run),
+    jobs: structuredClone(examples.jobs.jobs),
   };
   const requests: FakeRequest[] = [];
   let answer: ((path: string) => { status: number; headers?: Json; body: unknown } | undefined) | undefined;
@@ -70,6 +77,11 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       return { ...examples.status, sha, state, total_count: script.statuses.length, statuses: script.statuses };
     }
     if (path === `${base}/pulls/${number}/reviews`) return script.reviews;
+    if (path === `${base}/actions/runs/${script.run.id}`) return script.run;
+    if (path === `${base}/actions/runs/${script.run.id}/jobs`)
+      return { total_count: script.jobs.length, jobs: script.jobs };
+    if (path.startsWith(`${base}/actions/workflows/`) && path.endsWith("/runs"))
+      return { ...examples.workflowRuns, total_count: 1, workflow_runs: [script.run] };
     if (path === `${base}/pulls/${number}/comments`) {
       const since = query.get("since");
       return script.comments.filter((c) => since === null || Date.parse(c.updated_at) >= Date.parse(since));

@@ -163,3 +163,35 @@ test("the README's three pull-request waits arm as written", async () => {
   }
   await daemon.api("DELETE", `/api/sessions/${sid}`);
 });
+
+test("a github__run monitor wakes when the run completes, with the failed step's log URL in the wake", async () => {
+  const fake = await newFake();
+  const sid = await daemon.newSession("ghrun");
+  const made = await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
+    source: {
+      kind: "tool",
+      name: "github__run",
+      args: { repo: fake.repo, workflow: "build.yml", branch: "main", api_url: fake.url },
+      condition: { path: "completed", operator: "equals", value: true },
+    },
+    intervalSeconds: 0.5,
+    timeoutSeconds: 120,
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  await waitFor(async () => (await daemon.monitor(sid, "mon-1")).lastObservation?.status === "queued");
+  const job = fake.script.jobs[0]!;
+  fake.script.jobs[0] = {
+    ...job,
+    conclusion: "failure",
+    steps: job.steps.map((step: Record<string, unknown>, i: number) =>
+      i === 2 ? { ...step, conclusion: "failure" } : step,
+    ),
+  };
+  fake.script.run = { ...fake.script.run, status: "completed", conclusion: "failure" };
+  await daemon.waitForState(sid, "mon-1", ["ready"]);
+  const wakes = (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as Array<{ text: string }>;
+  expect(wakes[0]?.text).toContain(
+    `Failed: build (failure) at step ${JSON.stringify(job.steps[2].name)} ${job.html_url}#step:${job.steps[2].number}:1`,
+  );
+  await daemon.api("DELETE", `/api/sessions/${sid}`);
+});

@@ -38,16 +38,24 @@ const DEFAULT_TOKEN_KEY = "GITHUB_TOKEN";
 /** An observation this young is shared with every other monitor on the same PR. */
 export const SHARE_MS = 3000;
 
+/** The arguments every github__* tool takes besides its own. */
+export const RepoArg = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "Expected owner/name");
+export const TokenArg = z
+  .string()
+  .regex(
+    /^\$\{secret:[A-Za-z_][A-Za-z0-9_]{0,63}\}$/,
+    "Expected a vault reference like ${secret:GITHUB_TOKEN}, not a token",
+  )
+  .optional();
+export const ApiUrlArg = z
+  .string()
+  .refine((value) => /^https?:\/\/[^/]/.test(value), "Expected an http(s) URL like https://ghe.example/api/v3")
+  .optional();
+
 const Args = z.strictObject({
-  repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "Expected owner/name"),
+  repo: RepoArg,
   number: z.coerce.number().int().positive(),
-  token: z
-    .string()
-    .regex(
-      /^\$\{secret:[A-Za-z_][A-Za-z0-9_]{0,63}\}$/,
-      "Expected a vault reference like ${secret:GITHUB_TOKEN}, not a token",
-    )
-    .optional(),
+  token: TokenArg,
   comments_since: z
     .string()
     .refine(
@@ -55,10 +63,7 @@ const Args = z.strictObject({
       "Expected an ISO time like 2026-12-03T17:00:00Z",
     )
     .optional(),
-  api_url: z
-    .string()
-    .refine((value) => /^https?:\/\/[^/]/.test(value), "Expected an http(s) URL like https://ghe.example/api/v3")
-    .optional(),
+  api_url: ApiUrlArg,
 });
 type Args = z.infer<typeof Args>;
 
@@ -76,26 +81,30 @@ export const githubPr: Tool<Args> = {
     const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
     const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
     const key = `${authKey(apiUrl, auth)} ${args.repo}#${args.number} ${args.comments_since ?? ""}`;
-    const kept = shared.get(key);
-    if (kept && (kept.at === null || Date.now() - kept.at < SHARE_MS)) return untilAborted(kept.observation, signal);
-    // Not tied to one caller's signal: a monitor cancelled mid-request must not fail the others.
-    const entry: { at: number | null; observation: Promise<unknown> } = {
-      at: null,
-      observation: observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)),
-    };
-    shared.set(key, entry);
-    entry.observation.then(
-      () => {
-        entry.at = Date.now();
-      },
-      () => {
-        if (shared.get(key) === entry) shared.delete(key);
-      },
-    );
-    for (const [other, { at }] of shared) if (at !== null && Date.now() - at > SHARE_MS) shared.delete(other);
-    return untilAborted(entry.observation, signal);
+    return sharedObservation(key, signal, () => observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)));
   },
 };
+
+/**
+ * One observation per key for every caller: in flight, or made under SHARE_MS ago. The request is
+ * not tied to one caller's signal (a monitor cancelled mid-request must not fail the others).
+ */
+export function sharedObservation(key: string, signal: AbortSignal, make: () => Promise<unknown>): Promise<unknown> {
+  const kept = shared.get(key);
+  if (kept && (kept.at === null || Date.now() - kept.at < SHARE_MS)) return untilAborted(kept.observation, signal);
+  const entry: { at: number | null; observation: Promise<unknown> } = { at: null, observation: make() };
+  shared.set(key, entry);
+  entry.observation.then(
+    () => {
+      entry.at = Date.now();
+    },
+    () => {
+      if (shared.get(key) === entry) shared.delete(key);
+    },
+  );
+  for (const [other, { at }] of shared) if (at !== null && Date.now() - at > SHARE_MS) shared.delete(other);
+  return untilAborted(entry.observation, signal);
+}
 
 /** The shared observation for one caller: a caller stopped (a cancelled monitor, shutdown) stops waiting at once. */
 function untilAborted<T>(observation: Promise<T>, signal: AbortSignal): Promise<T> {
