@@ -28,6 +28,8 @@ export const examples = (() => {
     run: value("workflow-run") as Json,
     jobs: value("job-paginated") as Json,
     workflowRuns: value("workflow-run-paginated") as Json,
+    deployments: value("deployment-items") as Json[],
+    deploymentStatuses: value("deployment-status-items") as Json[],
   };
 })();
 
@@ -45,6 +47,8 @@ export interface PrScript {
   comments: Json[];
   run: Json;
   jobs: Json[];
+  deployments: Json[];
+  deploymentStatuses: Json[];
 }
 
 export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number = 1347) {
@@ -56,6 +60,8 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     comments: structuredClone(examples.comments),
     run: structuredClone(examples.run),
     jobs: structuredClone(examples.jobs.jobs),
+    deployments: structuredClone(examples.deployments),
+    deploymentStatuses: structuredClone(examples.deploymentStatuses),
   };
   const requests: FakeRequest[] = [];
   let answer: ((path: string) => { status: number; headers?: Json; body: unknown } | undefined) | undefined;
@@ -78,6 +84,14 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     }
     if (path === `${base}/pulls/${number}/reviews`) return script.reviews;
     if (path === `${base}/actions/runs/${script.run.id}`) return script.run;
+    if (path === `${base}/deployments`) {
+      const environment = query.get("environment");
+      const sha = query.get("sha");
+      return script.deployments.filter(
+        (d) => (!environment || d.environment === environment) && (!sha || d.sha === sha),
+      );
+    }
+    if (path === `${base}/deployments/${script.deployments[0]?.id}/statuses`) return script.deploymentStatuses;
     if (path === `${base}/actions/runs/${script.run.id}/jobs`)
       return { total_count: script.jobs.length, jobs: script.jobs };
     if (path.startsWith(`${base}/actions/workflows/`) && path.endsWith("/runs"))
@@ -117,10 +131,7 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     }
     let body = bodyFor(path, requested.searchParams);
     const paging: Json = {};
-    if (
-      body !== undefined &&
-      (path.endsWith("/reviews") || path.endsWith("/comments") || path.endsWith("/check-runs"))
-    ) {
+    if (body !== undefined && /\/(reviews|comments|check-runs|deployments|statuses)$/.test(path)) {
       // Pages as GitHub does: per_page (default 30), page (from 1), a Link header to the next one.
       const perPage = Number(requested.searchParams.get("per_page") ?? 30);
       const page = Number(requested.searchParams.get("page") ?? 1);
