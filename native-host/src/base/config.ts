@@ -51,6 +51,8 @@ export const EnvSchema = z.object({
   VIGIL_DEVICE_SWEEP_MS: Whole(0),
   /** Tests only: the daemon kills itself (SIGKILL) at this step of a device collection. */
   VIGIL_FAULT: z.enum(["device-listed", "device-stored"]).optional(),
+  /** As for `gh`: the GitHub host a `github__pr` monitor armed without `api_url` reads (checked at arming, not here: it is gh's too). */
+  GH_HOST: z.string().optional(),
   VIGIL_WAITPOINT_TTL_MS: z.string().optional(),
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),

@@ -80,14 +80,17 @@ export function recordCheckInTx(
   const error = step.error === undefined ? null : shield.text(step.error);
   store.monitors.recordCheck(uid, {
     at: now,
-    nextDueAt: nextCheckAt({
-      uid,
-      intervalMs: record.intervalMs ?? 0,
-      dueAt: trigger.nextDueAt ?? now,
-      now,
-      first: trigger.polls === 0,
-      polledMonitors,
-    }),
+    nextDueAt: Math.max(
+      nextCheckAt({
+        uid,
+        intervalMs: record.intervalMs ?? 0,
+        dueAt: trigger.nextDueAt ?? now,
+        now,
+        first: trigger.polls === 0,
+        polledMonitors,
+      }),
+      result.outcome === "error" ? (result.retryAt ?? 0) : 0,
+    ),
     observation,
     error,
     unrunnableStreak: step.state.unrunnableStreak,

@@ -27,6 +27,18 @@ function facts(overrides: Partial<WakeFacts> = {}): WakeFacts {
 }
 
 describe("wake text", () => {
+  test("an observation's own summary (github__pr) is shown as text above the rest of it", () => {
+    const text = wakeText(
+      facts({
+        monitor: { id: "mon-1", name: "PR checks", kind: "tool", description: "github__pr(...)" },
+        lastObservation: { summary: 'o/r#1 "Fix": open.\nFailed: build (failure) https://ci/1', checks_failed: true },
+      }),
+    );
+    expect(text).toContain(
+      '```text\no/r#1 "Fix": open.\nFailed: build (failure) https://ci/1\n\n{\n  "checks_failed": true\n}\n```',
+    );
+  });
+
   test("says who, how long, why, what it saw and the continuation", () => {
     const text = wakeText(facts());
     expect(text).toContain('mon-3 "Wait for the readiness marker" (command wait)');

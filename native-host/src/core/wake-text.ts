@@ -73,6 +73,11 @@ function observationText(observation: unknown): string | null {
     const output = typeof o.output === "string" && o.output.length > 0 ? o.output : "(no output)";
     return `${code}\n${output}`;
   }
+  // A tool that writes its own summary (github__pr) has it shown as text, above the rest.
+  if (typeof observation === "object" && typeof (observation as { summary?: unknown }).summary === "string") {
+    const { summary, ...rest } = observation as { summary: string };
+    return `${summary}\n\n${JSON.stringify(rest, null, 2)}`;
+  }
   return JSON.stringify(observation, null, 2);
 }
 

@@ -25,13 +25,13 @@ export interface PreparedMonitor {
 export function prepareMonitor(body: MonitorCreate, hasKey: (key: string) => boolean, now: number): PreparedMonitor {
   const parsed = SourceSchema.safeParse(body.source);
   if (!parsed.success) throw new ValidationError(`source: ${formatZodError(parsed.error)}`);
-  const source = parsed.data;
-  if (source.kind === "signal") {
+  if (parsed.data.kind === "signal") {
     throw new ValidationError(
       "source.kind: a waitpoint is armed with wait_create (POST /api/sessions/:sid/waitpoints)",
     );
   }
-  const probe = probeFor(source.kind);
+  const probe = probeFor(parsed.data.kind);
+  const source = probe.withDefaults ? probe.withDefaults(parsed.data as never, hasKey) : parsed.data;
   const timing = probe.timing(body);
   const missing = secretKeysIn(probe.secretText(source)).find((key) => !hasKey(key));
   if (missing) throw new ValidationError(`Vault key ${missing} is not set (set it with: vigil vault set ${missing})`);

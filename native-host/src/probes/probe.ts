@@ -46,6 +46,8 @@ interface ProbeBase<S extends Source> {
   secretText(source: S): string;
   /** The per-session caps this kind counts toward (see LIMITS in registry.ts). */
   limitGroups: readonly string[];
+  /** The source with defaults that depend on the vault filled in, at creation (before keys are checked). */
+  withDefaults?(source: S, hasKey: (key: string) => boolean): S;
   /** Checks beyond the schema, at creation (a read-only tool; a time before the deadline). */
   validate?(source: S, context: { now: number; deadlineAt: number }): void;
 }

@@ -5,6 +5,7 @@
 import { toError } from "../base/log.js";
 import { envNameFor } from "../secrets/references.js";
 import { readOnlyTool } from "../tools/registry.js";
+import { ToolError } from "../tools/tool.js";
 import type { CheckContext, CheckResult } from "./probe.js";
 
 /** The monitor's resolved secrets come as VIGIL_SECRET_KEY variables; tools want KEY → value. */
@@ -27,6 +28,7 @@ export async function callTool(name: string, args: unknown, context: CheckContex
     });
     return { outcome: "observed", observation, eventText: JSON.stringify(observation).slice(0, 2000) };
   } catch (error) {
-    return { outcome: "error", error: toError(error).message };
+    const retryAt = error instanceof ToolError ? error.retryAt : undefined;
+    return { outcome: "error", error: toError(error).message, ...(retryAt ? { retryAt } : {}) };
   }
 }

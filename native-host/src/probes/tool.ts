@@ -1,6 +1,6 @@
 /** `tool`: a read-only tool call polled until its condition holds (design.md §4.1). */
 import { type ToolSource, ToolSourceSchema } from "../../../shared/schemas/sources.js";
-import { readOnlyTool } from "../tools/registry.js";
+import { readOnlyTool, TOOLS } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";
 import { callTool } from "./tool-call.js";
@@ -14,6 +14,12 @@ export const toolProbe: PollProbe<ToolSource> = {
   describe: (source) => `${source.name}(${JSON.stringify(source.args)})`,
   timing: observationTiming,
   secretText: (source) => JSON.stringify(source.args),
+  withDefaults: (source, hasKey) => {
+    const tool = TOOLS.get(source.name);
+    return tool?.withDefaults
+      ? { ...source, args: tool.withDefaults(source.args, hasKey) as ToolSource["args"] }
+      : source;
+  },
   validate: (source) => {
     readOnlyTool(source.name, source.args);
   },

@@ -6,11 +6,14 @@
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { ValidationError } from "../base/errors.js";
 import { fileRead, fileStat } from "./file-tools.js";
+import { githubDeployment } from "./github-deployment.js";
+import { githubPr } from "./github-pr.js";
+import { githubRun } from "./github-run.js";
 import { httpGet } from "./http-get.js";
 import { processStatus } from "./process-status.js";
 import type { Tool } from "./tool.js";
 
-const BUILT_IN: Tool[] = [httpGet, fileStat, fileRead, processStatus] as Tool[];
+const BUILT_IN: Tool[] = [httpGet, fileStat, fileRead, processStatus, githubPr, githubRun, githubDeployment] as Tool[];
 
 export const TOOLS = new Map(BUILT_IN.map((tool) => [tool.name, tool]));
 

@@ -18,10 +18,19 @@ export interface Tool<A = unknown> {
   args: z.ZodType<A>;
   /** The observation; throws ToolError when it cannot observe (kept as the monitor's last error). */
   run(args: A, context: ToolContext): Promise<unknown>;
+  /** Arguments filled in at arming, before vault keys are checked (github__*: the default token). */
+  withDefaults?(args: unknown, hasKey: (key: string) => boolean): unknown;
 }
 
 export class ToolError extends Error {
   override name = "ToolError";
+  /** When the source asked not to be called before (a rate limit): the monitor's next check waits for it. */
+  readonly retryAt: number | undefined;
+
+  constructor(message: string, options: { retryAt?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAt = options.retryAt;
+  }
 }
 
 export const BODY_CAP = 64 * 1024;

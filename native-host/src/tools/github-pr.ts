@@ -1,0 +1,175 @@
+/**
+ * `github__pr`: a pull request as an agent waits on it — its state, whether it can merge, the checks
+ * on its head commit (check runs and commit statuses) and the latest review of each reviewer — with
+ * flags that make conditions read naturally (`checks_completed`, `checks_failed`, `approved`,
+ * `changes_requested`, `conflicts`).
+ * Four conditional REST requests per observation (github-api.ts): the pull, then the check runs,
+ * the combined status and the reviews of its head (one more per extra page, and one for review
+ * comments when `comments_since` asks); github-pr-view.ts makes the observation. Monitors on the same PR share one observation:
+ * a call while another is in flight waits for it, and one made within SHARE_MS of the last reuses it,
+ * so twenty monitors on one PR cost one set of requests per interval.
+ * Design: docs/design.md §4.1.
+ */
+import { z } from "zod";
+import { envConfig } from "../base/config.js";
+import { ValidationError } from "../base/errors.js";
+import {
+  apiUrlForHost,
+  assertGateOpen,
+  authKey,
+  DEFAULT_API_URL,
+  type GitHubAuth,
+  githubGet,
+  githubGetAll,
+  resolveAuth,
+} from "./github-api.js";
+import {
+  type CheckRunsBody,
+  type CommentBody,
+  describePr,
+  type PullBody,
+  type ReviewBody,
+  type StatusBody,
+  withComments,
+} from "./github-pr-view.js";
+import { type Tool, ToolError } from "./tool.js";
+
+const DEFAULT_TOKEN_KEY = "GITHUB_TOKEN";
+/** An observation this young is shared with every other monitor on the same PR. */
+export const SHARE_MS = 3000;
+
+/** The arguments every github__* tool takes besides its own. */
+export const RepoArg = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "Expected owner/name");
+export const TokenArg = z
+  .string()
+  .regex(
+    /^\$\{secret:[A-Za-z_][A-Za-z0-9_]{0,63}\}$/,
+    "Expected a vault reference like ${secret:GITHUB_TOKEN}, not a token",
+  )
+  .optional();
+export const ApiUrlArg = z
+  .string()
+  .refine((value) => /^https?:\/\/[^/]/.test(value), "Expected an http(s) URL like https://ghe.example/api/v3")
+  .optional();
+
+const Args = z.strictObject({
+  repo: RepoArg,
+  number: z.coerce.number().int().positive(),
+  token: TokenArg,
+  comments_since: z
+    .string()
+    .refine(
+      (value) => /^\d{4}-\d\d-\d\dT/.test(value) && Number.isFinite(Date.parse(value)),
+      "Expected an ISO time like 2026-12-03T17:00:00Z",
+    )
+    .optional(),
+  api_url: ApiUrlArg,
+});
+type Args = z.infer<typeof Args>;
+
+const shared = new Map<string, { at: number | null; observation: Promise<unknown> }>();
+
+export const githubPr: Tool<Args> = {
+  name: "github__pr",
+  readOnly: true,
+  description:
+    "A GitHub pull request: state, mergeable, head checks, latest reviews, review_decision and flags checks_completed, checks_failed, approved, changes_requested, conflicts (token: ${secret:GITHUB_TOKEN} or gh auth token)",
+  args: Args,
+  withDefaults: (args, hasKey) => withDefaults(args, hasKey, envConfig().GH_HOST),
+  async run(args, context) {
+    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
+    const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
+    const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
+    const key = `${authKey(apiUrl, auth)} ${args.repo}#${args.number} ${args.comments_since ?? ""}`;
+    return sharedObservation(key, signal, () => observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)));
+  },
+};
+
+/**
+ * One observation per key for every caller: in flight, or made under SHARE_MS ago. The request is
+ * not tied to one caller's signal (a monitor cancelled mid-request must not fail the others).
+ */
+export function sharedObservation(key: string, signal: AbortSignal, make: () => Promise<unknown>): Promise<unknown> {
+  const kept = shared.get(key);
+  if (kept && (kept.at === null || Date.now() - kept.at < SHARE_MS)) return untilAborted(kept.observation, signal);
+  const entry: { at: number | null; observation: Promise<unknown> } = { at: null, observation: make() };
+  shared.set(key, entry);
+  entry.observation.then(
+    () => {
+      entry.at = Date.now();
+    },
+    () => {
+      if (shared.get(key) === entry) shared.delete(key);
+    },
+  );
+  for (const [other, { at }] of shared) if (at !== null && Date.now() - at > SHARE_MS) shared.delete(other);
+  return untilAborted(entry.observation, signal);
+}
+
+/** The shared observation for one caller: a caller stopped (a cancelled monitor, shutdown) stops waiting at once. */
+function untilAborted<T>(observation: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new ToolError("the check was stopped before GitHub answered"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ToolError("the check was stopped before GitHub answered"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    observation.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * Filled in at arming, so the stored monitor says what it reads with: the vault's GITHUB_TOKEN when
+ * no token is named and that key exists; the Enterprise API of GH_HOST when no api_url is given.
+ */
+export function withDefaults(args: unknown, hasKey: (key: string) => boolean, ghHost: string | undefined): unknown {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
+  const filled: Record<string, unknown> = { ...args };
+  if (!("token" in filled) && hasKey(DEFAULT_TOKEN_KEY)) filled.token = `\${secret:${DEFAULT_TOKEN_KEY}}`;
+  if (!("api_url" in filled) && ghHost && ghHost !== "github.com") {
+    if (!/^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(ghHost))
+      throw new ValidationError(
+        `GH_HOST: Expected a host name like ghe.example.com, got ${JSON.stringify(ghHost.slice(0, 100))} (or give args.api_url)`,
+      );
+    filled.api_url = apiUrlForHost(ghHost);
+  }
+  return filled;
+}
+
+async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: AbortSignal) {
+  const { repo, number } = args;
+  assertGateOpen(apiUrl, auth);
+  const get = async (path: string) => (await githubGet(apiUrl, path, auth, signal)).body;
+  const pr = (await get(`/repos/${repo}/pulls/${number}`)) as PullBody;
+  const sha = pr.head?.sha;
+  if (typeof sha !== "string")
+    throw new ToolError(`GitHub answered a pull request without head.sha for ${repo}#${number}`);
+  const [checkRuns, status, reviews, comments] = await Promise.all([
+    githubGetAll(
+      apiUrl,
+      `/repos/${repo}/commits/${sha}/check-runs?filter=latest&per_page=100`,
+      auth,
+      signal,
+      (body) => (body as CheckRunsBody).check_runs ?? [],
+    ),
+    get(`/repos/${repo}/commits/${sha}/status?per_page=100`) as Promise<StatusBody>,
+    githubGetAll(apiUrl, `/repos/${repo}/pulls/${number}/reviews?per_page=100`, auth, signal, (body) =>
+      Array.isArray(body) ? (body as ReviewBody[]) : [],
+    ),
+    args.comments_since === undefined
+      ? undefined
+      : githubGetAll(
+          apiUrl,
+          `/repos/${repo}/pulls/${number}/comments?since=${encodeURIComponent(args.comments_since)}&per_page=100`,
+          auth,
+          signal,
+          (body) => (Array.isArray(body) ? (body as CommentBody[]) : []),
+        ),
+  ]);
+  const runs: CheckRunsBody = { check_runs: checkRuns };
+  const observation = describePr(repo, pr, runs, status, reviews);
+  return comments === undefined ? observation : withComments(observation, comments, args.comments_since ?? "");
+}
+
+/** Forgets the shared observations (tests). */
+export function resetSharedPrs(): void {
+  shared.clear();
+}

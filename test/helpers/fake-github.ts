@@ -1,0 +1,198 @@
+/**
+ * A local fake of the GitHub REST API for the `github__*` tools: the four endpoints `github__pr`
+ * reads, answering with the example bodies of GitHub's published OpenAPI description
+ * (`@octokit/openapi`), changed only where a test says (a PR's state, its checks, its reviews).
+ * It sends ETags and answers `If-None-Match` with 304, sends rate-limit headers, can answer a
+ * rate limit (403 + `x-ratelimit-remaining: 0`) or a 401, and records every request it got.
+ */
+import { createHash } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+
+type Json = Record<string, any>;
+
+/** The examples GitHub publishes for the four endpoints (read once; the description is large). */
+export const examples = (() => {
+  const require = createRequire(import.meta.url);
+  const spec = require("@octokit/openapi/generated/api.github.com.json") as {
+    components: { examples: Record<string, { value: unknown }> };
+  };
+  const value = (name: string) => structuredClone(spec.components.examples[name]?.value) as any;
+  return {
+    pull: value("pull-request") as Json,
+    checkRuns: value("check-run-paginated") as Json,
+    status: value("combined-commit-status") as Json,
+    reviews: value("pull-request-review-items") as Json[],
+    comments: value("pull-request-review-comment-items") as Json[],
+    run: value("workflow-run") as Json,
+    jobs: value("job-paginated") as Json,
+    workflowRuns: value("workflow-run-paginated") as Json,
+    deployments: value("deployment-items") as Json[],
+    deploymentStatuses: value("deployment-status-items") as Json[],
+  };
+})();
+
+export interface FakeRequest {
+  path: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+}
+
+export interface PrScript {
+  pull: Json;
+  checkRuns: Json[];
+  statuses: Json[];
+  reviews: Json[];
+  comments: Json[];
+  run: Json;
+  jobs: Json[];
+  deployments: Json[];
+  deploymentStatuses: Json[];
+}
+
+export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number = 1347) {
+  const script: PrScript = {
+    pull: { ...structuredClone(examples.pull), number },
+    checkRuns: structuredClone(examples.checkRuns.check_runs),
+    statuses: structuredClone(examples.status.statuses),
+    reviews: structuredClone(examples.reviews),
+    comments: structuredClone(examples.comments),
+    run: structuredClone(examples.run),
+    jobs: structuredClone(examples.jobs.jobs),
+    deployments: structuredClone(examples.deployments),
+    deploymentStatuses: structuredClone(examples.deploymentStatuses),
+  };
+  const requests: FakeRequest[] = [];
+  let answer: ((path: string) => { status: number; headers?: Json; body: unknown } | undefined) | undefined;
+  let remaining = 4999;
+
+  const bodyFor = (path: string, query: URLSearchParams): unknown => {
+    const sha = script.pull.head.sha as string;
+    const base = `/repos/${owner}/${repo}`;
+    if (path === `${base}/pulls/${number}`) return script.pull;
+    if (path === `${base}/commits/${sha}/check-runs`)
+      return { ...examples.checkRuns, total_count: script.checkRuns.length, check_runs: script.checkRuns };
+    if (path === `${base}/commits/${sha}/status`) {
+      const states = script.statuses.map((s) => s.state as string);
+      const state = states.some((s) => s === "failure" || s === "error")
+        ? "failure"
+        : states.every((s) => s === "success") && states.length > 0
+          ? "success"
+          : "pending";
+      return { ...examples.status, sha, state, total_count: script.statuses.length, statuses: script.statuses };
+    }
+    if (path === `${base}/pulls/${number}/reviews`) return script.reviews;
+    if (path === `${base}/actions/runs/${script.run.id}`) return script.run;
+    if (path === `${base}/deployments`) {
+      const environment = query.get("environment");
+      const sha = query.get("sha");
+      return script.deployments.filter(
+        (d) => (!environment || d.environment === environment) && (!sha || d.sha === sha),
+      );
+    }
+    if (path === `${base}/deployments/${script.deployments[0]?.id}/statuses`) return script.deploymentStatuses;
+    if (path === `${base}/actions/runs/${script.run.id}/jobs`)
+      return { total_count: script.jobs.length, jobs: script.jobs };
+    if (path.startsWith(`${base}/actions/workflows/`) && path.endsWith("/runs"))
+      return { ...examples.workflowRuns, total_count: 1, workflow_runs: [script.run] };
+    if (path === `${base}/pulls/${number}/comments`) {
+      const since = query.get("since");
+      return script.comments.filter((c) => since === null || Date.parse(c.updated_at) >= Date.parse(since));
+    }
+    return undefined;
+  };
+
+  let held: Promise<void> | undefined;
+  let arrived = 0;
+  const server: Server = createServer(async (req, res) => {
+    arrived += 1;
+    if (held) await held;
+    const requested = new URL(req.url ?? "/", `http://${req.headers.host}`);
+    const path = requested.pathname;
+    const reply = (status: number, headers: Json, body?: string) => {
+      requests.push({ path, status, headers: req.headers });
+      res.writeHead(status, {
+        "x-ratelimit-limit": "5000",
+        "x-ratelimit-remaining": String(remaining),
+        "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
+        ...headers,
+      });
+      res.end(body);
+    };
+    const scripted = answer?.(path);
+    if (scripted) {
+      reply(
+        scripted.status,
+        { "content-type": "application/json", ...scripted.headers },
+        JSON.stringify(scripted.body),
+      );
+      return;
+    }
+    let body = bodyFor(path, requested.searchParams);
+    const paging: Json = {};
+    if (body !== undefined && /\/(reviews|comments|check-runs|deployments|statuses)$/.test(path)) {
+      // Pages as GitHub does: per_page (default 30), page (from 1), a Link header to the next one.
+      const perPage = Number(requested.searchParams.get("per_page") ?? 30);
+      const page = Number(requested.searchParams.get("page") ?? 1);
+      const list: Json[] = Array.isArray(body) ? body : (body as Json).check_runs;
+      const slice = list.slice((page - 1) * perPage, page * perPage);
+      body = Array.isArray(body) ? slice : { ...(body as Json), check_runs: slice };
+      if (page * perPage < list.length) {
+        const next = new URL(requested);
+        next.searchParams.set("page", String(page + 1));
+        paging.link = `<${next.href}>; rel="next"`;
+      }
+    }
+    if (body === undefined) {
+      reply(404, { "content-type": "application/json" }, JSON.stringify({ message: "Not Found" }));
+      return;
+    }
+    const text = JSON.stringify(body);
+    const etag = `"${createHash("sha1").update(text).digest("hex")}"`;
+    if (req.headers["if-none-match"] === etag) {
+      reply(304, { etag, ...paging });
+      return;
+    }
+    remaining -= 1;
+    reply(200, { "content-type": "application/json; charset=utf-8", etag, ...paging }, text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    repo: `${owner}/${repo}`,
+    number,
+    script,
+    requests,
+    /** Requests for one endpoint of the PR: "pull", "check-runs", "status" or "reviews". */
+    hits(endpoint: "pull" | "check-runs" | "status" | "reviews") {
+      const suffix = { pull: `/pulls/${number}`, "check-runs": "/check-runs", status: "/status", reviews: "/reviews" };
+      return requests.filter((r) => r.path.endsWith(suffix[endpoint]));
+    },
+    /** Answers every request with this instead (undefined: the normal answers again). */
+    override(next: typeof answer) {
+      answer = next;
+    },
+    /** Requests that reached the server, answered or not. */
+    arrived: () => arrived,
+    /** Answers nothing until the returned function is called. */
+    hold(): () => void {
+      let release = () => {};
+      held = new Promise<void>((resolve) => {
+        release = () => {
+          held = undefined;
+          resolve();
+        };
+      });
+      return release;
+    },
+    setRemaining(next: number) {
+      remaining = next;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
+  };
+}
