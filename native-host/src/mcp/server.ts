@@ -177,7 +177,7 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
   server.registerTool(
     "monitor__create",
     {
-      description: `Arm a durable monitor: source.kind command (shell, polled), watch (streamed output lines), tool (a read-only tool such as http__get, file__stat, file__read, process__status, polled until its condition holds), event (an event posted to this session, matching a particular run), time (at a UTC time), or browser (one element of one exact tab, see browser__tabs). Conditions: {path, operator, value} with equals, in, contains, changed, not_equals, not_in, not_contains, regex, exists, gt, gte, lt, lte, and {all}, {any}, {not}. Write a continuation for the stranger who reads the wake hours later. ${END_TURN}`,
+      description: `Arm a durable monitor: source.kind command (shell, polled), watch (streamed output lines), tool (a read-only tool such as http__get, file__stat, file__read, process__status, or github__pr / github__run / github__deployment for a pull request's checks and reviews, a workflow run, a deployment; polled until its condition holds), event (an event posted to this session, matching a particular run), time (at a UTC time), or browser (one element of one exact tab, see browser__tabs). Conditions: {path, operator, value} with equals, in, contains, changed, not_equals, not_in, not_contains, regex, exists, gt, gte, lt, lte, and {all}, {any}, {not}. Write a continuation for the stranger who reads the wake hours later. ${END_TURN}`,
       inputSchema: McpMonitorCreateSchema,
       outputSchema: OUTPUTS.armed,
     },

@@ -98,7 +98,7 @@ export const McpSourceSchema = z
     kind: z
       .enum(MCP_SOURCE_KINDS)
       .describe(
-        "command: poll a shell command until its condition holds (default: exit 0). watch: stream a long-running command's output lines as events. tool: poll a read-only tool (http__get, file__stat, file__read, process__status) until its condition holds. event: an event posted to this session that matches `type` and `match`. time: wake at a UTC time. browser: poll one element of one exact tab of the connected browser.",
+        "command: poll a shell command until its condition holds (default: exit 0). watch: stream a long-running command's output lines as events. tool: poll a read-only tool (http__get, file__stat, file__read, process__status, github__pr, github__run, github__deployment) until its condition holds. event: an event posted to this session that matches `type` and `match`. time: wake at a UTC time. browser: poll one element of one exact tab of the connected browser.",
       ),
     command: cmd.command.optional().describe("command, watch (required): the shell command, run with /bin/sh -c"),
     cwd: cmd.cwd.describe("command, watch: its working folder (default: the session's root)"),
