@@ -5,10 +5,8 @@
  * Design: docs/design.md §4.1.
  */
 import { z } from "zod";
-import { envConfig } from "../base/config.js";
-import { assertGateOpen, authKey, DEFAULT_API_URL, type GitHubAuth, githubGet, resolveAuth } from "./github-api.js";
-import { ApiUrlArg, RepoArg, sharedObservation, TokenArg, withDefaults } from "./github-pr.js";
-import type { Tool } from "./tool.js";
+import { assertGateOpen, type GitHubAuth, githubGet } from "./github-api.js";
+import { ApiUrlArg, githubTool, RepoArg, TokenArg } from "./github-pr.js";
 
 const Args = z.strictObject({
   repo: RepoArg,
@@ -25,21 +23,14 @@ type Args = z.infer<typeof Args>;
 /** Deployment states after which nothing more happens to it. */
 const FINAL = new Set(["success", "failure", "error", "inactive"]);
 
-export const githubDeployment: Tool<Args> = {
+export const githubDeployment = githubTool<Args>({
   name: "github__deployment",
-  readOnly: true,
   description:
     "The latest GitHub deployment to an environment ({repo, environment, sha?}): its latest status state, environment_url, log_url, finished, succeeded",
   args: Args,
-  withDefaults: (args, hasKey) => withDefaults(args, hasKey, envConfig().GH_HOST),
-  async run(args, context) {
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
-    const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
-    const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
-    const key = `${authKey(apiUrl, auth)} ${args.repo} deployment ${args.environment}@${args.sha ?? ""}`;
-    return sharedObservation(key, signal, () => observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)));
-  },
-};
+  keyOf: (args) => `${args.repo} deployment ${args.environment}@${args.sha ?? ""}`,
+  observe,
+});
 
 interface DeploymentBody {
   id?: number;

@@ -69,21 +69,43 @@ type Args = z.infer<typeof Args>;
 
 const shared = new Map<string, { at: number | null; observation: Promise<unknown> }>();
 
-export const githubPr: Tool<Args> = {
+export const githubPr = githubTool<Args>({
   name: "github__pr",
-  readOnly: true,
   description:
     "A GitHub pull request: state, mergeable, head checks, latest reviews, review_decision and flags checks_completed, checks_failed, approved, changes_requested, conflicts (token: ${secret:GITHUB_TOKEN} or gh auth token)",
   args: Args,
-  withDefaults: (args, hasKey) => withDefaults(args, hasKey, envConfig().GH_HOST),
-  async run(args, context) {
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
-    const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
-    const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
-    const key = `${authKey(apiUrl, auth)} ${args.repo}#${args.number} ${args.comments_since ?? ""}`;
-    return sharedObservation(key, signal, () => observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)));
-  },
-};
+  keyOf: (args) => `${args.repo}#${args.number} ${args.comments_since ?? ""}`,
+  observe,
+});
+
+/**
+ * A read-only GitHub tool: its arguments get their defaults at arming (withDefaults), and each
+ * check resolves the API and its token, then shares one observation per key (sharedObservation).
+ */
+export function githubTool<A extends { api_url?: string; token?: string }>(spec: {
+  name: string;
+  description: string;
+  args: z.ZodType<A>;
+  /** What makes two checks the same observation (besides the API and the token). */
+  keyOf: (args: A) => string;
+  observe: (args: A, apiUrl: string, auth: GitHubAuth, signal: AbortSignal) => Promise<unknown>;
+}): Tool<A> {
+  return {
+    name: spec.name,
+    readOnly: true,
+    description: spec.description,
+    args: spec.args,
+    withDefaults: (args, hasKey) => withDefaults(args, hasKey, envConfig().GH_HOST),
+    async run(args, context) {
+      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
+      const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
+      const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
+      return sharedObservation(`${authKey(apiUrl, auth)} ${spec.keyOf(args)}`, signal, () =>
+        spec.observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)),
+      );
+    },
+  };
+}
 
 /**
  * One observation per key for every caller: in flight, or made under SHARE_MS ago. The request is

@@ -6,18 +6,8 @@
  * Design: docs/design.md §4.1.
  */
 import { z } from "zod";
-import { envConfig } from "../base/config.js";
-import {
-  assertGateOpen,
-  authKey,
-  DEFAULT_API_URL,
-  type GitHubAuth,
-  githubGet,
-  githubGetAll,
-  resolveAuth,
-} from "./github-api.js";
-import { ApiUrlArg, RepoArg, sharedObservation, TokenArg, withDefaults } from "./github-pr.js";
-import type { Tool } from "./tool.js";
+import { assertGateOpen, type GitHubAuth, githubGet, githubGetAll } from "./github-api.js";
+import { ApiUrlArg, githubTool, RepoArg, TokenArg } from "./github-pr.js";
 
 const Args = z
   .strictObject({
@@ -38,23 +28,14 @@ type Args = z.infer<typeof Args>;
 
 const FAILED = new Set(["failure", "cancelled", "timed_out", "action_required", "startup_failure"]);
 
-export const githubRun: Tool<Args> = {
+export const githubRun = githubTool<Args>({
   name: "github__run",
-  readOnly: true,
   description:
     "A GitHub Actions run ({repo, run_id} or the latest of {repo, workflow, branch?}): status, conclusion, completed, failed, jobs with the first failing step and its log URL",
   args: Args,
-  withDefaults: (args, hasKey) => withDefaults(args, hasKey, envConfig().GH_HOST),
-  async run(args, context) {
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
-    const apiUrl = (args.api_url ?? DEFAULT_API_URL).replace(/\/+$/, "");
-    const auth = await resolveAuth(args.token, apiUrl, context.secrets, signal);
-    const which = args.run_id ?? `${args.workflow}@${args.branch ?? ""}`;
-    return sharedObservation(`${authKey(apiUrl, auth)} ${args.repo} run ${which}`, signal, () =>
-      observe(args, apiUrl, auth, AbortSignal.timeout(context.timeoutMs)),
-    );
-  },
-};
+  keyOf: (args) => `${args.repo} run ${args.run_id ?? `${args.workflow}@${args.branch ?? ""}`}`,
+  observe,
+});
 
 interface RunBody {
   id?: number;
