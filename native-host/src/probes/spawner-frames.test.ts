@@ -204,8 +204,10 @@ describe("vigil-spawner frames", { timeout: 20_000 }, () => {
 
   test("a check has descriptors 0, 1 and 2 only, even when the helper inherited more", async () => {
     const helper = new RawHelper(2); // fds 3 and 4 inherited, not close-on-exec
-    helper.send(run(1, "ls /proc/$$/fd | tr '\\n' ' '"), run(2, "ls -l /proc/$$/fd/0 /proc/$$/fd/1 /proc/$$/fd/2"));
-    expect(stdoutOf(await helper.answer("D", 1))).toBe("0 1 2 ");
+    // No pipeline in the shell (it would hold a pipe's end while ls reads its table) and no exec of
+    // ls in its place (`; true`): while ls runs, the shell waits holding only what it inherited.
+    helper.send(run(1, "ls /proc/$$/fd; true"), run(2, "ls -l /proc/$$/fd/0 /proc/$$/fd/1 /proc/$$/fd/2"));
+    expect(stdoutOf(await helper.answer("D", 1))).toBe("0\n1\n2\n");
     const links = stdoutOf(await helper.answer("D", 2));
     expect(links).toMatch(/\/fd\/0 -> \/dev\/null\n/);
     expect(links).toMatch(/\/fd\/1 -> pipe:/);
