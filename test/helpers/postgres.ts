@@ -188,7 +188,9 @@ export class TestPostgres {
     /** The temp dir holding `data/`, `sock/` and `postgres.log`. */
     readonly dir: string,
     readonly user: RunAs,
-    readonly pid: number,
+    /** The postmaster's pid (a new one after `resume()`). */
+    public pid: number,
+    private readonly serverOptions: string,
   ) {
     process.once("exit", this.#onExit);
   }
@@ -216,6 +218,8 @@ export class TestPostgres {
     // The owner first: a sweep running meanwhile leaves a dir with a live owner alone.
     const owner: Owner = { pid: process.pid, start: processStart(process.pid) };
     writeFileSync(join(dir, OWNER_FILE), JSON.stringify(owner));
+    const fast = options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"];
+    const serverOptions = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...fast].join(" ");
     try {
       mkdirSync(join(dir, "sock"), { mode: 0o700 });
       for (const path of [dir, join(dir, "sock")]) chownSync(path, user.uid, user.gid);
@@ -257,7 +261,7 @@ export class TestPostgres {
     }
     const pid = postmasterPid(join(dir, "data"));
     if (pid === null) throw new Error(`Expected ${dir}/data/postmaster.pid after pg_ctl start, found none`);
-    return new TestPostgres(dir, user, pid);
+    return new TestPostgres(dir, user, pid, serverOptions);
   }
 
   /** A client connected to `database` (the caller ends it). */
@@ -277,6 +281,25 @@ export class TestPostgres {
       await client.end();
     }
     return this.url(name);
+  }
+
+  /** Stops the server but keeps its data (a database outage); `resume()` starts it again. */
+  pause(): void {
+    runTool(this.user, "pg_ctl", ["stop", "-D", "data", "-m", "fast", "-w", "-t", "60"], this.dir);
+  }
+
+  /** Starts the paused server again, on the same socket and data; returns its new postmaster pid. */
+  resume(): number {
+    runTool(
+      this.user,
+      "pg_ctl",
+      ["start", "-D", "data", "-l", "postgres.log", "-w", "-t", "60", "-o", this.serverOptions],
+      this.dir,
+    );
+    const pid = postmasterPid(this.dataDir);
+    if (pid === null) throw new Error(`Expected ${this.dataDir}/postmaster.pid after pg_ctl start, found none`);
+    this.pid = pid;
+    return pid;
   }
 
   /** Stops the server (fast shutdown) and removes its dir; safe to call twice. */

@@ -1,0 +1,123 @@
+/**
+ * Connecting to PostgreSQL (team mode, #27): the pool every store call uses, how a URL is shown
+ * (never with its password), where a password may come from, and which errors mean "database
+ * unreachable" (the daemon stays up, answers signals 503 and retries) rather than a bug.
+ * Passwords come from the environment (VIGIL_DATABASE_URL, PGPASSWORD) or a 0600 file (PGPASSFILE,
+ * ~/.pgpass: node-postgres reads it and refuses one that others can read) — never from argv.
+ * Not wired into the daemon yet. Design: /work/notes/team-plan.md.
+ */
+import pg from "pg";
+
+/** The database is not there (stopped, restarting, network gone): retry later, it is not a bug. */
+export class DatabaseUnreachableError extends Error {
+  override name = "DatabaseUnreachableError";
+}
+
+const INT8_OID = 20;
+
+/**
+ * bigint columns (milliseconds, counts, ids) as numbers, as better-sqlite3 gives them; one beyond
+ * 2^53 would lose digits, so it throws instead. Set per pool, never on pg's global types.
+ */
+export function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`Expected a bigint within ±2^53 from PostgreSQL, got ${text}`);
+  return value;
+}
+
+const TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID && format !== "binary"
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+// `scheme://user:password@` (up to the last "@", so a raw "@" in a password is hidden too), and a
+// `password=` query parameter, which node-postgres also reads. WHATWG URL cannot parse the socket
+// form `postgres://user@/db?host=/run/postgresql`, so these are matched as text.
+const USERINFO_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):(.*)@/i;
+const QUERY_PASSWORD = /([?&]password=)[^&#]*/gi;
+
+/** A URL fit for logs, status and errors: the password, if any, replaced by `***`. */
+export function redactUrl(url: string): string {
+  return url.replace(USERINFO_PASSWORD, "$1:***@").replace(QUERY_PASSWORD, "$1***");
+}
+
+const hasPassword = (url: string) => USERINFO_PASSWORD.test(url) || /[?&]password=/i.test(url);
+
+/**
+ * Checks a URL given on the command line: argv is readable by every user of the machine, so it may
+ * not carry a password. Returns the URL, or throws saying where the password goes instead.
+ */
+export function checkArgvUrl(url: string): string {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== "postgres" && scheme !== "postgresql") {
+    const got = scheme === undefined ? "something else" : `${scheme}://…`;
+    throw new Error(`--database: Expected a postgres:// or postgresql:// URL, got ${got}`);
+  }
+  if (hasPassword(url)) {
+    throw new Error(
+      "--database: Expected a URL without a password (the command line is visible to every user); " +
+        "give the password in VIGIL_DATABASE_URL, PGPASSWORD or a 0600 PGPASSFILE instead",
+    );
+  }
+  return url;
+}
+
+export interface PoolOptions {
+  url: string;
+  /** Shown in pg_stat_activity: "vigil/<host name>". */
+  applicationName: string;
+  max?: number;
+  /** Waiting for a connection longer than this fails as unreachable (default 5 s). */
+  connectTimeoutMs?: number;
+}
+
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    application_name: options.applicationName,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    keepAlive: true,
+    // A transaction left open by a stuck daemon must not hold row locks for ever.
+    idle_in_transaction_session_timeout: 60_000,
+    types: TYPES,
+  });
+  // An idle connection that the server ends (restart, failover) errors here; the pool drops it and
+  // the next query connects afresh. Without a listener that error would end the process.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOENT", // the Unix socket is gone: the server stopped
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now (starting up, shutting down)
+]);
+
+/** Whether `error` means the database cannot be reached now (as opposed to a query that is wrong). */
+export function isUnreachable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (!e) return false;
+  if (typeof e.code === "string" && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith("08"))) return true;
+  const message = typeof e.message === "string" ? e.message : "";
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+    message,
+  );
+}
+
+/** `error` as a DatabaseUnreachableError when it is one (the URL shown redacted), else unchanged. */
+export function classify(error: unknown, url: string): unknown {
+  if (!isUnreachable(error)) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new DatabaseUnreachableError(`database unreachable at ${redactUrl(url)}: ${reason}`, { cause: error });
+}
