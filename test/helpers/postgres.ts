@@ -8,7 +8,7 @@
  * (or a throwaway system user when that is absent). Each started cluster records the pid and start
  * time of the process that started it: a later start removes clusters whose starter is gone (a
  * crashed or killed test run), so nothing is left running.
- * Design: #27 (team mode on PostgreSQL), /work/notes/team-plan.md.
+ * For team mode (#27): the PostgreSQL engine is tested against this server.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -5,7 +5,8 @@
  * graphile-worker's get_job), so claimers never wait on each other and never take the same check;
  * a lease whose time has passed (its daemon died mid-check) is taken over like a free one.
  * Host-bound kinds will add `AND (kind is host-free OR the session's host is mine)` once sessions
- * carry their host (team-plan.md, step 3). Not wired into the daemon yet.
+ * carry their host (the plan of #27, step 5). Not wired into the daemon yet.
+ * Design: docs/design.md §4.3, §9 (leases; team mode gets its own section with #27).
  */
 import type pg from "pg";
 

@@ -4,7 +4,8 @@
  * unreachable" (the daemon stays up, answers signals 503 and retries) rather than a bug.
  * Passwords come from the environment (VIGIL_DATABASE_URL, PGPASSWORD) or a 0600 file (PGPASSFILE,
  * ~/.pgpass: node-postgres reads it and refuses one that others can read) — never from argv.
- * Not wired into the daemon yet. Design: /work/notes/team-plan.md.
+ * Not wired into the daemon yet.
+ * Design: docs/design.md §9 (team mode gets its own section with #27).
  */
 import pg from "pg";
 

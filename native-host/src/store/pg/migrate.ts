@@ -6,7 +6,8 @@
  * finds nothing left to apply; a runner that dies drops its connection and with it the lock.
  * A database migrated further than this daemon knows is refused (an older daemon must not run on a
  * schema it does not understand), as graphile-worker refuses one.
- * Not wired into the daemon yet. Design: /work/notes/team-plan.md.
+ * Not wired into the daemon yet.
+ * Design: docs/design.md §9 (team mode gets its own section with #27).
  */
 import { join } from "node:path";
 import type pg from "pg";

@@ -6,7 +6,8 @@
  * listening connection was lost the listener reports a `resync` — notifications sent meanwhile are
  * gone, so the owner scans the tables once. The same `resync` drives the polling fallback used when
  * LISTEN cannot work (a transaction-mode pooler): `probe()` tells the two apart.
- * Not wired into the daemon yet. Design: /work/notes/team-plan.md.
+ * Not wired into the daemon yet.
+ * Design: docs/design.md §6, §9 (team mode gets its own section with #27).
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";

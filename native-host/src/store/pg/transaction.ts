@@ -7,7 +7,8 @@
  * lost a serialization race (40001). The body must therefore only read and write through the client
  * it is given, and keep side effects outside (the core's transactions already do: they return what
  * happened, and the caller acts after the commit).
- * Not wired into the daemon yet. Design: /work/notes/team-plan.md.
+ * Not wired into the daemon yet.
+ * Design: docs/design.md §9 (team mode gets its own section with #27).
  */
 import type pg from "pg";
 import { classify } from "./connection.js";
