@@ -225,6 +225,27 @@ function copyTemplate(template: string, data: string): void {
   chmodSync(data, 0o700);
 }
 
+/** A URL for `database` on the server whose socket is in `socketDir` (what VIGIL_DATABASE_URL takes). */
+export function urlAt(socketDir: string, database = "postgres"): string {
+  return `postgres://${PG_USER}@/${encodeURIComponent(database)}?host=${encodeURIComponent(socketDir)}`;
+}
+
+/**
+ * Creates an empty database on the server at `socketDir` and returns its URL: what a test file does
+ * with the socket dir a globalSetup provides (one server per run, a database per file).
+ */
+export async function createDatabaseAt(socketDir: string, name: string): Promise<string> {
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(name)) throw new Error(`Expected a database name like vigil_a1, got ${name}`);
+  const client = new pg.Client({ connectionString: urlAt(socketDir) });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return urlAt(socketDir, name);
+}
+
 export class TestPostgres {
   #stopped = false;
   readonly #onExit = () => this.stopSync();
@@ -250,7 +271,7 @@ export class TestPostgres {
 
   /** A connection URL for `database` over the Unix socket (what VIGIL_DATABASE_URL will take). */
   url(database = "postgres"): string {
-    return `postgres://${PG_USER}@/${encodeURIComponent(database)}?host=${encodeURIComponent(this.socketDir)}`;
+    return urlAt(this.socketDir, database);
   }
 
   /** Starts a fresh cluster (a copy of the initdb template), waiting until it accepts connections. */
@@ -301,15 +322,8 @@ export class TestPostgres {
   }
 
   /** Creates an empty database and returns its URL: one per test file or daemon, cheap (a template copy). */
-  async createDatabase(name: string): Promise<string> {
-    if (!/^[a-z][a-z0-9_]{0,62}$/.test(name)) throw new Error(`Expected a database name like vigil_a1, got ${name}`);
-    const client = await this.connect();
-    try {
-      await client.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await client.end();
-    }
-    return this.url(name);
+  createDatabase(name: string): Promise<string> {
+    return createDatabaseAt(this.socketDir, name);
   }
 
   /** Stops the server but keeps its data (a database outage); `resume()` starts it again. */
