@@ -291,8 +291,6 @@ export class TestPostgres {
       for (const path of [dir, join(dir, "sock")]) chownSync(path, user.uid, user.gid);
       chmodSync(dir, 0o700);
       copyTemplate(templateFor(user, parent), join(dir, "data"));
-      const fast = options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"];
-      const serverOptions = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...fast].join(" ");
       runTool(
         user,
         "pg_ctl",
