@@ -135,7 +135,7 @@ export async function githubGet(
     return { body: kept.body, next: kept.next, notModified: true };
   }
   const text = await response.text();
-  if (!response.ok) throw answerError(url, response, text, auth, gateKey);
+  if (!response.ok) throw answerError(`GET ${url}`, response, text, auth, gateKey);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -188,15 +188,27 @@ export async function githubGetAll<T>(
 }
 
 /** Closes the gate until the reset when few requests are left (the answer itself is still used). */
-function noteRateLimit(gateKey: string, response: Response): void {
+export function noteRateLimit(gateKey: string, response: Response): void {
   const remaining = Number(response.headers.get("x-ratelimit-remaining") ?? Number.NaN);
   const reset = Number(response.headers.get("x-ratelimit-reset") ?? Number.NaN);
   if (Number.isFinite(remaining) && Number.isFinite(reset) && remaining < LOW_REMAINING && response.ok) {
-    gates.set(gateKey, { until: reset * 1000, reason: `GitHub rate limit nearly spent (${remaining} requests left)` });
+    const resource = response.headers.get("x-ratelimit-resource");
+    const which = resource && resource !== "core" ? `${resource}: ` : "";
+    gates.set(gateKey, {
+      until: reset * 1000,
+      reason: `GitHub rate limit nearly spent (${which}${remaining} requests left)`,
+    });
   }
 }
 
-function answerError(url: string, response: Response, text: string, auth: GitHubAuth, gateKey: string): ToolError {
+/** What a refusal says: a rate limit closes the gate (until `retry-after` or the reset); 401, 404 and the rest are named. */
+export function answerError(
+  what: string,
+  response: Response,
+  text: string,
+  auth: GitHubAuth,
+  gateKey: string,
+): ToolError {
   let message = "";
   try {
     message = String((JSON.parse(text) as { message?: unknown }).message ?? "");
@@ -220,10 +232,16 @@ function answerError(url: string, response: Response, text: string, auth: GitHub
   if (response.status === 401) return new ToolError(`GitHub refused the token (${auth.source}): 401${said}`);
   if (response.status === 404) {
     return new ToolError(
-      `GET ${url}: 404${said} (no such repository or pull request, or ${auth.source === "no token" ? "no token to see a private one" : `${auth.source} cannot see it`})`,
+      `${what}: 404${said} (no such repository or pull request, or ${auth.source === "no token" ? "no token to see a private one" : `${auth.source} cannot see it`})`,
     );
   }
-  return new ToolError(`GET ${url}: ${response.status}${said}`);
+  return new ToolError(`${what}: ${response.status}${said}`);
+}
+
+/** Closes the gate of `gateKey` until `until` (ms) for `reason`; returns `until`. */
+export function gateUntil(gateKey: string, until: number, reason: string): number {
+  gates.set(gateKey, { until, reason });
+  return until;
 }
 
 /** Forgets every kept ETag, gate and `gh` token (tests). */

@@ -117,9 +117,9 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
         'octocat/Hello-World#1347 "Amazing new feature": open.',
         "Checks: 2 of 3 completed, 1 failed.",
         "Failed: security/brakeman (failure) https://ci.example.com/2000/output",
-        "Changes requested by octocat: The migration drops a column still read by the API.",
+        "Changes requested by octocat: The migration drops a column still read by the API. https://github.com/octocat/Hello-World/pull/12#pullrequestreview-80",
         "Review decision: changes requested (approved by hubot).",
-        "Conflicts: the branch cannot merge cleanly (mergeable_state dirty).",
+        "Conflicts: new-topic cannot merge cleanly into master (mergeable_state dirty); merge or rebase onto master, resolve, and push.",
       ].join("\n"),
     );
     expect(pr.reviews.map((r: { user: string; state: string }) => `${r.user}:${r.state}`)).toEqual([
@@ -197,8 +197,10 @@ describe("github__pr is cheap and polite", () => {
     resetSharedPrs();
     const second = await observe();
     expect(second).toEqual(first);
-    expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 304, 304, 304, 304]);
-    for (const request of fake.requests.slice(4)) expect(request.headers["if-none-match"]).toMatch(/^"[0-9a-f]{40}"$/);
+    expect(fake.rest().map((r) => r.status)).toEqual([200, 200, 200, 200, 304, 304, 304, 304]);
+    for (const request of fake.rest().slice(4)) expect(request.headers["if-none-match"]).toMatch(/^"[0-9a-f]{40}"$/);
+    // GraphQL (a POST) has no ETag: one request per observation.
+    expect(fake.hits("graphql").map((r) => r.status)).toEqual([200, 200]);
     fake.script.pull.state = "closed";
     resetSharedPrs();
     expect((await observe()).state).toBe("closed");
@@ -210,7 +212,8 @@ describe("github__pr is cheap and polite", () => {
     expect(new Set(all.map((o) => JSON.stringify(o))).size).toBe(1);
     await observe();
     expect(fake.hits("pull")).toHaveLength(1);
-    expect(fake.requests).toHaveLength(4);
+    expect(fake.hits("graphql")).toHaveLength(1);
+    expect(fake.requests).toHaveLength(5);
   });
 
   test("a caller stopped while the shared request is out stops waiting at once; the others still get the answer", async () => {
@@ -254,7 +257,7 @@ describe("github__pr is cheap and polite", () => {
       /^GitHub rate limit nearly spent \([0-9] requests left\); no request is sent before \d{4}-\d\d-\d\dT/,
     );
     expect(error.retryAt).toBeGreaterThan(Date.now() + 3000_000);
-    expect(fake.requests).toHaveLength(4);
+    expect(fake.requests).toHaveLength(5);
   });
 
   test("a secondary rate limit (403 + retry-after) waits that long", async () => {
