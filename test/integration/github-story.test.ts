@@ -5,7 +5,8 @@
  * before the next one starts, so each wakes exactly at its step; the wake texts are golden files
  * (test/integration/golden/github/, regenerate on purpose with UPDATE_GOLDEN=1).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PR_CONDITIONS, WAIT_FOR } from "../../native-host/src/cli/wait-pr-command.js";
@@ -15,19 +16,35 @@ import { examples, fakeGitHub, gqlThread } from "../helpers/fake-github.js";
 const TOKEN = "ghp_storyTokenValue0123456789abcdef";
 const GOLDEN = join(import.meta.dirname, "golden", "github");
 
+/** A `gh` on the daemon's PATH that prints the token in GH_TOKEN_FILE (what `gh auth login` stored). */
+const GH_BIN = mkdtempSync(join(tmpdir(), "vigil-gh-story-"));
+const GH_TOKEN_FILE = join(GH_BIN, "token");
+const GH_TOKENS = ["gho_ghLoginTokenOne00000000000000000", "gho_ghLoginTokenTwo00000000000000000"] as const;
+
 let daemon: TestDaemon;
 let fake: Awaited<ReturnType<typeof fakeGitHub>>;
+const others: Array<Awaited<ReturnType<typeof fakeGitHub>>> = [];
 
 beforeAll(async () => {
-  daemon = await TestDaemon.start();
+  writeFileSync(join(GH_BIN, "gh"), `#!/bin/sh\n[ "$1 $2" = "auth token" ] && exec cat "${GH_TOKEN_FILE}"\nexit 1\n`);
+  chmodSync(join(GH_BIN, "gh"), 0o755);
+  writeFileSync(GH_TOKEN_FILE, `${GH_TOKENS[0]}\n`);
+  daemon = await TestDaemon.start({ env: { PATH: `${GH_BIN}:${process.env.PATH}` } });
   const set = await daemon.api("PUT", "/api/vault/GITHUB_TOKEN", { value: TOKEN });
   expect(set.status, JSON.stringify(set.body)).toBeLessThan(300);
   fake = await fakeGitHub();
 });
 afterAll(async () => {
-  await fake?.close();
+  await Promise.all([fake, ...others].map((f) => f?.close()));
   await daemon?.dispose();
+  rmSync(GH_BIN, { recursive: true, force: true });
 });
+
+async function otherFake() {
+  const made = await fakeGitHub();
+  others.push(made);
+  return made;
+}
 
 type Row = keyof typeof PR_CONDITIONS;
 type Wait = keyof typeof WAIT_FOR;
@@ -212,5 +229,171 @@ test("pending → failed check → re-run → green → changes requested → ap
   // Polite throughout: after the first answer of each REST URL, unchanged ones were 304s.
   const pulls = fake.hits("pull");
   expect(pulls.filter((r) => r.status === 304).length).toBeGreaterThan(pulls.length / 2);
+  await daemon.api("DELETE", `/api/sessions/${sid}`);
+});
+
+const prMonitor = (target: { url: string; repo: string; number: number }, condition: unknown, interval = 0.3) => ({
+  source: {
+    kind: "tool",
+    name: "github__pr",
+    args: { repo: target.repo, number: target.number, api_url: target.url },
+    condition,
+  },
+  intervalSeconds: interval,
+  timeoutSeconds: 600,
+});
+
+test("vigil wait-pr: a malformed PR, a missing or unknown --for are usage errors (exit 2) that say what was expected", async () => {
+  const cases: Array<[string[], string]> = [
+    [
+      ["wait-pr", "octocat/Hello-World", "--for", "checks"],
+      'vigil: Expected OWNER/REPO#N or a pull request URL like https://github.com/OWNER/REPO/pull/N, got "octocat/Hello-World"',
+    ],
+    [["wait-pr", "octocat/Hello-World#1347"], "vigil: Expected --for checks, review or merge, got none"],
+    [
+      ["wait-pr", "octocat/Hello-World#1347", "--for", "deploy"],
+      'vigil: Expected --for checks, review or merge, got "deploy"',
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const ran = await daemon.cli(args);
+    expect(ran.exitCode, args.join(" ")).toBe(2);
+    expect(String(ran.stderr)).toBe(`${message}\nTry 'vigil wait-pr --help'`);
+    expect(String(ran.stdout)).toBe("");
+  }
+  // The daemon's refusal (a deadline past 7 days) is exit 1, in its words.
+  const refused = await daemon.cli(["wait-pr", "octocat/Hello-World#1347", "--for", "review", "--timeout", "999999"]);
+  expect(refused.exitCode).toBe(1);
+  expect(String(refused.stderr)).toMatch(/^vigil: .*timeoutSeconds/);
+});
+
+test("304s are not counted against the budget: with 14 requests left, checks go on after the first answer without closing the gate", async () => {
+  const quiet = await otherFake();
+  quiet.setRemaining(14);
+  const sid = await daemon.newSession("budget");
+  const made = await daemon.api(
+    "POST",
+    `/api/sessions/${sid}/monitors`,
+    prMonitor(quiet, { path: "merged", operator: "equals", value: true }),
+  );
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  await waitFor(() => quiet.hits("pull").length >= 4, { timeoutMs: 30_000, what: "four observations" });
+  // The first observation's four REST answers spent 4 (14 → 10); the 304s after it spent nothing,
+  // so the gate (closed below 10 left) never closed and no check failed.
+  expect(quiet.remaining()).toBe(10);
+  expect(
+    quiet
+      .rest()
+      .slice(4)
+      .every((r) => r.status === 304),
+  ).toBe(true);
+  const view = await daemon.monitor(sid, made.body.id);
+  expect(view.errorCount).toBe(0);
+  expect(view.state).toBe("waiting");
+  await daemon.api("DELETE", `/api/sessions/${sid}`);
+});
+
+test("a secondary rate limit (403 + retry-after) stretches the interval to it, with the reason in the check log", async () => {
+  const busy = await otherFake();
+  busy.override(() => ({
+    status: 403,
+    headers: { "retry-after": "120" },
+    body: { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." },
+  }));
+  const sid = await daemon.newSession("secondary");
+  const before = Date.now();
+  const made = await daemon.api(
+    "POST",
+    `/api/sessions/${sid}/monitors`,
+    prMonitor(busy, { path: "approved", operator: "equals", value: true }),
+  );
+  const view = await waitFor(async () => {
+    const monitor = await daemon.monitor(sid, made.body.id);
+    return monitor.lastError ? monitor : null;
+  });
+  expect(view.lastError).toMatch(
+    /^GitHub rate limit reached \(403: You have exceeded a secondary rate limit\. Please wait a few minutes before you try again\.\); retry after \d{4}-/,
+  );
+  // Checked every 0.3 s until then; now the next check waits the 120 s GitHub asked for.
+  expect(Date.parse(view.nextCheckAt)).toBeGreaterThanOrEqual(before + 120_000);
+  const checks = (await daemon.api("GET", `/api/sessions/${sid}/monitors/${made.body.id}/checks`)).body as Array<{
+    outcome: string;
+    excerpt: string;
+  }>;
+  expect(checks.at(-1)?.excerpt).toContain("You have exceeded a secondary rate limit");
+  expect(busy.requests).toHaveLength(1);
+  await daemon.api("DELETE", `/api/sessions/${sid}`);
+});
+
+test("gh auth token: used when the vault has no GITHUB_TOKEN, shielded everywhere; revoked, an error, then a new login recovers", async () => {
+  const removed = await daemon.api("DELETE", "/api/vault/GITHUB_TOKEN");
+  expect(removed.status, JSON.stringify(removed.body)).toBeLessThan(300);
+  const gh = await otherFake();
+  const host = `127.0.0.1:${new URL(gh.url).port}`;
+  // GitHub echoing the token back (in a title) must not carry it into any output either.
+  gh.script.pull.title = `Rotate ${GH_TOKENS[0]}`;
+  const sid = await daemon.newSession("ghtoken");
+  const made = await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
+    name: "PR via gh",
+    ...prMonitor(gh, { path: "state", operator: "equals", value: "closed" }),
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(201);
+  expect(made.body.source.args).not.toHaveProperty("token");
+  const mid = made.body.id as string;
+  await waitFor(async () => (await daemon.monitor(sid, mid)).lastObservation?.state === "open");
+  expect(gh.requests[0]?.headers.authorization).toBe(`Bearer ${GH_TOKENS[0]}`);
+  // A command wait that prints the token gh gives (an agent checking `gh auth token`).
+  const cmd = await daemon.cli(["wait", "--session", sid, "--until", "5", "--", `"${GH_BIN}/gh" auth token`]);
+  expect(cmd.exitCode, String(cmd.stderr)).toBe(0);
+  const cmdId = String(cmd.stdout).trim();
+  await daemon.waitForState(sid, cmdId, ["ready", "continuing", "finished"]);
+
+  // Revoked: every answer is a 401; the check says so and what to do, and checking goes on.
+  gh.override(() => ({ status: 401, body: { message: "Bad credentials" } }));
+  const refused = await waitFor(async () => {
+    const monitor = await daemon.monitor(sid, mid);
+    return monitor.lastError ? monitor : null;
+  });
+  expect(refused.lastError).toBe(
+    "GitHub refused the token (gh auth token): 401: Bad credentials; log in again with `gh auth login` (gh is asked again at the next check)",
+  );
+  expect(refused.state).toBe("waiting");
+  // `gh auth login` again: the next check asks gh, gets the new token, and observes.
+  writeFileSync(GH_TOKEN_FILE, `${GH_TOKENS[1]}\n`);
+  gh.override(undefined);
+  await waitFor(async () => (await daemon.monitor(sid, mid)).lastError === null, { what: "the error cleared" });
+  expect(gh.requests.at(-1)?.headers.authorization).toBe(`Bearer ${GH_TOKENS[1]}`);
+  gh.script.pull = { ...gh.script.pull, title: `Rotate ${GH_TOKENS[1]}`, state: "closed" };
+  await daemon.waitForState(sid, mid, ["ready", "continuing", "finished"]);
+
+  const cli = async (...args: string[]) => String((await daemon.cli([...args, "--session", sid])).stdout);
+  const everything = [
+    JSON.stringify((await daemon.api("GET", `/api/sessions/${sid}/monitors`)).body),
+    JSON.stringify((await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body),
+    JSON.stringify((await daemon.api("GET", "/api/panel")).body),
+    ...(await Promise.all(
+      [mid, cmdId].flatMap((id) => [
+        daemon.api("GET", `/api/sessions/${sid}/monitors/${id}/checks`).then((r) => JSON.stringify(r.body)),
+        daemon.api("GET", `/api/sessions/${sid}/monitors/${id}/events`).then((r) => JSON.stringify(r.body)),
+        cli("show", id, "--json"),
+        cli("checks", id),
+        cli("events", id),
+      ]),
+    )),
+    await cli("inbox"),
+    readFileSync(join(daemon.home, "vigil.log"), "utf8"),
+    daemon.stderr,
+  ].join("\n");
+  for (const token of GH_TOKENS) expect(everything).not.toContain(token);
+  // Shielded, not merely absent: where it was printed or echoed, the mask stands in its place.
+  expect(everything).toContain(`[secret:gh auth token for ${host}]`);
+  const wakes = (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body as Array<{
+    text: string;
+    monitors: string[];
+  }>;
+  expect(wakes.find((w) => w.monitors.includes(cmdId))?.text).toContain(`[secret:gh auth token for ${host}]`);
+  expect(wakes.find((w) => w.monitors.includes(mid))?.text).toContain(
+    `"Rotate [secret:gh auth token for ${host} (2)]": closed.`,
+  );
   await daemon.api("DELETE", `/api/sessions/${sid}`);
 });

@@ -72,8 +72,31 @@ export async function resolveAuth(
     env: { GH_PROMPT_DISABLED: "1" },
   });
   const found = result.exitCode === 0 && typeof result.stdout === "string" ? result.stdout.trim() : "";
+  if (found) shieldGhToken(host, found);
   ghTokens.set(host, { token: found || undefined, at: Date.now() });
   return ghAuth(found || undefined);
+}
+
+/** Where each token `gh auth token` gives is sent to be shielded (the daemon's exposure shield). */
+let shieldToken: ((key: string, value: string) => void) | undefined;
+
+/**
+ * Every token `gh auth token` gives is masked like a vault value from then on (`[secret:gh auth
+ * token for HOST]`) in every text and JSON the daemon stores, shows, logs or delivers.
+ */
+export function shieldGhTokensWith(shield: ((key: string, value: string) => void) | undefined): void {
+  shieldToken = shield;
+}
+
+/** The tokens of each host already shielded, so a new one (after `gh auth login`) gets its own key. */
+const shieldedGhTokens = new Map<string, string[]>();
+
+function shieldGhToken(host: string, token: string): void {
+  const known = shieldedGhTokens.get(host) ?? [];
+  if (known.includes(token)) return;
+  known.push(token);
+  shieldedGhTokens.set(host, known);
+  shieldToken?.(`gh auth token for ${host}${known.length > 1 ? ` (${known.length})` : ""}`, token);
 }
 
 const ghAuth = (token: string | undefined): GitHubAuth =>
@@ -135,7 +158,7 @@ export async function githubGet(
     return { body: kept.body, next: kept.next, notModified: true };
   }
   const text = await response.text();
-  if (!response.ok) throw answerError(`GET ${url}`, response, text, auth, gateKey);
+  if (!response.ok) throw answerError(`GET ${url}`, apiUrl, response, text, auth, gateKey);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -204,6 +227,7 @@ export function noteRateLimit(gateKey: string, response: Response): void {
 /** What a refusal says: a rate limit closes the gate (until `retry-after` or the reset); 401, 404 and the rest are named. */
 export function answerError(
   what: string,
+  apiUrl: string,
   response: Response,
   text: string,
   auth: GitHubAuth,
@@ -229,13 +253,25 @@ export function answerError(
     gates.set(gateKey, { until, reason });
     return new ToolError(`${reason}; retry after ${new Date(until).toISOString()}`, { retryAt: until });
   }
-  if (response.status === 401) return new ToolError(`GitHub refused the token (${auth.source}): 401${said}`);
+  if (response.status === 401) {
+    if (auth.source === "gh auth token") ghTokens.delete(ghHostFor(apiUrl));
+    return new ToolError(`GitHub refused the token (${auth.source}): 401${said}; ${renewal(auth.source)}`);
+  }
   if (response.status === 404) {
     return new ToolError(
       `${what}: 404${said} (no such repository or pull request, or ${auth.source === "no token" ? "no token to see a private one" : `${auth.source} cannot see it`})`,
     );
   }
   return new ToolError(`${what}: ${response.status}${said}`);
+}
+
+/** What puts a refused token right, for the error an agent reads hours later. */
+function renewal(source: string): string {
+  if (source === "gh auth token") return "log in again with `gh auth login` (gh is asked again at the next check)";
+  const key = /^vault key (\S+)$/.exec(source)?.[1];
+  if (key)
+    return `store a new token with \`vigil vault set ${key}\`: monitors armed after that use it, this one once the daemon restarts`;
+  return "give a token: `vigil vault set GITHUB_TOKEN`, or log in with `gh auth login`";
 }
 
 /** Closes the gate of `gateKey` until `until` (ms) for `reason`; returns `until`. */
@@ -249,4 +285,5 @@ export function resetGitHubClient(): void {
   etags.clear();
   gates.clear();
   ghTokens.clear();
+  shieldedGhTokens.clear();
 }

@@ -46,7 +46,7 @@ export async function githubGraphql(
   }
   noteRateLimit(gateKey, response);
   const text = await response.text();
-  if (!response.ok) throw answerError(`POST ${url}`, response, text, auth, gateKey);
+  if (!response.ok) throw answerError(`POST ${url}`, apiUrl, response, text, auth, gateKey);
   let body: GraphqlBody;
   try {
     body = JSON.parse(text) as GraphqlBody;
