@@ -1,7 +1,8 @@
 /**
  * A local fake of the GitHub API for the `github__*` tools: the REST endpoints they read, answering
- * with the example bodies of GitHub's published OpenAPI description (`@octokit/openapi`), changed
- * only where a test says (a PR's state, its checks, its reviews); and `POST /graphql` for the one
+ * with the example bodies of GitHub's published OpenAPI description (`@octokit/openapi`, vendored in
+ * github-examples.json), changed only where a test says (a PR's state, its checks, its reviews); and
+ * `POST /graphql` for the one
  * query `github__pr` sends (review threads, merge queue), answered in the shape of GitHub's GraphQL
  * schema (`data.repository.pullRequest…`, a `NOT_FOUND` error for an unknown pull request), its
  * threads made from the REST review-comment example. It sends ETags and answers `If-None-Match` with
@@ -10,19 +11,26 @@
  * records every request it got.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 
 type Json = Record<string, any>;
 
-/** The examples GitHub publishes for the four endpoints (read once; the description is large). */
+/**
+ * The examples GitHub publishes for the endpoints the fake answers: github-examples.json, copied
+ * verbatim from the OpenAPI description in `@octokit/openapi` (its version and the description's
+ * sha256 are in the file) by vendor-github-examples.mjs, run by hand.
+ */
 export const examples = (() => {
-  const require = createRequire(import.meta.url);
-  const spec = require("@octokit/openapi/generated/api.github.com.json") as {
-    components: { examples: Record<string, { value: unknown }> };
+  const vendored = JSON.parse(readFileSync(join(import.meta.dirname, "github-examples.json"), "utf8")) as {
+    examples: Record<string, unknown>;
   };
-  const value = (name: string) => structuredClone(spec.components.examples[name]?.value) as any;
+  const value = (name: string) => {
+    if (!(name in vendored.examples)) throw new Error(`Expected the example "${name}" in github-examples.json`);
+    return structuredClone(vendored.examples[name]) as any;
+  };
   return {
     pull: value("pull-request") as Json,
     checkRuns: value("check-run-paginated") as Json,

@@ -397,3 +397,13 @@ test("gh auth token: used when the vault has no GITHUB_TOKEN, shielded everywher
   );
   await daemon.api("DELETE", `/api/sessions/${sid}`);
 });
+
+test("every condition in the README's pull-request table is one the story tests", () => {
+  const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
+  const start = readme.indexOf("### Wait for a pull request");
+  const section = readme.slice(start, readme.indexOf("\n## ", start));
+  const rows = [...section.matchAll(/^\|[^|\n]+\| `(\{.*\})` +\|$/gm)].map(([, json]) => JSON.parse(json as string));
+  expect(rows.length).toBeGreaterThanOrEqual(7);
+  const tested = Object.values(PR_CONDITIONS).map(({ condition }) => condition);
+  for (const row of rows) expect(tested, JSON.stringify(row)).toContainEqual(row);
+});
