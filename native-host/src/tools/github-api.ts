@@ -38,6 +38,10 @@ const fingerprint = (token: string | undefined): string =>
 
 export const authKey = (apiUrl: string, auth: GitHubAuth): string => `${apiUrl} ${fingerprint(auth.token)}`;
 
+/** The rate-limit gate of one budget: REST (`core`) and GraphQL are counted apart by GitHub. */
+export const gateKeyOf = (apiUrl: string, auth: GitHubAuth, budget: "core" | "graphql"): string =>
+  `${authKey(apiUrl, auth)}${budget === "core" ? "" : ` ${budget}`}`;
+
 /** The API URL for a host as `gh` names it: github.com → the default; another host → its Enterprise API. */
 export function apiUrlForHost(host: string | undefined): string {
   return !host || host === "github.com" ? DEFAULT_API_URL : `https://${host}/api/v3`;
@@ -114,8 +118,8 @@ export interface GitHubAnswer {
  * Throws while the rate-limit gate of this host and token is closed. Asked once per observation,
  * before its first request: an observation a low count closed the gate in the middle of still ends.
  */
-export function assertGateOpen(apiUrl: string, auth: GitHubAuth): void {
-  const gate = gates.get(authKey(apiUrl, auth));
+export function assertGateOpen(apiUrl: string, auth: GitHubAuth, budget: "core" | "graphql" = "core"): void {
+  const gate = gates.get(gateKeyOf(apiUrl, auth, budget));
   if (gate && Date.now() < gate.until) {
     throw new ToolError(`${gate.reason}; no request is sent before ${new Date(gate.until).toISOString()}`, {
       retryAt: gate.until,

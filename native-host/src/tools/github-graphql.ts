@@ -1,11 +1,11 @@
 /**
- * One GitHub GraphQL request for the `github__*` tools, through the same rate-limit gate as the
- * REST client (github-api.ts): what GraphQL alone tells (review threads and whether they are
- * resolved, the merge queue). A GraphQL request is a POST: it has no ETag, and each one costs
- * points of the separate `graphql` budget, which GitHub reports in the same headers.
+ * One GitHub GraphQL request for the `github__*` tools, through a rate-limit gate like the REST
+ * client's (github-api.ts) but of its own: what GraphQL alone tells (review threads and whether
+ * they are resolved, the merge queue). A GraphQL request is a POST: it has no ETag, and each one
+ * costs points of the separate `graphql` budget, which GitHub reports in the same headers.
  * Design: docs/design.md §4.1.
  */
-import { answerError, authKey, type GitHubAuth, gateUntil, noteRateLimit } from "./github-api.js";
+import { answerError, assertGateOpen, type GitHubAuth, gateKeyOf, gateUntil, noteRateLimit } from "./github-api.js";
 import { ToolError } from "./tool.js";
 
 /** The GraphQL endpoint beside a REST API root: api.github.com/graphql, or HOST/api/graphql for Enterprise. */
@@ -32,7 +32,8 @@ export async function githubGraphql(
   signal: AbortSignal,
 ): Promise<unknown> {
   const url = graphqlUrl(apiUrl);
-  const gateKey = authKey(apiUrl, auth);
+  const gateKey = gateKeyOf(apiUrl, auth, "graphql");
+  assertGateOpen(apiUrl, auth, "graphql");
   const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "vigil" };
   if (auth.token) headers.authorization = `Bearer ${auth.token}`;
   let response: Response;

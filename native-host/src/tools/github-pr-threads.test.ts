@@ -3,7 +3,7 @@ import { examples, fakeGitHub, gqlComment, gqlThread } from "../../../test/helpe
 import { resetGitHubClient } from "./github-api.js";
 import { graphqlUrl } from "./github-graphql.js";
 import { githubPr, resetSharedPrs } from "./github-pr.js";
-import type { ToolContext, ToolError } from "./tool.js";
+import type { ToolContext } from "./tool.js";
 
 const TOKEN = "ghp_threadsTokenValue0000";
 const context = (secrets: Record<string, string> = { GITHUB_TOKEN: TOKEN }): ToolContext => ({
@@ -132,7 +132,7 @@ describe("github__pr review threads and merge queue (GraphQL)", () => {
     expect(fake.hits("graphql")).toHaveLength(0);
   });
 
-  test("GitHub's NOT_FOUND error (200 with errors) is a check error quoting it", async () => {
+  test("GitHub's NOT_FOUND error (200 with errors) leaves the REST facts standing, the thread facts null and why", async () => {
     fake.override((path) =>
       path === "/graphql"
         ? {
@@ -150,13 +150,20 @@ describe("github__pr review threads and merge queue (GraphQL)", () => {
           }
         : undefined,
     );
-    const refused = (await observe().catch((e: unknown) => e)) as ToolError;
-    expect(refused.message).toBe(
-      `POST ${fake.url}/graphql: GitHub answered NOT_FOUND: Could not resolve to a PullRequest with the number of 1347.`,
-    );
+    const pr = await observe();
+    const why = `POST ${fake.url}/graphql: GitHub answered NOT_FOUND: Could not resolve to a PullRequest with the number of 1347.`;
+    expect(pr).toMatchObject({
+      state: "open",
+      checks_completed: true,
+      unresolved_threads: null,
+      in_merge_queue: null,
+      merge_queue: null,
+      threads_error: why,
+    });
+    expect(pr.summary).toContain(`Review threads and the merge queue: not read (${why}).`);
   });
 
-  test("GraphQL's own rate limit (RATE_LIMITED) closes the gate until its reset", async () => {
+  test("GraphQL's own rate limit (RATE_LIMITED) closes GraphQL's gate until its reset; REST goes on", async () => {
     const reset = Math.floor(Date.now() / 1000) + 900;
     fake.override((path) =>
       path === "/graphql"
@@ -171,15 +178,19 @@ describe("github__pr review threads and merge queue (GraphQL)", () => {
           }
         : undefined,
     );
-    const error = (await observe().catch((e: unknown) => e)) as ToolError;
-    expect(error.message).toBe(
-      `GitHub GraphQL rate limit reached (RATE_LIMITED: API rate limit exceeded for user ID 1.); retry after ${new Date(reset * 1000).toISOString()}`,
+    const resetIso = new Date(reset * 1000).toISOString();
+    const first = await observe();
+    expect(first.threads_error).toBe(
+      `GitHub GraphQL rate limit reached (RATE_LIMITED: API rate limit exceeded for user ID 1.); retry after ${resetIso}`,
     );
-    expect(error.retryAt).toBe(reset * 1000);
-    const sent = fake.requests.length;
+    expect(first.state).toBe("open");
     fake.override(undefined);
-    const again = (await observe().catch((e: unknown) => e)) as ToolError;
-    expect(again.message).toContain(`no request is sent before ${new Date(reset * 1000).toISOString()}`);
-    expect(fake.requests).toHaveLength(sent);
+    const again = await observe();
+    expect(again.threads_error).toBe(
+      `GitHub GraphQL rate limit reached (RATE_LIMITED: API rate limit exceeded for user ID 1.); no request is sent before ${resetIso}`,
+    );
+    // No GraphQL request until the reset; the REST requests went on (as 304s).
+    expect(fake.hits("graphql")).toHaveLength(1);
+    expect(fake.hits("pull").map((r) => r.status)).toEqual([200, 304]);
   });
 });

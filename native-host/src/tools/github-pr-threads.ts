@@ -159,15 +159,19 @@ export function describeThreads<O extends { summary: string }>(
   };
 }
 
-/** Without a token GraphQL cannot be asked: the facts are null and the summary says why. */
-export function withoutThreads<O extends { summary: string }>(observation: O) {
+/**
+ * Not read (no token, or GraphQL refused or rate limited while REST answered): the facts are null,
+ * `threads_error` and the summary say why, and conditions on them are unavailable, never met.
+ */
+export function withoutThreads<O extends { summary: string }>(observation: O, why: string) {
   return {
     ...observation,
-    summary: `${observation.summary}\nReview threads and the merge queue: not read (GitHub's GraphQL API needs a token).`,
+    summary: `${observation.summary}\nReview threads and the merge queue: not read (${why}).`,
     unresolved_threads: null,
     threads: [],
     in_merge_queue: null,
     merge_queue: null,
+    threads_error: why,
   };
 }
 

@@ -178,7 +178,13 @@ async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: Abo
     githubGetAll(apiUrl, `/repos/${repo}/pulls/${number}/reviews?per_page=100`, auth, signal, (body) =>
       Array.isArray(body) ? (body as ReviewBody[]) : [],
     ),
-    auth.token === undefined ? undefined : readThreads(apiUrl, repo, number, auth, signal),
+    auth.token === undefined
+      ? undefined
+      : // What only GraphQL tells is not worth the rest: refused or rate limited, the REST facts stand.
+        readThreads(apiUrl, repo, number, auth, signal).catch((error: unknown) => {
+          if (error instanceof ToolError) return error;
+          throw error;
+        }),
     args.comments_since === undefined
       ? undefined
       : githubGetAll(
@@ -192,9 +198,9 @@ async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: Abo
   const runs: CheckRunsBody = { check_runs: checkRuns };
   const described = describePr(repo, pr, runs, status, reviews);
   const observation = comments === undefined ? described : withComments(described, comments, args.comments_since ?? "");
-  return threads === undefined
-    ? withoutThreads(observation)
-    : describeThreads(observation, threads, args.comments_since);
+  if (threads === undefined) return withoutThreads(observation, "GitHub's GraphQL API needs a token");
+  if (threads instanceof ToolError) return withoutThreads(observation, threads.message);
+  return describeThreads(observation, threads, args.comments_since);
 }
 
 /** Forgets the shared observations (tests). */
