@@ -40,6 +40,7 @@ import { Vault } from "./secrets/vault.js";
 import { Checkpointer } from "./store/checkpointer.js";
 import { HomeLockedError, lockHome } from "./store/home-lock.js";
 import { Store } from "./store/store.js";
+import { shieldGhTokensWith } from "./tools/github-api.js";
 
 /** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
 function signalCommand(home: string): string {
@@ -68,6 +69,8 @@ export function wireServices(options: ServiceOptions) {
   const changes = new Changes();
   const browser = options.browser ?? new BrowserLink({ log });
   const vault = new Vault(store, shield, now);
+  // A token `gh auth token` gives a github__* check is masked like a vault value.
+  shieldGhTokensWith((key, value) => shield.set(key, value));
   const endings: EndingDeps = {
     store,
     shield,

@@ -1,24 +1,36 @@
 /**
- * A local fake of the GitHub REST API for the `github__*` tools: the four endpoints `github__pr`
- * reads, answering with the example bodies of GitHub's published OpenAPI description
- * (`@octokit/openapi`), changed only where a test says (a PR's state, its checks, its reviews).
- * It sends ETags and answers `If-None-Match` with 304, sends rate-limit headers, can answer a
- * rate limit (403 + `x-ratelimit-remaining: 0`) or a 401, and records every request it got.
+ * A local fake of the GitHub API for the `github__*` tools: the REST endpoints they read, answering
+ * with the example bodies of GitHub's published OpenAPI description (`@octokit/openapi`, vendored in
+ * github-examples.json), changed only where a test says (a PR's state, its checks, its reviews); and
+ * `POST /graphql` for the one
+ * query `github__pr` sends (review threads, merge queue), answered in the shape of GitHub's GraphQL
+ * schema (`data.repository.pullRequest…`, a `NOT_FOUND` error for an unknown pull request), its
+ * threads made from the REST review-comment example. It sends ETags and answers `If-None-Match` with
+ * 304 (not counted against the budget, as GitHub does), sends rate-limit headers for two budgets
+ * (`core`, `graphql`), can answer a rate limit (403 + `x-ratelimit-remaining: 0`) or a 401, and
+ * records every request it got.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 
 type Json = Record<string, any>;
 
-/** The examples GitHub publishes for the four endpoints (read once; the description is large). */
+/**
+ * The examples GitHub publishes for the endpoints the fake answers: github-examples.json, copied
+ * verbatim from the OpenAPI description in `@octokit/openapi` (its version and the description's
+ * sha256 are in the file) by vendor-github-examples.mjs, run by hand.
+ */
 export const examples = (() => {
-  const require = createRequire(import.meta.url);
-  const spec = require("@octokit/openapi/generated/api.github.com.json") as {
-    components: { examples: Record<string, { value: unknown }> };
+  const vendored = JSON.parse(readFileSync(join(import.meta.dirname, "github-examples.json"), "utf8")) as {
+    examples: Record<string, unknown>;
   };
-  const value = (name: string) => structuredClone(spec.components.examples[name]?.value) as any;
+  const value = (name: string) => {
+    if (!(name in vendored.examples)) throw new Error(`Expected the example "${name}" in github-examples.json`);
+    return structuredClone(vendored.examples[name]) as any;
+  };
   return {
     pull: value("pull-request") as Json,
     checkRuns: value("check-run-paginated") as Json,
@@ -39,6 +51,39 @@ export interface FakeRequest {
   headers: IncomingHttpHeaders;
 }
 
+/** A review comment as GitHub's GraphQL schema has it (PullRequestReviewComment: the fields read). */
+export interface GqlComment {
+  author: { login: string } | null;
+  body: string;
+  url: string;
+  createdAt: string;
+  updatedAt: string;
+}
+/** A review thread (PullRequestReviewThread) with every comment, oldest first. */
+export interface GqlThread {
+  isResolved: boolean;
+  isOutdated: boolean;
+  path: string;
+  line: number | null;
+  comments: GqlComment[];
+}
+
+/** A GraphQL review comment from a REST one (the OpenAPI example, or a test's changed copy). */
+export function gqlComment(rest: Json): GqlComment {
+  return {
+    author: rest.user ? { login: rest.user.login } : null,
+    body: rest.body,
+    url: rest.html_url,
+    createdAt: rest.created_at,
+    updatedAt: rest.updated_at,
+  };
+}
+
+/** A thread opened by a REST review comment (its path and line). */
+export function gqlThread(rest: Json, isResolved: boolean): GqlThread {
+  return { isResolved, isOutdated: false, path: rest.path, line: rest.line ?? null, comments: [gqlComment(rest)] };
+}
+
 export interface PrScript {
   pull: Json;
   checkRuns: Json[];
@@ -49,6 +94,10 @@ export interface PrScript {
   jobs: Json[];
   deployments: Json[];
   deploymentStatuses: Json[];
+  /** Review threads (GraphQL only); at first one resolved thread, the example comment's. */
+  threads: GqlThread[];
+  /** The merge queue entry (MergeQueueEntry: position, state, enqueuedAt), or null. */
+  mergeQueueEntry: Json | null;
 }
 
 export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number = 1347) {
@@ -62,10 +111,77 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     jobs: structuredClone(examples.jobs.jobs),
     deployments: structuredClone(examples.deployments),
     deploymentStatuses: structuredClone(examples.deploymentStatuses),
+    threads: [gqlThread(examples.comments[0], true)],
+    mergeQueueEntry: null,
   };
   const requests: FakeRequest[] = [];
   let answer: ((path: string) => { status: number; headers?: Json; body: unknown } | undefined) | undefined;
   let remaining = 4999;
+  let graphqlRemaining = 4999;
+
+  /** The answer to github__pr's GraphQL query (github-pr-threads.ts), as GitHub shapes it. */
+  const graphqlBody = (request: { query?: string; variables?: Json }): Json => {
+    const query = request.query ?? "";
+    for (const field of ["mergeQueueEntry", "reviewThreads(first: 100, after: $cursor)", "latest: comments(last: 1)"])
+      if (!query.includes(field)) return { errors: [{ message: `the fake knows no query without ${field}` }] };
+    const v = request.variables ?? {};
+    if (`${v.owner}/${v.name}` !== `${owner}/${repo}`)
+      return {
+        data: { repository: null },
+        errors: [
+          {
+            type: "NOT_FOUND",
+            path: ["repository"],
+            message: `Could not resolve to a Repository with the name '${v.owner}/${v.name}'.`,
+          },
+        ],
+      };
+    if (v.number !== number)
+      return {
+        data: { repository: { pullRequest: null } },
+        errors: [
+          {
+            type: "NOT_FOUND",
+            path: ["repository", "pullRequest"],
+            message: `Could not resolve to a PullRequest with the number of ${v.number}.`,
+          },
+        ],
+      };
+    const start = v.cursor ? Number(Buffer.from(String(v.cursor), "base64").toString().split(":")[1]) : 0;
+    const page = script.threads.slice(start, start + 100);
+    const end = start + page.length;
+    return {
+      data: {
+        repository: {
+          pullRequest: {
+            mergeQueueEntry: script.mergeQueueEntry,
+            reviewThreads: {
+              totalCount: script.threads.length,
+              pageInfo: {
+                hasNextPage: end < script.threads.length,
+                endCursor: page.length ? Buffer.from(`cursor:${end}`).toString("base64") : null,
+              },
+              nodes: page.map((thread) => ({
+                isResolved: thread.isResolved,
+                isOutdated: thread.isOutdated,
+                path: thread.path,
+                line: thread.line,
+                comments: {
+                  totalCount: thread.comments.length,
+                  nodes: thread.comments.slice(0, 1).map(({ author, body, url }) => ({ author, body, url })),
+                },
+                latest: {
+                  nodes: thread.comments
+                    .slice(-1)
+                    .map(({ author, createdAt, updatedAt }) => ({ author, createdAt, updatedAt })),
+                },
+              })),
+            },
+          },
+        },
+      },
+    };
+  };
 
   const bodyFor = (path: string, query: URLSearchParams): unknown => {
     const sha = script.pull.head.sha as string;
@@ -114,6 +230,7 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       requests.push({ path, status, headers: req.headers });
       res.writeHead(status, {
         "x-ratelimit-limit": "5000",
+        "x-ratelimit-resource": "core",
         "x-ratelimit-remaining": String(remaining),
         "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
         ...headers,
@@ -121,6 +238,22 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       res.end(body);
     };
     const scripted = answer?.(path);
+    if (path === "/graphql" && req.method === "POST" && !scripted) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const resource = { "x-ratelimit-resource": "graphql", "x-ratelimit-remaining": String(--graphqlRemaining) };
+      if (!req.headers.authorization) {
+        reply(
+          401,
+          { "content-type": "application/json", ...resource },
+          JSON.stringify({ message: "This endpoint requires you to be authenticated." }),
+        );
+        return;
+      }
+      const body = graphqlBody(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      reply(200, { "content-type": "application/json; charset=utf-8", ...resource }, JSON.stringify(body));
+      return;
+    }
     if (scripted) {
       reply(
         scripted.status,
@@ -164,11 +297,21 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     number,
     script,
     requests,
-    /** Requests for one endpoint of the PR: "pull", "check-runs", "status" or "reviews". */
-    hits(endpoint: "pull" | "check-runs" | "status" | "reviews") {
-      const suffix = { pull: `/pulls/${number}`, "check-runs": "/check-runs", status: "/status", reviews: "/reviews" };
+    /** Requests for one endpoint of the PR: "pull", "check-runs", "status", "reviews" or "graphql". */
+    hits(endpoint: "pull" | "check-runs" | "status" | "reviews" | "graphql") {
+      const suffix = {
+        pull: `/pulls/${number}`,
+        "check-runs": "/check-runs",
+        status: "/status",
+        reviews: "/reviews",
+        graphql: "/graphql",
+      };
       return requests.filter((r) => r.path.endsWith(suffix[endpoint]));
     },
+    /** The REST requests (GET), without GraphQL's. */
+    rest: () => requests.filter((r) => r.path !== "/graphql"),
+    /** What the `core` budget has left (only 200 answers spend it). */
+    remaining: () => remaining,
     /** Answers every request with this instead (undefined: the normal answers again). */
     override(next: typeof answer) {
       answer = next;

@@ -111,6 +111,8 @@ test("twenty monitors on one PR: one set of requests per interval at the fake, 3
   // One request per interval (at most one more when arming twenty took longer than the share window).
   expect(pulls.length).toBeLessThanOrEqual(checks + 1);
   expect(pulls.slice(1).every((r) => r.status === 304)).toBe(true);
+  // GraphQL (threads, merge queue) is part of the one shared observation: one POST per interval too.
+  expect(fake.hits("graphql").length).toBeLessThanOrEqual(checks + 1);
   await daemon.api("DELETE", `/api/sessions/${sid}`);
 });
 

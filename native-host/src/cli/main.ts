@@ -19,6 +19,7 @@ import { registerSessionCommands } from "./session-commands.js";
 import { registerSetupCommands } from "./setup-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
 import { registerVaultCommands } from "./vault-commands.js";
+import { registerWaitPrCommand } from "./wait-pr-command.js";
 import { registerWaitpointCommands } from "./waitpoint-commands.js";
 
 const EXIT_CODES_HELP = `
@@ -114,6 +115,7 @@ export function buildProgram(): Command {
 
   registerSessionCommands(program);
   registerMonitorCommands(program);
+  registerWaitPrCommand(program);
   registerVaultCommands(program);
   registerDeviceCommands(program);
   registerWaitpointCommands(program);

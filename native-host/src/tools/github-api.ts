@@ -38,6 +38,10 @@ const fingerprint = (token: string | undefined): string =>
 
 export const authKey = (apiUrl: string, auth: GitHubAuth): string => `${apiUrl} ${fingerprint(auth.token)}`;
 
+/** The rate-limit gate of one budget: REST (`core`) and GraphQL are counted apart by GitHub. */
+export const gateKeyOf = (apiUrl: string, auth: GitHubAuth, budget: "core" | "graphql"): string =>
+  `${authKey(apiUrl, auth)}${budget === "core" ? "" : ` ${budget}`}`;
+
 /** The API URL for a host as `gh` names it: github.com → the default; another host → its Enterprise API. */
 export function apiUrlForHost(host: string | undefined): string {
   return !host || host === "github.com" ? DEFAULT_API_URL : `https://${host}/api/v3`;
@@ -72,8 +76,31 @@ export async function resolveAuth(
     env: { GH_PROMPT_DISABLED: "1" },
   });
   const found = result.exitCode === 0 && typeof result.stdout === "string" ? result.stdout.trim() : "";
+  if (found) shieldGhToken(host, found);
   ghTokens.set(host, { token: found || undefined, at: Date.now() });
   return ghAuth(found || undefined);
+}
+
+/** Where each token `gh auth token` gives is sent to be shielded (the daemon's exposure shield). */
+let shieldToken: ((key: string, value: string) => void) | undefined;
+
+/**
+ * Every token `gh auth token` gives is masked like a vault value from then on (`[secret:gh auth
+ * token for HOST]`) in every text and JSON the daemon stores, shows, logs or delivers.
+ */
+export function shieldGhTokensWith(shield: ((key: string, value: string) => void) | undefined): void {
+  shieldToken = shield;
+}
+
+/** The tokens of each host already shielded, so a new one (after `gh auth login`) gets its own key. */
+const shieldedGhTokens = new Map<string, string[]>();
+
+function shieldGhToken(host: string, token: string): void {
+  const known = shieldedGhTokens.get(host) ?? [];
+  if (known.includes(token)) return;
+  known.push(token);
+  shieldedGhTokens.set(host, known);
+  shieldToken?.(`gh auth token for ${host}${known.length > 1 ? ` (${known.length})` : ""}`, token);
 }
 
 const ghAuth = (token: string | undefined): GitHubAuth =>
@@ -91,8 +118,8 @@ export interface GitHubAnswer {
  * Throws while the rate-limit gate of this host and token is closed. Asked once per observation,
  * before its first request: an observation a low count closed the gate in the middle of still ends.
  */
-export function assertGateOpen(apiUrl: string, auth: GitHubAuth): void {
-  const gate = gates.get(authKey(apiUrl, auth));
+export function assertGateOpen(apiUrl: string, auth: GitHubAuth, budget: "core" | "graphql" = "core"): void {
+  const gate = gates.get(gateKeyOf(apiUrl, auth, budget));
   if (gate && Date.now() < gate.until) {
     throw new ToolError(`${gate.reason}; no request is sent before ${new Date(gate.until).toISOString()}`, {
       retryAt: gate.until,
@@ -135,7 +162,7 @@ export async function githubGet(
     return { body: kept.body, next: kept.next, notModified: true };
   }
   const text = await response.text();
-  if (!response.ok) throw answerError(url, response, text, auth, gateKey);
+  if (!response.ok) throw answerError(`GET ${url}`, apiUrl, response, text, auth, gateKey);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -188,15 +215,28 @@ export async function githubGetAll<T>(
 }
 
 /** Closes the gate until the reset when few requests are left (the answer itself is still used). */
-function noteRateLimit(gateKey: string, response: Response): void {
+export function noteRateLimit(gateKey: string, response: Response): void {
   const remaining = Number(response.headers.get("x-ratelimit-remaining") ?? Number.NaN);
   const reset = Number(response.headers.get("x-ratelimit-reset") ?? Number.NaN);
   if (Number.isFinite(remaining) && Number.isFinite(reset) && remaining < LOW_REMAINING && response.ok) {
-    gates.set(gateKey, { until: reset * 1000, reason: `GitHub rate limit nearly spent (${remaining} requests left)` });
+    const resource = response.headers.get("x-ratelimit-resource");
+    const which = resource && resource !== "core" ? `${resource}: ` : "";
+    gates.set(gateKey, {
+      until: reset * 1000,
+      reason: `GitHub rate limit nearly spent (${which}${remaining} requests left)`,
+    });
   }
 }
 
-function answerError(url: string, response: Response, text: string, auth: GitHubAuth, gateKey: string): ToolError {
+/** What a refusal says: a rate limit closes the gate (until `retry-after` or the reset); 401, 404 and the rest are named. */
+export function answerError(
+  what: string,
+  apiUrl: string,
+  response: Response,
+  text: string,
+  auth: GitHubAuth,
+  gateKey: string,
+): ToolError {
   let message = "";
   try {
     message = String((JSON.parse(text) as { message?: unknown }).message ?? "");
@@ -217,13 +257,31 @@ function answerError(url: string, response: Response, text: string, auth: GitHub
     gates.set(gateKey, { until, reason });
     return new ToolError(`${reason}; retry after ${new Date(until).toISOString()}`, { retryAt: until });
   }
-  if (response.status === 401) return new ToolError(`GitHub refused the token (${auth.source}): 401${said}`);
+  if (response.status === 401) {
+    if (auth.source === "gh auth token") ghTokens.delete(ghHostFor(apiUrl));
+    return new ToolError(`GitHub refused the token (${auth.source}): 401${said}; ${renewal(auth.source)}`);
+  }
   if (response.status === 404) {
     return new ToolError(
-      `GET ${url}: 404${said} (no such repository or pull request, or ${auth.source === "no token" ? "no token to see a private one" : `${auth.source} cannot see it`})`,
+      `${what}: 404${said} (no such repository or pull request, or ${auth.source === "no token" ? "no token to see a private one" : `${auth.source} cannot see it`})`,
     );
   }
-  return new ToolError(`GET ${url}: ${response.status}${said}`);
+  return new ToolError(`${what}: ${response.status}${said}`);
+}
+
+/** What puts a refused token right, for the error an agent reads hours later. */
+function renewal(source: string): string {
+  if (source === "gh auth token") return "log in again with `gh auth login` (gh is asked again at the next check)";
+  const key = /^vault key (\S+)$/.exec(source)?.[1];
+  if (key)
+    return `store a new token with \`vigil vault set ${key}\`: monitors armed after that use it, this one once the daemon restarts`;
+  return "give a token: `vigil vault set GITHUB_TOKEN`, or log in with `gh auth login`";
+}
+
+/** Closes the gate of `gateKey` until `until` (ms) for `reason`; returns `until`. */
+export function gateUntil(gateKey: string, until: number, reason: string): number {
+  gates.set(gateKey, { until, reason });
+  return until;
 }
 
 /** Forgets every kept ETag, gate and `gh` token (tests). */
@@ -231,4 +289,5 @@ export function resetGitHubClient(): void {
   etags.clear();
   gates.clear();
   ghTokens.clear();
+  shieldedGhTokens.clear();
 }

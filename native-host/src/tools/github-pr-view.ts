@@ -170,16 +170,24 @@ function summaryOf(
   );
   for (const check of failed) lines.push(`Failed: ${check.name} (${check.conclusion}) ${check.url ?? "(no URL)"}`);
   for (const review of reviews.filter((r) => r.state === "CHANGES_REQUESTED"))
-    lines.push(`Changes requested by ${review.user}${review.first_line ? `: ${review.first_line}` : ""}`);
+    lines.push(
+      `Changes requested by ${review.user}${review.first_line ? `: ${review.first_line}` : ""}${review.url ? ` ${review.url}` : ""}`,
+    );
   const approvers = reviews.filter((r) => r.state === "APPROVED").map((r) => r.user);
   lines.push(
     `Review decision: ${decision.replace("_", " ")}${approvers.length ? ` (approved by ${approvers.join(", ")})` : ""}.`,
   );
-  if (conflicts) lines.push(`Conflicts: the branch cannot merge cleanly (mergeable_state ${pr.mergeable_state}).`);
+  if (conflicts) {
+    const base = pr.base?.ref ?? "its base";
+    lines.push(
+      `Conflicts: ${pr.head?.ref ?? "the branch"} cannot merge cleanly into ${base} (mergeable_state ${pr.mergeable_state}); merge or rebase onto ${base}, resolve, and push.`,
+    );
+  }
   return lines.join("\n");
 }
 
-function firstLine(text: string | null | undefined): string {
+/** The first line of what someone wrote, at most FIRST_LINE_CAP characters. */
+export function firstLine(text: string | null | undefined): string {
   const line = (text ?? "").trim().split(/\r?\n/, 1)[0] ?? "";
   return line.length > FIRST_LINE_CAP ? `${line.slice(0, FIRST_LINE_CAP)}…` : line;
 }

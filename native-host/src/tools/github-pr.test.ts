@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { fakeGitHub } from "../../../test/helpers/fake-github.js";
-import { resetGitHubClient } from "./github-api.js";
+import { resetGitHubClient, shieldGhTokensWith } from "./github-api.js";
 import { githubPr, resetSharedPrs, withDefaults } from "./github-pr.js";
 import { type ToolContext, ToolError } from "./tool.js";
 
@@ -117,9 +117,9 @@ describe("github__pr observation (bodies from GitHub's OpenAPI examples)", () =>
         'octocat/Hello-World#1347 "Amazing new feature": open.',
         "Checks: 2 of 3 completed, 1 failed.",
         "Failed: security/brakeman (failure) https://ci.example.com/2000/output",
-        "Changes requested by octocat: The migration drops a column still read by the API.",
+        "Changes requested by octocat: The migration drops a column still read by the API. https://github.com/octocat/Hello-World/pull/12#pullrequestreview-80",
         "Review decision: changes requested (approved by hubot).",
-        "Conflicts: the branch cannot merge cleanly (mergeable_state dirty).",
+        "Conflicts: new-topic cannot merge cleanly into master (mergeable_state dirty); merge or rebase onto master, resolve, and push.",
       ].join("\n"),
     );
     expect(pr.reviews.map((r: { user: string; state: string }) => `${r.user}:${r.state}`)).toEqual([
@@ -197,8 +197,10 @@ describe("github__pr is cheap and polite", () => {
     resetSharedPrs();
     const second = await observe();
     expect(second).toEqual(first);
-    expect(fake.requests.map((r) => r.status)).toEqual([200, 200, 200, 200, 304, 304, 304, 304]);
-    for (const request of fake.requests.slice(4)) expect(request.headers["if-none-match"]).toMatch(/^"[0-9a-f]{40}"$/);
+    expect(fake.rest().map((r) => r.status)).toEqual([200, 200, 200, 200, 304, 304, 304, 304]);
+    for (const request of fake.rest().slice(4)) expect(request.headers["if-none-match"]).toMatch(/^"[0-9a-f]{40}"$/);
+    // GraphQL (a POST) has no ETag: one request per observation.
+    expect(fake.hits("graphql").map((r) => r.status)).toEqual([200, 200]);
     fake.script.pull.state = "closed";
     resetSharedPrs();
     expect((await observe()).state).toBe("closed");
@@ -210,7 +212,8 @@ describe("github__pr is cheap and polite", () => {
     expect(new Set(all.map((o) => JSON.stringify(o))).size).toBe(1);
     await observe();
     expect(fake.hits("pull")).toHaveLength(1);
-    expect(fake.requests).toHaveLength(4);
+    expect(fake.hits("graphql")).toHaveLength(1);
+    expect(fake.requests).toHaveLength(5);
   });
 
   test("a caller stopped while the shared request is out stops waiting at once; the others still get the answer", async () => {
@@ -254,7 +257,7 @@ describe("github__pr is cheap and polite", () => {
       /^GitHub rate limit nearly spent \([0-9] requests left\); no request is sent before \d{4}-\d\d-\d\dT/,
     );
     expect(error.retryAt).toBeGreaterThan(Date.now() + 3000_000);
-    expect(fake.requests).toHaveLength(4);
+    expect(fake.requests).toHaveLength(5);
   });
 
   test("a secondary rate limit (403 + retry-after) waits that long", async () => {
@@ -277,7 +280,9 @@ describe("github__pr credentials", () => {
     fake.override(() => ({ status: 401, body: { message: "Bad credentials" } }));
     resetSharedPrs();
     const error = (await githubPr.run(args(), context()).catch((e: unknown) => e)) as ToolError;
-    expect(error.message).toBe("GitHub refused the token (vault key GITHUB_TOKEN): 401: Bad credentials");
+    expect(error.message).toBe(
+      "GitHub refused the token (vault key GITHUB_TOKEN): 401: Bad credentials; store a new token with `vigil vault set GITHUB_TOKEN`: monitors armed after that use it, this one once the daemon restarts",
+    );
     expect(error.message).not.toContain(TOKEN);
   });
 
@@ -319,6 +324,45 @@ describe("github__pr credentials", () => {
     await expect(githubPr.run(args(), context())).rejects.toThrow("GitHub refused the token");
     fake.override(undefined);
     expect((await observe()).state).toBe("open");
+  });
+
+  test("a token from gh is handed to the shield; refused (401), it is forgotten and gh is asked again at the next check", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "vigil-gh-"));
+    writeFileSync(join(bin, "token"), "ghp_firstFromGh000000000\n");
+    writeFileSync(join(bin, "gh"), `#!/bin/sh\necho asked >> "${bin}/asked"\ncat "${bin}/token"\n`);
+    chmodSync(join(bin, "gh"), 0o755);
+    const shielded: Array<[string, string]> = [];
+    shieldGhTokensWith((key, value) => shielded.push([key, value]));
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const { token: _, ...noToken } = args();
+    const host = `127.0.0.1:${new URL(fake.url).port}`;
+    try {
+      await githubPr.run(noToken, context({}));
+      expect(shielded).toEqual([[`gh auth token for ${host}`, "ghp_firstFromGh000000000"]]);
+      fake.override(() => ({ status: 401, body: { message: "Bad credentials" } }));
+      resetSharedPrs();
+      const refused = (await githubPr.run(noToken, context({})).catch((e: unknown) => e)) as ToolError;
+      expect(refused.message).toBe(
+        "GitHub refused the token (gh auth token): 401: Bad credentials; log in again with `gh auth login` (gh is asked again at the next check)",
+      );
+      // `gh auth login` again: a new token, asked for at the next check (not kept for 5 minutes).
+      writeFileSync(join(bin, "token"), "ghp_secondFromGh00000000\n");
+      fake.override(undefined);
+      resetSharedPrs();
+      expect(((await githubPr.run(noToken, context({}))) as { state: string }).state).toBe("open");
+      expect(fake.requests.at(-1)?.headers.authorization).toBe("Bearer ghp_secondFromGh00000000");
+      expect(readFileSync(join(bin, "asked"), "utf8").trim().split("\n")).toHaveLength(2);
+      // The first stays shielded too (its own key).
+      expect(shielded).toEqual([
+        [`gh auth token for ${host}`, "ghp_firstFromGh000000000"],
+        [`gh auth token for ${host} (2)`, "ghp_secondFromGh00000000"],
+      ]);
+    } finally {
+      process.env.PATH = path;
+      shieldGhTokensWith(undefined);
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   test("without a token argument, `gh auth token --hostname HOST` is asked (and its token never shown)", async () => {

@@ -5,7 +5,8 @@
  * `changes_requested`, `conflicts`).
  * Four conditional REST requests per observation (github-api.ts): the pull, then the check runs,
  * the combined status and the reviews of its head (one more per extra page, and one for review
- * comments when `comments_since` asks); github-pr-view.ts makes the observation. Monitors on the same PR share one observation:
+ * comments when `comments_since` asks), and, with a token, one GraphQL request for the review threads
+ * and the merge queue (github-pr-threads.ts); github-pr-view.ts makes the observation. Monitors on the same PR share one observation:
  * a call while another is in flight waits for it, and one made within SHARE_MS of the last reuses it,
  * so twenty monitors on one PR cost one set of requests per interval.
  * Design: docs/design.md §4.1.
@@ -23,6 +24,7 @@ import {
   githubGetAll,
   resolveAuth,
 } from "./github-api.js";
+import { describeThreads, readThreads, withoutThreads } from "./github-pr-threads.js";
 import {
   type CheckRunsBody,
   type CommentBody,
@@ -72,7 +74,7 @@ const shared = new Map<string, { at: number | null; observation: Promise<unknown
 export const githubPr = githubTool<Args>({
   name: "github__pr",
   description:
-    "A GitHub pull request: state, mergeable, head checks, latest reviews, review_decision and flags checks_completed, checks_failed, approved, changes_requested, conflicts (token: ${secret:GITHUB_TOKEN} or gh auth token)",
+    "A GitHub pull request: state, mergeable, head checks, latest reviews, review_decision, unresolved review threads, merge queue, and flags checks_completed, checks_failed, approved, changes_requested, conflicts, in_merge_queue (token: ${secret:GITHUB_TOKEN} or gh auth token)",
   args: Args,
   keyOf: (args) => `${args.repo}#${args.number} ${args.comments_since ?? ""}`,
   observe,
@@ -164,7 +166,7 @@ async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: Abo
   const sha = pr.head?.sha;
   if (typeof sha !== "string")
     throw new ToolError(`GitHub answered a pull request without head.sha for ${repo}#${number}`);
-  const [checkRuns, status, reviews, comments] = await Promise.all([
+  const [checkRuns, status, reviews, threads, comments] = await Promise.all([
     githubGetAll(
       apiUrl,
       `/repos/${repo}/commits/${sha}/check-runs?filter=latest&per_page=100`,
@@ -176,6 +178,13 @@ async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: Abo
     githubGetAll(apiUrl, `/repos/${repo}/pulls/${number}/reviews?per_page=100`, auth, signal, (body) =>
       Array.isArray(body) ? (body as ReviewBody[]) : [],
     ),
+    auth.token === undefined
+      ? undefined
+      : // What only GraphQL tells is not worth the rest: refused or rate limited, the REST facts stand.
+        readThreads(apiUrl, repo, number, auth, signal).catch((error: unknown) => {
+          if (error instanceof ToolError) return error;
+          throw error;
+        }),
     args.comments_since === undefined
       ? undefined
       : githubGetAll(
@@ -187,8 +196,11 @@ async function observe(args: Args, apiUrl: string, auth: GitHubAuth, signal: Abo
         ),
   ]);
   const runs: CheckRunsBody = { check_runs: checkRuns };
-  const observation = describePr(repo, pr, runs, status, reviews);
-  return comments === undefined ? observation : withComments(observation, comments, args.comments_since ?? "");
+  const described = describePr(repo, pr, runs, status, reviews);
+  const observation = comments === undefined ? described : withComments(described, comments, args.comments_since ?? "");
+  if (threads === undefined) return withoutThreads(observation, "GitHub's GraphQL API needs a token");
+  if (threads instanceof ToolError) return withoutThreads(observation, threads.message);
+  return describeThreads(observation, threads, args.comments_since);
 }
 
 /** Forgets the shared observations (tests). */
