@@ -53,13 +53,15 @@ export async function waitUntil(probe, { timeoutMs = 30_000, everyMs = 5 } = {})
 }
 
 export class Daemon {
-  constructor(home = mkdtempSync(join(tmpdir(), "vigil-bench-")), env = {}) {
+  /** `nodeArgs`: flags for Node itself, before the script (e.g. `--cpu-prof`). */
+  constructor(home = mkdtempSync(join(tmpdir(), "vigil-bench-")), env = {}, { nodeArgs = [] } = {}) {
     this.home = home;
     this.env = env;
+    this.nodeArgs = nodeArgs;
   }
 
   async start() {
-    this.child = spawn(process.execPath, [BIN, "serve", "--home", this.home, "--port", "0"], {
+    this.child = spawn(process.execPath, [...this.nodeArgs, BIN, "serve", "--home", this.home, "--port", "0"], {
       env: { ...process.env, ...this.env, VIGIL_HOME: this.home, VIGIL_LOG_LEVEL: "warn" },
       stdio: ["ignore", "ignore", "inherit"],
     });
