@@ -15,6 +15,8 @@
 //   BENCH_INGEST_CONNECTIONS (64)
 //   BENCH_INGEST_WAITPOINTS (200) armed waitpoints the progress signals go to, round robin
 //   BENCH_INGEST_RUNS (1)        runs of the three sides, one after another
+//   BENCH_INGEST_BEFORE=DIR     also measures the daemon of another checkout (built), e.g. the code
+//                                before a change, in the same run: a fourth line and its ratio
 //   BENCH_INGEST_PROFILE=1       the daemon runs with --cpu-prof; the profile, a flame graph (.svg)
 //                                and the hottest functions go to bench/output/ (not committed);
 //                                the profiled run's figures are slower than an unprofiled one's
@@ -32,6 +34,7 @@ const CONNECTIONS = env("BENCH_INGEST_CONNECTIONS", 64);
 const WAITPOINTS = env("BENCH_INGEST_WAITPOINTS", 200);
 const RUNS = env("BENCH_INGEST_RUNS", 1);
 const PROFILE = process.env.BENCH_INGEST_PROFILE === "1";
+const BEFORE = process.env.BENCH_INGEST_BEFORE;
 const OUTPUT = join(import.meta.dirname, "output");
 /** The client must stay this far below its ceiling for a side's figure to be the server's. */
 const HEADROOM = 0.1;
@@ -95,9 +98,10 @@ async function baseline(mode) {
 }
 
 /** A fresh daemon with WAITPOINTS armed waitpoints (mailboxes: max_signals 1000). */
-async function vigil(profileDir) {
+async function vigil(profileDir, checkout) {
   const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const daemon = await new Daemon(undefined, {}, { nodeArgs }).start();
+  const bin = checkout ? join(checkout, "bin", "vigil.js") : undefined;
+  const daemon = await new Daemon(undefined, {}, { nodeArgs, bin }).start();
   await daemon.api("POST", "/api/sessions", { id: "ingest" });
   const targets = [];
   for (let i = 0; i < WAITPOINTS; i++) {
@@ -138,10 +142,11 @@ async function oneRun(index) {
   const noop = await side(() => baseline("noop"));
   const insert = await side(() => baseline("insert"));
   const daemon = await side(() => vigil(profileDir));
+  const before = BEFORE ? await side(() => vigil(null, BEFORE)) : null;
   const load1 = loadavg()[0];
   const ceiling = noop.perSecond;
   const ratio = daemon.perSecond / insert.perSecond;
-  const clientOk = [insert, daemon].every((r) => r.perSecond <= (1 - HEADROOM) * ceiling);
+  const clientOk = [insert, daemon, ...(before ? [before] : [])].every((r) => r.perSecond <= (1 - HEADROOM) * ceiling);
 
   console.log(
     `ingest run ${index + 1}/${RUNS} · ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per side, progress signals to ${WAITPOINTS} waitpoints · load average ${load0.toFixed(1)} → ${load1.toFixed(1)} (2 cores)`,
@@ -149,6 +154,7 @@ async function oneRun(index) {
   console.log(line("node:http, no work", noop));
   console.log(line("node:http + 1 insert", insert));
   console.log(line(`vigil${PROFILE ? " (profiled)" : ""}`, daemon));
+  if (before) console.log(line("vigil before", before));
   console.log(
     `client check: the client's ceiling (its rate against the server that does no work) ${count(ceiling)}/s; ` +
       `node:http + insert reached ${((100 * insert.perSecond) / ceiling).toFixed(0)} % of it, vigil ${((100 * daemon.perSecond) / ceiling).toFixed(0)} % → ` +
@@ -161,6 +167,12 @@ async function oneRun(index) {
     `vigil / (node:http + insert) = ${ratio.toFixed(2)}× · vigil p99 ${fmt(daemon.p99)}, refused ${refused(daemon)}, non-2xx ${daemon.non2xx} · ` +
       `goal (≥ ${GOAL.ratio}×, p99 < ${GOAL.p99Ms} ms, 0 refused): ${goal ? "met" : "NOT met"}`,
   );
+  if (before) {
+    console.log(
+      `vigil before (${BEFORE}) / (node:http + insert) = ${(before.perSecond / insert.perSecond).toFixed(2)}×, p99 ${fmt(before.p99)}; ` +
+        `CPU a request ${((1e6 * before.serverCores) / before.perSecond).toFixed(0)} µs before, ${((1e6 * daemon.serverCores) / daemon.perSecond).toFixed(0)} µs now`,
+    );
+  }
   if (profileDir) {
     const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
     if (file) {
@@ -169,7 +181,7 @@ async function oneRun(index) {
       console.log(`profile: ${join(profileDir, file)} and ${join(profileDir, "flame.svg")}`);
     } else console.log(`profile: none written in ${profileDir} (the daemon did not exit cleanly)`);
   }
-  return { noop, insert, vigil: daemon, ratio, clientOk, goal, load: [load0, load1] };
+  return { noop, insert, vigil: daemon, before, ratio, clientOk, goal, load: [load0, load1] };
 }
 
 export async function ingest({ runs = RUNS } = {}) {

@@ -14,7 +14,7 @@ import { TestDaemon } from "../helpers/daemon.js";
 const CONNECTIONS = 64;
 const KILLS = 3;
 const home = mkdtempSync(join(tmpdir(), "vigil-group-commit-"));
-const daemon = new TestDaemon(home);
+const daemon = new TestDaemon(home, {});
 afterAll(() => daemon.dispose());
 
 test(`kill -9 during a burst on ${CONNECTIONS} connections, ${KILLS} times: every signal answered 202 was committed`, async () => {
