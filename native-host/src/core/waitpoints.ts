@@ -325,7 +325,7 @@ export class Waitpoints {
     }
     if (body.key && store.waitpoints.hasKey(wp.monitorUid, body.key))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
-    if (!isActive(wp.state as MonitorRecord["state"])) {
+    if (!isActive(wp.state)) {
       const why =
         wp.endingReason === "stopped"
           ? "cancelled"

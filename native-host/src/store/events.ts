@@ -8,8 +8,8 @@ import type { Db } from "./db.js";
 export const EVENT_LOG_CAP = 200;
 /**
  * The oldest entries go in steps of this many: between 200 and 231 are kept, the last 200 read.
- * One DELETE per append touched a second page of the log each time (the oldest end of the
- * monitor's range) — under a stream of signals about a fifth of what each one writes to the WAL.
+ * A DELETE on every append was one more statement per signal, and a second page of the log
+ * written whenever the monitor's oldest entry lies on another page than its newest.
  */
 export const EVENT_PRUNE_STEP = 32;
 

@@ -2,6 +2,7 @@
  * Waitpoints (secret hash, members, quorum) and the signals they received.
  * Design: docs/design.md §9.
  */
+import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 
 export interface WaitpointRow {
@@ -38,8 +39,8 @@ export type SignalVia = "http" | "spool" | "device";
 /** A waitpoint with its monitor's standing: what a signal needs, read in one statement. */
 export interface SignalTarget extends WaitpointRow {
   sessionId: string;
-  state: string;
-  endingReason: string | null;
+  state: MonitorState;
+  endingReason: EndingReason | null;
 }
 
 interface RawWaitpoint {
@@ -102,8 +103,8 @@ const toTarget = (raw: RawTarget): SignalTarget => ({
   device: raw.device,
   deviceId: raw.device_id,
   sessionId: raw.session_id,
-  state: raw.state,
-  endingReason: raw.ending_reason,
+  state: raw.state as MonitorState,
+  endingReason: raw.ending_reason as EndingReason | null,
 });
 
 const toSignal = (raw: RawSignal): SignalRow => ({
