@@ -53,13 +53,19 @@ export async function waitUntil(probe, { timeoutMs = 30_000, everyMs = 5 } = {})
 }
 
 export class Daemon {
-  constructor(home = mkdtempSync(join(tmpdir(), "vigil-bench-")), env = {}) {
+  /**
+   * `nodeArgs`: flags for Node itself, before the script (e.g. `--cpu-prof`); `bin`: another
+   * checkout's bin/vigil.js (built), to measure the code before a change in the same run.
+   */
+  constructor(home = mkdtempSync(join(tmpdir(), "vigil-bench-")), env = {}, { nodeArgs = [], bin = BIN } = {}) {
     this.home = home;
     this.env = env;
+    this.nodeArgs = nodeArgs;
+    this.bin = bin;
   }
 
   async start() {
-    this.child = spawn(process.execPath, [BIN, "serve", "--home", this.home, "--port", "0"], {
+    this.child = spawn(process.execPath, [...this.nodeArgs, this.bin, "serve", "--home", this.home, "--port", "0"], {
       env: { ...process.env, ...this.env, VIGIL_HOME: this.home, VIGIL_LOG_LEVEL: "warn" },
       stdio: ["ignore", "ignore", "inherit"],
     });

@@ -291,7 +291,7 @@ export class Waitpoints {
     // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
     const trusted = body.secret === undefined && origin.owner === true;
     const secret = body.secret ?? "";
-    const wp = store.waitpoints.byId(body.id);
+    const wp = store.waitpoints.target(body.id);
     const removed = wp ? undefined : store.waitpoints.tombstoneOf(body.id);
     if (removed !== undefined && (trusted || timingSafeEqual(hash(secret), Buffer.from(removed, "hex")))) {
       // It existed and the caller holds its secret: the owner removed the session. Gone, not a miss.
@@ -325,17 +325,13 @@ export class Waitpoints {
     }
     if (body.key && store.waitpoints.hasKey(wp.monitorUid, body.key))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
-    const record = store.monitors.standing(wp.monitorUid) as Pick<
-      MonitorRecord,
-      "sessionId" | "state" | "endingReason"
-    >;
-    if (!isActive(record.state)) {
+    if (!isActive(wp.state)) {
       const why =
-        record.endingReason === "stopped"
+        wp.endingReason === "stopped"
           ? "cancelled"
-          : record.endingReason === "timeout"
+          : wp.endingReason === "timeout"
             ? "expired"
-            : record.endingReason === "lost"
+            : wp.endingReason === "lost"
               ? "orphaned: its device was removed"
               : "already resolved";
       return { verdict: "ended", body: { error: `Waitpoint ${wp.id} is ${why}`, state: why } };
@@ -375,7 +371,7 @@ export class Waitpoints {
     return {
       verdict: "accepted",
       body: { accepted: true, id: wp.id, status: body.status },
-      session: record.sessionId,
+      session: wp.sessionId,
       settled,
     };
   }

@@ -149,7 +149,6 @@ export class MonitorsTable {
   readonly #insertTrigger;
   readonly #byId;
   readonly #byUid;
-  readonly #standing;
   readonly #countPolled;
   readonly #countDue;
   readonly #bySession;
@@ -188,9 +187,6 @@ export class MonitorsTable {
     );
     this.#countDue = db.prepare<[number, number], { n: number }>(
       "SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting'",
-    );
-    this.#standing = db.prepare<[number], { session_id: string; state: string; ending_reason: string | null }>(
-      "SELECT session_id, state, ending_reason FROM monitors WHERE uid = ?",
     );
     this.#bySession = db.prepare<[string], Raw>(`${SELECT} WHERE m.session_id = ? ORDER BY m.uid`);
     this.#countActive = db.prepare<[string, string], { n: number }>(
@@ -258,18 +254,6 @@ export class MonitorsTable {
   /** Polled monitors that have a next check (paused ones do not). */
   countPolled(): number {
     return this.#countPolled.get()?.n ?? 0;
-  }
-
-  /** Only the owner, state and ending of a monitor: the hot signal path reads no more than this. */
-  standing(uid: number): Pick<MonitorRecord, "sessionId" | "state" | "endingReason"> | undefined {
-    const raw = this.#standing.get(uid);
-    return (
-      raw && {
-        sessionId: raw.session_id,
-        state: raw.state as MonitorState,
-        endingReason: raw.ending_reason as EndingReason | null,
-      }
-    );
   }
 
   byUid(uid: number): MonitorRecord | undefined {

@@ -1,0 +1,80 @@
+// The ingest bench's load generator, in a process of its own (bench/ingest.js starts one per side, so
+// its CPU is its own and is reported): autocannon keeps CONNECTIONS keep-alive connections busy with
+// POST /webhook/signal bodies, each a new key, for a warm-up and then a measured window.
+// Input: one JSON argument {url, targets: [{id, secret}], status, connections, warmupSeconds,
+// seconds, serverPid}. Output: one JSON line on stdout with the measured window's figures.
+// Latencies are kept at full resolution here (autocannon's own histogram rounds to whole ms).
+import autocannon from "autocannon";
+import { cpuSeconds } from "./lib.js";
+
+const config = JSON.parse(process.argv[2] ?? "{}");
+const { url, targets, status, connections, warmupSeconds, seconds, serverPid } = config;
+
+/** Each request a new signal: the next target (round robin) and a key of its own. */
+function requests(phase) {
+  let n = 0;
+  return [
+    {
+      method: "POST",
+      path: new URL(url).pathname,
+      headers: { "content-type": "application/json" },
+      setupRequest(request) {
+        const target = targets[n % targets.length];
+        request.body = `{"id":"${target.id}","secret":"${target.secret}","status":"${status}","message":"step ${n}","key":"${phase}-${n}"}`;
+        n++;
+        return request;
+      },
+    },
+  ];
+}
+
+function run(phase, duration, onResponse) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ url, connections, duration, requests: requests(phase) }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+    if (onResponse) instance.on("response", onResponse);
+  });
+}
+
+await run("warm-up", warmupSeconds);
+
+let latencies = new Float64Array(1 << 18);
+let count = 0;
+const record = (_client, _statusCode, _bytes, responseTime) => {
+  if (count === latencies.length) {
+    const grown = new Float64Array(latencies.length * 2);
+    grown.set(latencies);
+    latencies = grown;
+  }
+  latencies[count++] = responseTime;
+};
+
+const serverCpu0 = serverPid ? cpuSeconds(serverPid) : 0;
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+const result = await run("measured", seconds, record);
+const wall = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
+const serverCpu = serverPid ? cpuSeconds(serverPid) - serverCpu0 : null;
+
+const sorted = latencies.subarray(0, count).sort();
+const at = (q) => (count === 0 ? Number.NaN : sorted[Math.min(count - 1, Math.floor(q * count))]);
+const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
+
+process.stdout.write(
+  `${JSON.stringify({
+    perSecond: result.requests.total / result.duration,
+    total: result.requests.total,
+    duration: result.duration,
+    p50: at(0.5),
+    p99: at(0.99),
+    p999: at(0.999),
+    statuses,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    clientCores: (cpu.user + cpu.system) / 1e6 / wall,
+    serverCores: serverCpu === null ? null : serverCpu / wall,
+  })}\n`,
+);
