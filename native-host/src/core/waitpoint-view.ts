@@ -3,7 +3,7 @@
  * waitpoint words, signals received, the hourly wake cap). Shielded on the way out.
  * Design: docs/design.md §5.
  */
-import type { WaitpointView } from "../../../shared/schemas/views.js";
+import type { Stall, WaitpointView } from "../../../shared/schemas/views.js";
 import type { ResolvedSettings } from "../base/config.js";
 import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";
@@ -20,10 +20,35 @@ export interface WaitpointViewDeps {
   settings: ResolvedSettings;
 }
 
+/**
+ * An armed waitpoint's overdue heartbeat: no signal of any kind (or none since it was armed) for its
+ * heartbeat timeout. Null without a timeout, once it ended, or while signals keep coming.
+ */
+export function stallOf(
+  record: Pick<MonitorRecord, "state" | "createdAt">,
+  heartbeatTimeoutMs: number | null,
+  lastSignalAt: number | null,
+  now: number,
+): Stall | null {
+  if (heartbeatTimeoutMs === null || !isActive(record.state)) return null;
+  const since = (lastSignalAt ?? record.createdAt) + heartbeatTimeoutMs;
+  if (since > now) return null;
+  return {
+    since: iso(since) as string,
+    lastSignalAt: iso(lastSignalAt),
+    heartbeatTimeoutSeconds: heartbeatTimeoutMs / 1000,
+  };
+}
+
 export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): WaitpointView {
   const { store, now, settings } = deps;
   const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
   const signals = store.waitpoints.signals(record.uid);
+  const lastSignalAt = signals.reduce<number | null>(
+    (max, s) => (max === null || s.receivedAt > max ? s.receivedAt : max),
+    null,
+  );
+  const deviceState = wp.device === null ? null : (store.devices.byName(wp.device)?.state ?? "removed");
   const received = countTerminal(wp.members, signals);
   const total = wp.members ? wp.members.length : wp.quorum;
   const recent = store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS);
@@ -49,6 +74,9 @@ export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): W
     monitorState: record.state,
     members: wp.members,
     device: wp.device,
+    deviceState,
+    stall: stallOf(record, wp.heartbeatTimeoutMs, lastSignalAt, now()),
+    lastSignalAt: iso(lastSignalAt),
     quorum: wp.quorum,
     failFast: wp.failFast,
     maxSignals: wp.maxSignals,

@@ -7,6 +7,7 @@ import type { MonitorEvent, MonitorView, WakeView } from "../../../shared/schema
 import { NotFoundError } from "../base/errors.js";
 import { monitorOrThrow, sessionOrThrow } from "../core/lookup.js";
 import { toMonitorView } from "../core/views.js";
+import { stallOf } from "../core/waitpoint-view.js";
 import type { Shield } from "../secrets/shield.js";
 import type { CheckEntry } from "../store/checks.js";
 import type { MonitorRecord } from "../store/monitors.js";
@@ -27,6 +28,7 @@ export class Queries {
   constructor(
     private readonly store: Store,
     private readonly shield: Shield,
+    private readonly now: () => number = Date.now,
   ) {}
 
   session(id: string): SessionRow {
@@ -48,7 +50,14 @@ export class Queries {
       const waitingFor = AGENT_SESSION[this.store.sessions.get(record.sessionId)?.adapter.kind ?? ""];
       if (waitingFor) delivery.waitingFor = waitingFor;
     }
-    return toMonitorView(record, this.shield, delivery);
+    const view = toMonitorView(record, this.shield, delivery);
+    if (record.kind === "signal") {
+      const wp = this.store.waitpoints.byUid(record.uid);
+      const stall =
+        wp && stallOf(record, wp.heartbeatTimeoutMs, this.store.waitpoints.lastSignalAt(record.uid), this.now());
+      if (stall) view.stall = stall;
+    }
+    return view;
   }
 
   monitors(sessionId: string): MonitorView[] {

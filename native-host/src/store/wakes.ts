@@ -39,6 +39,8 @@ export interface RawWake {
   delivered_at: number | null;
   delivered_via: string | null;
   output: string | null;
+  /** Set aside by the person (Dismiss): the wake is cancelled and never delivered. */
+  dismissed_at: number | null;
 }
 
 export const wakeIdOf = (n: number): string => `wake-${n}`;
@@ -65,6 +67,7 @@ export function toWakeView(raw: RawWake): WakeView {
     deliveredAt: iso(raw.delivered_at),
     deliveredVia: raw.delivered_via,
     output: raw.output,
+    ...(raw.dismissed_at === null ? {} : { dismissedAt: iso(raw.dismissed_at) as string }),
   };
 }
 
@@ -76,6 +79,7 @@ export function toDeliveryView(raw: RawWake): DeliveryView {
     nextAttemptAt: iso(raw.next_attempt_at),
     lastError: raw.last_error,
     deliveredVia: raw.delivered_via,
+    ...(raw.dismissed_at === null ? {} : { dismissedAt: iso(raw.dismissed_at) as string }),
   };
 }
 
@@ -107,6 +111,7 @@ export class WakesTable {
   readonly #expiredLeases;
   readonly #retry;
   readonly #readyCount;
+  readonly #dismiss;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
@@ -166,6 +171,11 @@ export class WakesTable {
     this.#retry = db.prepare(
       `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
        WHERE id = ? AND state = 'needs_review'`,
+    );
+    // Only a wake a person must decide on: one that needs review, or one whose delivery failed and is retried.
+    this.#dismiss = db.prepare(
+      `UPDATE wakes SET state = 'cancelled', dismissed_at = ?, next_attempt_at = NULL
+       WHERE id = ? AND (state = 'needs_review' OR (state = 'ready' AND attempts > 0))`,
     );
     this.#readyCount = db.prepare<[string], { n: number }>(
       "SELECT count(*) AS n FROM wakes WHERE session_id = ? AND state = 'ready'",
@@ -237,6 +247,11 @@ export class WakesTable {
 
   retry(id: number): boolean {
     return this.#retry.run(id).changes > 0;
+  }
+
+  /** Sets a wake aside for good (cancelled, never delivered); false unless it needed review or was being retried. */
+  dismiss(id: number, now: number): boolean {
+    return this.#dismiss.run(now, id).changes > 0;
   }
 
   readyCount(sessionId: string): number {

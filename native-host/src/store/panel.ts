@@ -1,0 +1,161 @@
+/**
+ * The side panel's reads (design.md §7): a page of monitors under the panel's filters, the counts per
+ * filter and session, and the rows the Needs-you list is made of. Filtering, counting and paging
+ * happen here, in SQL: the route builds views only for the page it answers.
+ */
+import type { SourceKind } from "../../../shared/schemas/sources.js";
+import type { Db } from "./db.js";
+
+/** The panel's list filters (`filter=` picks among all, needs, active, ended on top of these). */
+export interface PanelFilter {
+  sessionId: string | null;
+  kind: SourceKind | null;
+  device: string | null;
+  /** Lower-cased search text: a substring of the name, id, command, tool name, event type, URL, label or device. */
+  q: string | null;
+}
+
+export const LIST_FILTERS = ["all", "needs", "active", "ended"] as const;
+export type ListFilter = (typeof LIST_FILTERS)[number];
+
+export interface PanelCounts {
+  all: number;
+  needs: number;
+  active: number;
+  ended: number;
+}
+
+/** What a person may search for a monitor by, in one lower-cased string. */
+const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' '
+  || coalesce(json_extract(m.source, '$.command'), '') || ' ' || coalesce(json_extract(m.source, '$.name'), '') || ' '
+  || coalesce(json_extract(m.source, '$.type'), '') || ' ' || coalesce(json_extract(m.source, '$.url'), '') || ' '
+  || coalesce(wp.device, ''))`;
+
+const FROM = `FROM monitors m JOIN sessions s ON s.id = m.session_id LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid`;
+
+/** Every filter but the session and `filter=` (the per-session counts are made under these). */
+const WHERE = `m.cleared_at IS NULL
+  AND (@kind IS NULL OR m.kind = @kind)
+  AND (@device IS NULL OR wp.device = @device)
+  AND (@q IS NULL OR instr(${SEARCH_TEXT}, @q) > 0)`;
+
+const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";
+
+/** Stalled or failed waitpoints and monitors in error: the monitor side of the Needs-you list. */
+export interface MonitorAttentionRow {
+  uid: number;
+  sessionId: string;
+  monitorId: string;
+  name: string;
+  kind: SourceKind;
+  state: string;
+  lastError: string | null;
+  /** Monitors in error: when the current run of errored checks began (else the last check). */
+  errorSince: number | null;
+  endingReason: string | null;
+  endingAt: number | null;
+  endingDetail: string | null;
+  createdAt: number;
+  waitpointId: string | null;
+  heartbeatTimeoutMs: number | null;
+  lastSignalAt: number | null;
+  device: string | null;
+}
+
+/** A wake that needs the person: in review, retrying, or ready and not taken. */
+export interface WakeAttentionRow {
+  id: number;
+  sessionId: string;
+  monitorUid: number;
+  monitorId: string;
+  name: string;
+  kind: SourceKind;
+  waitpointId: string | null;
+  state: "ready" | "needs_review";
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: number | null;
+  createdAt: number;
+}
+
+export class PanelTable {
+  readonly #page;
+  readonly #counts;
+  readonly #wakes;
+  readonly #monitors;
+
+  constructor(db: Db) {
+    this.#page = db.prepare<Record<string, unknown>, { uid: number }>(
+      `SELECT m.uid ${FROM}
+       WHERE ${WHERE} AND (@session IS NULL OR m.session_id = @session)
+         AND (@filter = 'all' OR (@filter = 'active' AND m.ending_reason IS NULL)
+           OR (@filter = 'ended' AND m.ending_reason IS NOT NULL) OR (@filter = 'needs' AND ${NEEDS}))
+       ORDER BY s.created_at, s.id, m.uid LIMIT @limit OFFSET @offset`,
+    );
+    this.#counts = db.prepare<Record<string, unknown>, PanelCounts & { sessionId: string }>(
+      `SELECT m.session_id AS sessionId, count(*) AS "all", sum(m.ending_reason IS NULL) AS active,
+         sum(m.ending_reason IS NOT NULL) AS ended, sum(${NEEDS}) AS needs
+       ${FROM} WHERE ${WHERE} GROUP BY m.session_id`,
+    );
+    this.#wakes = db.prepare<[number], WakeAttentionRow>(
+      `SELECT w.id, w.session_id AS sessionId, w.monitor_uid AS monitorUid, m.id AS monitorId, m.name, m.kind,
+         wp.id AS waitpointId, w.state, w.attempts, w.last_error AS lastError, w.next_attempt_at AS nextAttemptAt,
+         w.created_at AS createdAt
+       FROM wakes w JOIN monitors m ON m.uid = w.monitor_uid LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
+       WHERE w.dismissed_at IS NULL
+         AND (w.state = 'needs_review' OR (w.state = 'ready' AND (w.attempts > 0 OR w.created_at <= ?)))
+       ORDER BY w.id`,
+    );
+    // Armed monitors whose last check failed, armed waitpoints with a heartbeat timeout, and
+    // waitpoints that failed or expired since the given time (not cleared).
+    this.#monitors = db.prepare<[number], MonitorAttentionRow>(
+      `SELECT m.uid, m.session_id AS sessionId, m.id AS monitorId, m.name, m.kind, m.state, m.last_error AS lastError,
+         CASE WHEN m.last_error IS NULL THEN NULL ELSE coalesce(
+           (SELECT min(c.at) FROM checks c WHERE c.monitor_uid = m.uid AND c.seq > coalesce(
+             (SELECT max(o.seq) FROM checks o WHERE o.monitor_uid = m.uid AND o.outcome != 'error'), 0)),
+           m.last_check_at) END AS errorSince,
+         m.ending_reason AS endingReason, m.ending_at AS endingAt, m.ending_detail AS endingDetail,
+         m.created_at AS createdAt, wp.id AS waitpointId, wp.heartbeat_timeout_ms AS heartbeatTimeoutMs,
+         CASE WHEN wp.monitor_uid IS NULL THEN NULL
+           ELSE (SELECT max(g.received_at) FROM signals g WHERE g.monitor_uid = m.uid) END AS lastSignalAt,
+         wp.device
+       FROM monitors m LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
+       WHERE m.cleared_at IS NULL AND (
+         (m.ending_reason IS NULL AND (m.last_error IS NOT NULL OR wp.heartbeat_timeout_ms IS NOT NULL))
+         OR (wp.monitor_uid IS NOT NULL AND m.ending_reason IN ('failed', 'timeout') AND m.ending_at >= ?))
+       ORDER BY m.uid`,
+    );
+  }
+
+  /** The monitors (uids) of one page, in the panel's order: by session, then as armed. */
+  page(filter: PanelFilter, list: ListFilter, needs: readonly number[], offset: number, limit: number): number[] {
+    return this.#page
+      .all({ ...params(filter, needs), session: filter.sessionId, filter: list, offset, limit })
+      .map((row) => row.uid);
+  }
+
+  /** Counts per session under the kind, device and search filters (not the session filter). */
+  counts(filter: PanelFilter, needs: readonly number[]): Map<string, PanelCounts> {
+    const rows = this.#counts.all(params(filter, needs));
+    return new Map(
+      rows.map(({ sessionId, ...counts }) => [
+        sessionId,
+        { all: counts.all, needs: counts.needs ?? 0, active: counts.active ?? 0, ended: counts.ended ?? 0 },
+      ]),
+    );
+  }
+
+  /** Wakes that need review, are being retried, or are ready and untaken since `staleBefore`. */
+  attentionWakes(staleBefore: number): WakeAttentionRow[] {
+    return this.#wakes.all(staleBefore);
+  }
+
+  /** Armed monitors in error, armed waitpoints with a heartbeat timeout, waitpoints failed since `endedSince`. */
+  attentionMonitors(endedSince: number): MonitorAttentionRow[] {
+    return this.#monitors.all(endedSince);
+  }
+}
+
+function params(filter: PanelFilter, needs: readonly number[]) {
+  return { kind: filter.kind, device: filter.device, q: filter.q, needs: JSON.stringify(needs) };
+}
