@@ -271,6 +271,6 @@ describe("actions", () => {
     expect(delta.items.map((item) => item.monitor.name)).toEqual(["gpu job"]);
     expect(delta.counts).toMatchObject({ all: 1, ended: 0 });
     expect((await daemon.api("GET", "/api/sessions/delta/monitors/mon-1")).body.state).toBe("cancelled");
-    expect((await daemon.cli(["clear-ended", "--session", "delta"])).stdout.trim()).toBe("nothing to clear");
+    expect(String((await daemon.cli(["clear-ended", "--session", "delta"])).stdout).trim()).toBe("nothing to clear");
   });
 });

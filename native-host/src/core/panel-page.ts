@@ -10,12 +10,14 @@ import type {
   PanelCounts,
   PanelPage,
   PanelRow,
+  PanelSession,
   WaitpointView,
 } from "../../../shared/schemas/views.js";
 import type { Queries } from "../engine/queries.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { ListFilter, PanelFilter } from "../store/panel.js";
+import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
 import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "./attention.js";
 
@@ -34,7 +36,8 @@ export interface PanelQuery extends PanelFilter {
 export interface PanelDeps {
   store: Store;
   queries: Queries;
-  waitpointView: (record: MonitorRecord) => WaitpointView;
+  /** The views of a page's waitpoints, by monitor uid (read together). */
+  waitpointViews: (records: readonly MonitorRecord[]) => Map<number, WaitpointView>;
   devices: () => DeviceView[];
   checks: () => CheckLoadView;
   shield: Shield;
@@ -79,6 +82,45 @@ function existingLate(store: Store, checks: CheckLoadView): CheckLoadView {
   return { ...checks, late, overloaded: checks.waitingForSlot > 0 || late.length > 0 };
 }
 
+/**
+ * The page's monitors: the sessions are walked in order with their counts, and only those the page
+ * reaches are asked for their part (each a look-up on the session index, no sort of every monitor).
+ */
+function pageUids(store: Store, query: PanelQuery, sessions: PanelSession[], needs: readonly number[]): number[] {
+  const uids: number[] = [];
+  let skip = query.offset;
+  for (const session of sessions) {
+    if (uids.length >= query.limit) break;
+    if (query.sessionId !== null && session.id !== query.sessionId) continue;
+    const size = session.counts[query.filter];
+    if (skip >= size) {
+      skip -= size;
+      continue;
+    }
+    uids.push(...store.panel.sessionPage(session.id, query, query.filter, needs, skip, query.limit - uids.length));
+    skip = 0;
+  }
+  return uids;
+}
+
+/** The page's rows: each view built from parts read for the whole page at once. */
+function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: SessionRow[]): PanelRow[] {
+  const { store } = deps;
+  const uids = records.map((record) => record.uid);
+  const latest = store.wakes.latestOfMonitors(uids);
+  const waitpoints = deps.waitpointViews(records.filter((record) => record.kind === "signal"));
+  const labels = new Map(sessions.map((session) => [session.id, session.label]));
+  const adapters = new Map(sessions.map((session) => [session.id, session.adapter.kind]));
+  return records.map((record): PanelRow => {
+    const session = { id: record.sessionId, label: labels.get(record.sessionId) ?? null };
+    const waitpoint = waitpoints.get(record.uid);
+    const stall = waitpoint?.stall ?? null;
+    const view = deps.queries.viewOf(record, latest.get(record.uid), adapters.get(record.sessionId), stall);
+    const monitor = listMonitor(view);
+    return waitpoint ? { session, monitor, waitpoint: listWaitpoint(waitpoint) } : { session, monitor };
+  });
+}
+
 export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
   const { store, shield } = deps;
   const now = deps.now();
@@ -94,22 +136,16 @@ export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
   });
   const needs = attention.monitorUids;
   const perSession = store.panel.counts(query, needs);
-  const sessions = store.sessions.list().map((session) => ({
+  const sessionRows = store.sessions.list();
+  const sessions = sessionRows.map((session) => ({
     id: session.id,
     label: session.label,
     counts: perSession.get(session.id) ?? ZERO,
   }));
   const counts =
     query.sessionId === null ? [...perSession.values()].reduce(add, ZERO) : (perSession.get(query.sessionId) ?? ZERO);
-  const labels = new Map(sessions.map((session) => [session.id, session.label]));
-  const records = store.monitors.byUids(store.panel.page(query, query.filter, needs, query.offset, query.limit));
-  const items = records.map((record): PanelRow => {
-    const session = { id: record.sessionId, label: labels.get(record.sessionId) ?? null };
-    const monitor = listMonitor(deps.queries.view(record));
-    return record.kind === "signal"
-      ? { session, monitor, waitpoint: listWaitpoint(deps.waitpointView(record)) }
-      : { session, monitor };
-  });
+  const records = store.monitors.byUids(pageUids(store, query, sessions, needs));
+  const items = listItems(deps, records, sessionRows);
   return {
     total: counts[query.filter],
     offset: query.offset,

@@ -3,7 +3,7 @@
  * routes. Reads only; every change goes through the Engine.
  * Design: docs/design.md §6, §7.
  */
-import type { MonitorEvent, MonitorView, WakeView } from "../../../shared/schemas/views.js";
+import type { MonitorEvent, MonitorView, Stall, WakeView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
 import { monitorOrThrow, sessionOrThrow } from "../core/lookup.js";
 import { toMonitorView } from "../core/views.js";
@@ -13,7 +13,7 @@ import type { CheckEntry } from "../store/checks.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
-import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
+import { parseWakeId, type RawWake, toDeliveryView, toWakeView } from "../store/wakes.js";
 
 /**
  * Who takes a ready wake of an agent session: the open session through its hooks, or, once it is
@@ -44,19 +44,23 @@ export class Queries {
   }
 
   view(record: MonitorRecord): MonitorView {
-    const latest = this.store.wakes.latestOfMonitor(record.uid);
+    const wp = record.kind === "signal" ? this.store.waitpoints.byUid(record.uid) : undefined;
+    const stall = wp
+      ? stallOf(record, wp.heartbeatTimeoutMs, this.store.waitpoints.lastSignalAt(record.uid), this.now())
+      : null;
+    const adapter = this.store.sessions.get(record.sessionId)?.adapter.kind;
+    return this.viewOf(record, this.store.wakes.latestOfMonitor(record.uid), adapter, stall);
+  }
+
+  /** The view from parts already read (the panel reads them for a whole page at once). */
+  viewOf(record: MonitorRecord, latest: RawWake | undefined, adapterKind: string | undefined, stall: Stall | null) {
     const delivery = latest ? toDeliveryView(latest) : null;
     if (delivery?.state === "ready" && delivery.attempts === 0) {
-      const waitingFor = AGENT_SESSION[this.store.sessions.get(record.sessionId)?.adapter.kind ?? ""];
+      const waitingFor = AGENT_SESSION[adapterKind ?? ""];
       if (waitingFor) delivery.waitingFor = waitingFor;
     }
     const view = toMonitorView(record, this.shield, delivery);
-    if (record.kind === "signal") {
-      const wp = this.store.waitpoints.byUid(record.uid);
-      const stall =
-        wp && stallOf(record, wp.heartbeatTimeoutMs, this.store.waitpoints.lastSignalAt(record.uid), this.now());
-      if (stall) view.stall = stall;
-    }
+    if (stall) view.stall = stall;
     return view;
   }
 

@@ -106,7 +106,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
       {
         store: services.store,
         queries,
-        waitpointView: (record) => waitpoints.view(record),
+        waitpointViews: (records) => waitpoints.views(records),
         devices: () => devices.list(),
         checks: () => engine.checkLoad(),
         shield: services.shield,

@@ -3,6 +3,8 @@
  * filter and session, and the rows the Needs-you list is made of. Filtering, counting and paging
  * happen here, in SQL: the route builds views only for the page it answers.
  */
+
+import type { Statement } from "better-sqlite3";
 import type { SourceKind } from "../../../shared/schemas/sources.js";
 import type { Db } from "./db.js";
 
@@ -31,15 +33,36 @@ const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '')
   || coalesce(json_extract(m.source, '$.type'), '') || ' ' || coalesce(json_extract(m.source, '$.url'), '') || ' '
   || coalesce(wp.device, ''))`;
 
-const FROM = `FROM monitors m JOIN sessions s ON s.id = m.session_id LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid`;
-
-/** Every filter but the session and `filter=` (the per-session counts are made under these). */
-const WHERE = `m.cleared_at IS NULL
-  AND (@kind IS NULL OR m.kind = @kind)
-  AND (@device IS NULL OR wp.device = @device)
-  AND (@q IS NULL OR instr(${SEARCH_TEXT}, @q) > 0)`;
-
 const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";
+
+const LIST_WHERE: Record<ListFilter, string> = {
+  all: "",
+  active: " AND m.ending_reason IS NULL",
+  ended: " AND m.ending_reason IS NOT NULL",
+  needs: ` AND ${NEEDS}`,
+};
+
+/**
+ * FROM and WHERE for the filters given, joining only what they read: the common case (no search,
+ * no device) reads the monitors table alone, through its (session_id, kind, ending_reason, cleared_at)
+ * index.
+ */
+function sqlFor(filter: PanelFilter): string {
+  const joins = [
+    filter.q !== null ? "JOIN sessions s ON s.id = m.session_id" : "",
+    filter.q !== null || filter.device !== null ? "LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "",
+  ].join(" ");
+  const where = [
+    "m.cleared_at IS NULL",
+    filter.kind !== null ? "m.kind = @kind" : "",
+    filter.device !== null ? "wp.device = @device" : "",
+    filter.q !== null ? `instr(${SEARCH_TEXT}, @q) > 0` : "",
+  ].filter((part) => part !== "");
+  return `FROM monitors m ${joins} WHERE ${where.join(" AND ")}`;
+}
+
+const filterKey = (filter: PanelFilter): string =>
+  `${filter.kind !== null}${filter.device !== null}${filter.q !== null}`;
 
 /** Stalled or failed waitpoints and monitors in error: the monitor side of the Needs-you list. */
 export interface MonitorAttentionRow {
@@ -79,24 +102,14 @@ export interface WakeAttentionRow {
 }
 
 export class PanelTable {
-  readonly #page;
-  readonly #counts;
+  readonly #db: Db;
+  /** Statements by the filters present (at most 8 shapes each), prepared once. */
+  readonly #statements = new Map<string, Statement>();
   readonly #wakes;
   readonly #monitors;
 
   constructor(db: Db) {
-    this.#page = db.prepare<Record<string, unknown>, { uid: number }>(
-      `SELECT m.uid ${FROM}
-       WHERE ${WHERE} AND (@session IS NULL OR m.session_id = @session)
-         AND (@filter = 'all' OR (@filter = 'active' AND m.ending_reason IS NULL)
-           OR (@filter = 'ended' AND m.ending_reason IS NOT NULL) OR (@filter = 'needs' AND ${NEEDS}))
-       ORDER BY s.created_at, s.id, m.uid LIMIT @limit OFFSET @offset`,
-    );
-    this.#counts = db.prepare<Record<string, unknown>, PanelCounts & { sessionId: string }>(
-      `SELECT m.session_id AS sessionId, count(*) AS "all", sum(m.ending_reason IS NULL) AS active,
-         sum(m.ending_reason IS NOT NULL) AS ended, sum(${NEEDS}) AS needs
-       ${FROM} WHERE ${WHERE} GROUP BY m.session_id`,
-    );
+    this.#db = db;
     this.#wakes = db.prepare<[number], WakeAttentionRow>(
       `SELECT w.id, w.session_id AS sessionId, w.monitor_uid AS monitorUid, m.id AS monitorId, m.name, m.kind,
          wp.id AS waitpointId, w.state, w.attempts, w.last_error AS lastError, w.next_attempt_at AS nextAttemptAt,
@@ -107,9 +120,10 @@ export class PanelTable {
        ORDER BY w.id`,
     );
     // Armed monitors whose last check failed, armed waitpoints with a heartbeat timeout, and
-    // waitpoints that failed or expired since the given time (not cleared).
-    this.#monitors = db.prepare<[number], MonitorAttentionRow>(
-      `SELECT m.uid, m.session_id AS sessionId, m.id AS monitorId, m.name, m.kind, m.state, m.last_error AS lastError,
+    // waitpoints that failed or expired since the given time (not cleared): three look-ups, each on a
+    // partial index that holds only such rows, so the cost follows them, not every monitor.
+    const columns = `m.uid, m.session_id AS sessionId, m.id AS monitorId, m.name, m.kind, m.state,
+         m.last_error AS lastError,
          CASE WHEN m.last_error IS NULL THEN NULL ELSE coalesce(
            (SELECT min(c.at) FROM checks c WHERE c.monitor_uid = m.uid AND c.seq > coalesce(
              (SELECT max(o.seq) FROM checks o WHERE o.monitor_uid = m.uid AND o.outcome != 'error'), 0)),
@@ -118,25 +132,62 @@ export class PanelTable {
          m.created_at AS createdAt, wp.id AS waitpointId, wp.heartbeat_timeout_ms AS heartbeatTimeoutMs,
          CASE WHEN wp.monitor_uid IS NULL THEN NULL
            ELSE (SELECT max(g.received_at) FROM signals g WHERE g.monitor_uid = m.uid) END AS lastSignalAt,
-         wp.device
-       FROM monitors m LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
-       WHERE m.cleared_at IS NULL AND (
-         (m.ending_reason IS NULL AND (m.last_error IS NOT NULL OR wp.heartbeat_timeout_ms IS NOT NULL))
-         OR (wp.monitor_uid IS NOT NULL AND m.ending_reason IN ('failed', 'timeout') AND m.ending_at >= ?))
-       ORDER BY m.uid`,
+         wp.device`;
+    this.#monitors = db.prepare<[number], MonitorAttentionRow>(
+      `SELECT ${columns} FROM monitors m LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
+         WHERE m.last_error IS NOT NULL AND m.ending_reason IS NULL AND m.cleared_at IS NULL
+       UNION ALL
+       SELECT ${columns} FROM waitpoints wp JOIN monitors m ON m.uid = wp.monitor_uid
+         WHERE wp.heartbeat_timeout_ms IS NOT NULL AND m.ending_reason IS NULL AND m.cleared_at IS NULL
+           AND m.last_error IS NULL
+       UNION ALL
+       SELECT ${columns} FROM monitors m JOIN waitpoints wp ON wp.monitor_uid = m.uid
+         WHERE m.ending_reason IN ('failed', 'timeout') AND m.ending_at >= ? AND m.cleared_at IS NULL`,
     );
   }
 
-  /** The monitors (uids) of one page, in the panel's order: by session, then as armed. */
-  page(filter: PanelFilter, list: ListFilter, needs: readonly number[], offset: number, limit: number): number[] {
-    return this.#page
-      .all({ ...params(filter, needs), session: filter.sessionId, filter: list, offset, limit })
-      .map((row) => row.uid);
+  #statement(key: string, sql: () => string): Statement {
+    let statement = this.#statements.get(key);
+    if (!statement) {
+      statement = this.#db.prepare(sql());
+      this.#statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * One session's monitors (uids) under the filters, in the order armed: the route walks the sessions
+   * in order with their counts and asks only those its page reaches (the session index, no sort).
+   */
+  sessionPage(
+    sessionId: string,
+    filter: PanelFilter,
+    list: ListFilter,
+    needs: readonly number[],
+    offset: number,
+    limit: number,
+  ): number[] {
+    const statement = this.#statement(
+      `page:${list}:${filterKey(filter)}`,
+      () =>
+        `SELECT m.uid ${sqlFor(filter)} AND m.session_id = @session${LIST_WHERE[list]} ORDER BY m.uid LIMIT @limit OFFSET @offset`,
+    );
+    const rows = statement.all({ ...params(filter, needs), session: sessionId, offset, limit }) as Array<{
+      uid: number;
+    }>;
+    return rows.map((row) => row.uid);
   }
 
   /** Counts per session under the kind, device and search filters (not the session filter). */
   counts(filter: PanelFilter, needs: readonly number[]): Map<string, PanelCounts> {
-    const rows = this.#counts.all(params(filter, needs));
+    const statement = this.#statement(
+      `counts:${filterKey(filter)}`,
+      () =>
+        `SELECT m.session_id AS sessionId, count(*) AS "all", sum(m.ending_reason IS NULL) AS active,
+         sum(m.ending_reason IS NOT NULL) AS ended, sum(${NEEDS}) AS needs
+       ${sqlFor(filter)} GROUP BY m.session_id`,
+    );
+    const rows = statement.all(params(filter, needs)) as Array<PanelCounts & { sessionId: string }>;
     return new Map(
       rows.map(({ sessionId, ...counts }) => [
         sessionId,
@@ -156,6 +207,12 @@ export class PanelTable {
   }
 }
 
-function params(filter: PanelFilter, needs: readonly number[]) {
-  return { kind: filter.kind, device: filter.device, q: filter.q, needs: JSON.stringify(needs) };
+/** The named parameters the statement for these filters uses (better-sqlite3 refuses unused ones). */
+function params(filter: PanelFilter, needs: readonly number[]): Record<string, unknown> {
+  return {
+    needs: JSON.stringify(needs),
+    ...(filter.kind !== null ? { kind: filter.kind } : {}),
+    ...(filter.device !== null ? { device: filter.device } : {}),
+    ...(filter.q !== null ? { q: filter.q } : {}),
+  };
 }

@@ -98,6 +98,8 @@ export class WaitpointsTable {
   readonly #wakeCount;
   readonly #purgeable;
   readonly #lastSignalAt;
+  readonly #byUids;
+  readonly #signalsOf;
   readonly #setStall;
 
   readonly #tombstone;
@@ -118,6 +120,12 @@ export class WaitpointsTable {
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
+    this.#byUids = db.prepare<[string], RawWaitpoint>(
+      "SELECT * FROM waitpoints WHERE monitor_uid IN (SELECT value FROM json_each(?))",
+    );
+    this.#signalsOf = db.prepare<[string], RawSignal & { monitor_uid: number }>(
+      "SELECT * FROM signals WHERE monitor_uid IN (SELECT value FROM json_each(?)) ORDER BY id",
+    );
     this.#insertSignal = db.prepare(
       `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
        VALUES (@monitorUid, @key, @status, @member, @message, @data, @via, @receivedAt, @eventSeq)`,
@@ -167,6 +175,22 @@ export class WaitpointsTable {
   }
 
   /** A key dedupes only signals to the same waitpoint: another waitpoint's signal with it is its own. */
+  /** The waitpoints of these monitors (one statement for a page of them), by monitor uid. */
+  byUids(uids: readonly number[]): Map<number, WaitpointRow> {
+    return new Map(this.#byUids.all(JSON.stringify(uids)).map((raw) => [raw.monitor_uid, toWaitpoint(raw)]));
+  }
+
+  /** The signals of these monitors, oldest first, by monitor uid. */
+  signalsOf(uids: readonly number[]): Map<number, SignalRow[]> {
+    const out = new Map<number, SignalRow[]>();
+    for (const raw of this.#signalsOf.all(JSON.stringify(uids))) {
+      const list = out.get(raw.monitor_uid) ?? [];
+      list.push(toSignal(raw));
+      out.set(raw.monitor_uid, list);
+    }
+    return out;
+  }
+
   hasKey(uid: number, key: string): boolean {
     return this.#keyExists.get(uid, key) !== undefined;
   }

@@ -112,6 +112,8 @@ export class WakesTable {
   readonly #retry;
   readonly #readyCount;
   readonly #dismiss;
+  readonly #latestOfMonitors;
+  readonly #countsOfMonitors;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
@@ -177,6 +179,14 @@ export class WakesTable {
       `UPDATE wakes SET state = 'cancelled', dismissed_at = ?, next_attempt_at = NULL
        WHERE id = ? AND (state = 'needs_review' OR (state = 'ready' AND attempts > 0))`,
     );
+    this.#latestOfMonitors = db.prepare<[string], RawWake>(
+      `SELECT ${COLUMNS} ${FROM} WHERE w.id IN (
+         SELECT max(id) FROM wakes WHERE monitor_uid IN (SELECT value FROM json_each(?)) GROUP BY monitor_uid)`,
+    );
+    this.#countsOfMonitors = db.prepare<[number, string], { uid: number; n: number; recent: number }>(
+      `SELECT monitor_uid AS uid, count(*) AS n, sum(created_at > ?) AS recent FROM wakes
+       WHERE monitor_uid IN (SELECT value FROM json_each(?)) GROUP BY monitor_uid`,
+    );
     this.#readyCount = db.prepare<[string], { n: number }>(
       "SELECT count(*) AS n FROM wakes WHERE session_id = ? AND state = 'ready'",
     );
@@ -198,6 +208,16 @@ export class WakesTable {
 
   byIds(ids: number[]): RawWake[] {
     return ids.length === 0 ? [] : this.#byIds.all(JSON.stringify(ids));
+  }
+
+  /** The latest wake of each of these monitors (one statement for a page of them), by monitor uid. */
+  latestOfMonitors(monitorUids: readonly number[]): Map<number, RawWake> {
+    return new Map(this.#latestOfMonitors.all(JSON.stringify(monitorUids)).map((row) => [row.monitor_uid, row]));
+  }
+
+  /** How many wakes each of these monitors has, and how many since `since`, by monitor uid. */
+  countsOfMonitors(monitorUids: readonly number[], since: number): Map<number, { n: number; recent: number }> {
+    return new Map(this.#countsOfMonitors.all(since, JSON.stringify(monitorUids)).map((row) => [row.uid, row]));
   }
 
   latestOfMonitor(monitorUid: number): RawWake | undefined {

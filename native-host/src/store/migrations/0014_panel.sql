@@ -8,3 +8,12 @@ ALTER TABLE monitors ADD COLUMN cleared_at INTEGER;
 CREATE INDEX wakes_attention ON wakes(state) WHERE state IN ('ready', 'needs_review');
 -- The panel pages a session's monitors in order.
 CREATE INDEX monitors_session_uid ON monitors(session_id, uid);
+-- The panel's counts per session read this index alone (no table look-up).
+CREATE INDEX monitors_panel ON monitors(session_id, kind, ending_reason, cleared_at);
+-- A monitor's wakes (its latest, how many, those of the last hour) without scanning every wake.
+CREATE INDEX wakes_monitor ON wakes(monitor_uid, id);
+-- The Needs-you list's monitor side: only armed monitors in error, waitpoints with a heartbeat
+-- timeout, and waitpoints that failed or expired are in these indexes.
+CREATE INDEX monitors_in_error ON monitors(uid) WHERE last_error IS NOT NULL AND ending_reason IS NULL;
+CREATE INDEX waitpoints_heartbeat ON waitpoints(monitor_uid) WHERE heartbeat_timeout_ms IS NOT NULL;
+CREATE INDEX monitors_failed ON monitors(ending_at) WHERE ending_reason IN ('failed', 'timeout');
