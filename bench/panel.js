@@ -92,7 +92,8 @@ export async function run() {
   const daemon = new Daemon();
   const ids = await seed(daemon.home);
   await daemon.start();
-  await sleep(2000); // the stalled ones stall; the daemon settles
+  await sleep(3000); // the stalled ones stall (and fail: fail-fast); the daemon settles
+  for (let i = 0; i < 20; i++) await timed(daemon, "/api/panel?limit=200"); // warm-up (JIT, page cache)
 
   const idle = healthProbe(daemon);
   await sleep(SECONDS * 1000);

@@ -156,7 +156,9 @@ function overloadEntry(checks: CheckLoadView, now: number): Entry | null {
 }
 
 const byUrgency = (a: AttentionItem, b: AttentionItem): number =>
-  a.rank - b.rank || a.since.localeCompare(b.since) || a.title.localeCompare(b.title);
+  a.rank - b.rank ||
+  (a.since < b.since ? -1 : a.since > b.since ? 1 : 0) ||
+  (a.title < b.title ? -1 : a.title > b.title ? 1 : 0);
 
 export function attentionList(input: AttentionInput): Attention {
   const overload = overloadEntry(input.checks, input.now);
