@@ -27,11 +27,12 @@ export interface PanelCounts {
   ended: number;
 }
 
-/** What a person may search for a monitor by, in one lower-cased string. */
-const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' '
-  || coalesce(json_extract(m.source, '$.command'), '') || ' ' || coalesce(json_extract(m.source, '$.name'), '') || ' '
-  || coalesce(json_extract(m.source, '$.type'), '') || ' ' || coalesce(json_extract(m.source, '$.url'), '') || ' '
-  || coalesce(wp.device, ''))`;
+/**
+ * What a person may search for a monitor by, in one lower-cased string: its name and id, its
+ * session's label, its waitpoint's device, and its source as stored (command, tool name, event type,
+ * URL; secrets are kept there as references, never values).
+ */
+const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' ' || coalesce(wp.device, '') || ' ' || m.source)`;
 
 const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";
 
