@@ -13,7 +13,7 @@ export interface PanelFilter {
   sessionId: string | null;
   kind: SourceKind | null;
   device: string | null;
-  /** Lower-cased search text: a substring of the name, id, command, tool name, event type, URL, label or device. */
+  /** Lower-cased search text: a substring of the name, id, session label, device or stored source (command, tool, URL). */
   q: string | null;
 }
 
