@@ -187,6 +187,17 @@ describe("GET /api/panel", () => {
     const second = (await panel("?session=beta&limit=7&offset=7")).page;
     const names = [...beta.items, ...second.items].map((item) => item.monitor.name);
     expect(names).toEqual(Array.from({ length: 14 }, (_, i) => `API poll ${i + 1}`));
+    // Pages across session boundaries: 7 at a time, together the whole list in the same order.
+    const whole = (await panel("?limit=500")).page.items.map((i) => `${i.session.id}/${i.monitor.id}`);
+    const paged: string[] = [];
+    for (let offset = 0; offset < whole.length; offset += 7) {
+      paged.push(
+        ...(await panel(`?limit=7&offset=${offset}`)).page.items.map((i) => `${i.session.id}/${i.monitor.id}`),
+      );
+    }
+    expect(paged).toEqual(whole);
+    expect(whole.slice(0, 2)).toEqual(["alpha/mon-1", "beta/mon-1"]);
+    expect((await panel(`?offset=${whole.length}`)).page.items).toEqual([]);
     expect((await panel("?q=API%20POLL%201")).page.items.map((i) => i.monitor.name)).toEqual([
       "API poll 1",
       ...Array.from({ length: 10 }, (_, i) => `API poll ${i + 10}`),
