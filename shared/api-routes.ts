@@ -20,13 +20,14 @@ import type {
   VaultSetSchema,
   WaitCreateSchema,
 } from "./schemas/inputs.js";
-import type { Observation, PanelList, Tab } from "./schemas/native-messages.js";
+import type { Observation, Tab } from "./schemas/native-messages.js";
 import type { BrowserObserveSchema } from "./schemas/sources.js";
 import type {
   CheckEntry,
   DeviceView,
   MonitorEvent,
   MonitorView,
+  PanelPage,
   SessionView,
   StatusView,
   VaultEntry,
@@ -54,7 +55,8 @@ export const ROUTES = {
   panel: {
     method: "GET",
     path: "/api/panel",
-    summary: "every monitor and waitpoint with its session, a page at a time (?offset=&limit=), and the devices",
+    summary:
+      "the side panel's list: a page of monitors and waitpoints (?offset=&limit=&filter=&session=&kind=&device=&q=), counts, sessions, devices and Needs you",
   },
   listSessions: { method: "GET", path: "/api/sessions", summary: "every session" },
   createSession: { method: "POST", path: "/api/sessions", summary: "create a session (or get it, by id)" },
@@ -68,6 +70,11 @@ export const ROUTES = {
   getMonitor: { method: "GET", path: "/api/sessions/:sid/monitors/:mid", summary: "one monitor" },
   monitorEvents: { method: "GET", path: "/api/sessions/:sid/monitors/:mid/events", summary: "its event log" },
   monitorChecks: { method: "GET", path: "/api/sessions/:sid/monitors/:mid/checks", summary: "its check log" },
+  clearEnded: {
+    method: "POST",
+    path: "/api/sessions/:sid/monitors/clear-ended",
+    summary: "take the session's ended monitors out of the panel's list (records kept)",
+  },
   controlMonitor: {
     method: "POST",
     path: "/api/sessions/:sid/monitors/:mid/control",
@@ -82,6 +89,11 @@ export const ROUTES = {
   },
   getWake: { method: "GET", path: "/api/sessions/:sid/wakes/:wid", summary: "one wake" },
   retryWake: { method: "POST", path: "/api/sessions/:sid/wakes/:wid/retry", summary: "send a wake in review again" },
+  dismissWake: {
+    method: "POST",
+    path: "/api/sessions/:sid/wakes/:wid/dismiss",
+    summary: "set aside a wake in review or being retried: never delivered",
+  },
   findWake: { method: "GET", path: "/api/wakes/:wid", summary: "one wake by its id alone (wake ids are global)" },
   listWaitpoints: { method: "GET", path: "/api/sessions/:sid/waitpoints", summary: "a session's waitpoints" },
   createWaitpoint: { method: "POST", path: "/api/sessions/:sid/waitpoints", summary: "arm a waitpoint" },
@@ -109,7 +121,7 @@ export type RouteName = keyof typeof ROUTES;
 export interface RouteTypes {
   health: { body: undefined; reply: { ok: true } };
   status: { body: undefined; reply: StatusView };
-  panel: { body: undefined; reply: PanelList };
+  panel: { body: undefined; reply: PanelPage };
   listSessions: { body: undefined; reply: SessionView[] };
   createSession: { body: In<typeof SessionCreateSchema>; reply: SessionView };
   getSession: { body: undefined; reply: SessionView };
@@ -123,11 +135,13 @@ export interface RouteTypes {
   monitorEvents: { body: undefined; reply: MonitorEvent[] };
   monitorChecks: { body: undefined; reply: CheckEntry[] };
   controlMonitor: { body: In<typeof ControlSchema>; reply: MonitorView };
+  clearEnded: { body: undefined; reply: { cleared: string[] } };
   listWakes: { body: undefined; reply: WakeView[] };
   claimWakes: { body: undefined; reply: { wakes: WakeView[] } };
   waitReady: { body: undefined; reply: { ready: number } };
   getWake: { body: undefined; reply: WakeView };
   retryWake: { body: undefined; reply: WakeView };
+  dismissWake: { body: undefined; reply: WakeView };
   findWake: { body: undefined; reply: WakeView };
   listWaitpoints: { body: undefined; reply: WaitpointView[] };
   createWaitpoint: { body: In<typeof WaitCreateSchema>; reply: WaitCreated };

@@ -7,13 +7,18 @@ import { describe, expect, test } from "vitest";
 import type { CheckLoadView, DeliveryView } from "./schemas/views.js";
 import {
   checkLoadLine,
+  countOf,
   deliveryHeadline,
   deliveryProblem,
   deliveryText,
+  deviceWaitText,
+  dueText,
   formatDuration,
+  formatSeconds,
   overloadText,
   relativeTimeCoarse,
   relativeTimeDetailed,
+  stalledText,
 } from "./wording.js";
 
 const NOW = Date.parse("2026-12-02T12:00:00Z");
@@ -75,6 +80,8 @@ describe("deliveryHeadline", () => {
     [{ state: "delivered" }, "delivered via ?"],
     [{ state: "needs_review", lastError: "boom" }, "delivery needs review"],
     [{ state: "cancelled" }, "wake cancelled"],
+    [{ state: "cancelled", dismissedAt: at(-1000) }, "wake dismissed"],
+    [{ attempts: 1, lastError: "HTTP 503" }, "delivery retrying · 1 attempt"],
   ])("%j → %s", (overrides, text) => expect(deliveryHeadline(delivery(overrides))).toBe(text));
 });
 
@@ -89,9 +96,14 @@ describe("deliveryText (the CLI's line)", () => {
     [{}, "wake ready"],
     [
       { attempts: 3, nextAttemptAt: "2026-12-02T12:00:08Z", lastError: "POST http://x answered 503" },
-      "delivery retrying · 3 attempts · next in 8s (last error: POST http://x answered 503)",
+      "delivery retrying · 3 attempts · next attempt in 8s (last error: POST http://x answered 503)",
     ],
-    [{ attempts: 1 }, "delivery retrying · 1 attempts · next -"],
+    [{ attempts: 1 }, "delivery retrying · 1 attempt · next attempt -"],
+    [
+      { attempts: 2, nextAttemptAt: "2026-12-02T11:59:14Z" },
+      "delivery retrying · 2 attempts · next attempt overdue by 46s",
+    ],
+    [{ attempts: 2, nextAttemptAt: "2026-12-02T11:59:59Z" }, "delivery retrying · 2 attempts · next attempt due now"],
     [{ state: "delivering", attempts: 2 }, "delivering (attempt 2)"],
     [{ state: "delivered", deliveredVia: "webhook", lastError: "old" }, "delivered via webhook"],
     [
@@ -164,7 +176,51 @@ describe("check load", () => {
       { sessionId: "s2", monitorId: "mon-1", name: "test", lateMs: 1500, at: at(-1000) },
     ];
     expect(overloadText(load({ overloaded: true, waitingForSlot: 4, late }))).toBe(
-      "Checks are running late — 4 due checks waiting for a free slot (32 run at once; the earliest due start first); started over 1 s late in the last minute: s1/mon-2 4.2 s, s2/mon-1 1.5 s. Longer intervals or fewer waits would keep them on time.",
+      "Checks are running late — 4 due checks waiting for a free slot (32 run at once; the earliest due start first); started over 1 s late in the last minute: make 4.2 s, test 1.5 s. Longer intervals or fewer waits would keep them on time.",
     );
+  });
+});
+
+describe("the words the CLI got wrong (#26)", () => {
+  test.each<[number, string]>([
+    [0, "0 events"],
+    [1, "1 event"],
+    [2, "2 events"],
+  ])("countOf(%i) reads %s", (n, text) => expect(countOf(n, "event")).toBe(text));
+
+  test.each<[number, string]>([
+    [604_800, "7d"],
+    [86_400 + 3600, "1d 1h"],
+    [5400, "1h 30m"],
+    [3600, "1h"],
+    [120, "2m"],
+    [90, "1m 30s"],
+    [45, "45s"],
+    [0.5, "0.5s"],
+  ])("formatSeconds(%d) reads %s (never 604800s)", (seconds, text) => expect(formatSeconds(seconds)).toBe(text));
+
+  test.each<[number, string]>([
+    [8_000, "in 8s"],
+    [0, "in 0s"],
+    [-1_500, "due now"],
+    [-46_000, "overdue by 46s"],
+  ])("something due %i ms from now reads %s, never 'ago'", (offset, text) =>
+    expect(dueText(at(offset), NOW)).toBe(text),
+  );
+
+  test("a stalled waitpoint says so, with its last heartbeat", () => {
+    const stall = { since: at(-60_000), lastSignalAt: at(-7 * 60_000), heartbeatTimeoutSeconds: 360 };
+    expect(stalledText(stall, at(-3_600_000), NOW)).toBe("stalled · last heartbeat 7m ago");
+    expect(stalledText({ ...stall, lastSignalAt: null }, at(-2 * 3_600_000), NOW)).toBe(
+      "stalled · no heartbeat since armed 2h ago",
+    );
+  });
+
+  test("a device waitpoint whose device is not connected", () => {
+    expect(deviceWaitText("gpu1", "offline")).toBe("waiting for its device gpu1 (offline)");
+    expect(deviceWaitText("gpu1", "error")).toBe("waiting for its device gpu1 (error)");
+    expect(deviceWaitText("gpu1", "removed")).toBe("its device gpu1 was removed");
+    expect(deviceWaitText("gpu1", "connected")).toBeNull();
+    expect(deviceWaitText(null, null)).toBeNull();
   });
 });

@@ -5,7 +5,35 @@
  * Where the two surfaces read differently (the panel is coarser), each has its own named function.
  * Design: docs/design.md §7.
  */
-import type { CheckLoadView, DeliveryView } from "./schemas/views.js";
+import type { CheckLoadView, DeliveryView, DeviceState, Stall } from "./schemas/views.js";
+
+/** A count with its noun, singular for one: "1 event", "3 events", "0 checks". */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
+/**
+ * A setting given in seconds, exactly, in at most two units and without zero parts: "7d" (not
+ * "604800s"), "1h 30m", "2m", "45s", "0.5s".
+ */
+export function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const units: Array<[number, string]> = [
+    [86_400, "d"],
+    [3600, "h"],
+    [60, "m"],
+    [1, "s"],
+  ];
+  const parts: string[] = [];
+  let rest = Math.round(seconds);
+  for (const [size, unit] of units) {
+    if (rest >= size && parts.length < 2) {
+      parts.push(`${Math.floor(rest / size)}${unit}`);
+      rest %= size;
+    } else if (parts.length > 0) break;
+  }
+  return parts.join(" ");
+}
 
 /** A span of time in at most two units, floored: "4s", "2m 5s", "1h 2m", "1d 1h". */
 export function formatDuration(ms: number): string {
@@ -48,13 +76,43 @@ export function relativeTimeDetailed(iso: string | null, now: number): string {
 }
 
 /**
+ * When something due comes next, never "ago": "in 8s"; "due now" up to 2 s past its time (a check
+ * running now, a retry about to go); "overdue by 46s" beyond (checks or the turn queue behind).
+ */
+export function dueText(iso: string | null, now: number): string {
+  if (iso === null) return "-";
+  const delta = Date.parse(iso) - now;
+  if (delta >= 0) return `in ${formatDuration(delta)}`;
+  return delta >= -2000 ? "due now" : `overdue by ${formatDuration(-delta)}`;
+}
+
+/**
+ * A waitpoint whose heartbeat is overdue, in place of "waiting": "stalled · last heartbeat 7m ago",
+ * or "stalled · no heartbeat since armed 2h ago" when no signal ever came.
+ */
+export function stalledText(stall: Stall, armedAt: string, now: number): string {
+  return stall.lastSignalAt === null
+    ? `stalled · no heartbeat since armed ${relativeTimeCoarse(armedAt, now)}`
+    : `stalled · last heartbeat ${relativeTimeCoarse(stall.lastSignalAt, now)}`;
+}
+
+/**
+ * A device waitpoint whose device is not connected: "waiting for its device gpu1 (offline)", "… (error)";
+ * "its device gpu1 was removed". Null while connected, or for a waitpoint of this machine.
+ */
+export function deviceWaitText(device: string | null, state: DeviceState | "removed" | null): string | null {
+  if (device === null || state === null || state === "connected") return null;
+  return state === "removed" ? `its device ${device} was removed` : `waiting for its device ${device} (${state})`;
+}
+
+/**
  * The delivery state in a few words: "wake ready", "delivery retrying · 3 attempts", "delivering
- * (attempt 2)", "delivered via webhook", "delivery needs review", "wake cancelled".
+ * (attempt 2)", "delivered via webhook", "delivery needs review", "wake cancelled", "wake dismissed".
  */
 export function deliveryHeadline(delivery: DeliveryView): string {
   switch (delivery.state) {
     case "ready":
-      if (delivery.attempts > 0) return `delivery retrying · ${delivery.attempts} attempts`;
+      if (delivery.attempts > 0) return `delivery retrying · ${countOf(delivery.attempts, "attempt")}`;
       return delivery.waitingFor ? `wake ready · waiting for ${delivery.waitingFor}` : "wake ready";
     case "delivering":
       return `delivering (attempt ${delivery.attempts})`;
@@ -63,7 +121,7 @@ export function deliveryHeadline(delivery: DeliveryView): string {
     case "needs_review":
       return "delivery needs review";
     case "cancelled":
-      return "wake cancelled";
+      return delivery.dismissedAt ? "wake dismissed" : "wake cancelled";
   }
 }
 
@@ -76,7 +134,7 @@ export function deliveryText(delivery: DeliveryView | null, now: number): string
   const error = delivery.lastError ? ` (last error: ${delivery.lastError.split("\n")[0]})` : "";
   const headline = deliveryHeadline(delivery);
   if (delivery.state === "ready" && delivery.attempts > 0)
-    return `${headline} · next ${relativeTimeDetailed(delivery.nextAttemptAt, now)}${error}`;
+    return `${headline} · next attempt ${dueText(delivery.nextAttemptAt, now)}${error}`;
   if (delivery.state === "needs_review") return `${headline}${error}`;
   return headline;
 }
@@ -146,7 +204,7 @@ export function overloadText(load: CheckLoadView): string | null {
     );
   }
   if (load.late.length > 0) {
-    const worst = load.late.map((late) => `${late.sessionId}/${late.monitorId} ${lateness(late.lateMs)}`).join(", ");
+    const worst = load.late.map((late) => `${late.name} ${lateness(late.lateMs)}`).join(", ");
     parts.push(`started over 1 s late in the last minute: ${worst}`);
   }
   return `Checks are running late — ${parts.join("; ")}. Longer intervals or fewer waits would keep them on time.`;

@@ -66,6 +66,19 @@ export interface MonitorView {
   delivery: DeliveryView | null;
   /** In the reply that armed it: each value raised or lowered from what was asked. */
   adjusted?: Adjustment[];
+  /**
+   * A waitpoint whose heartbeat is overdue (armed, no signal of any kind for its heartbeat timeout):
+   * since when, and its last signal (null: none since it was armed). Absent otherwise.
+   */
+  stall?: Stall;
+}
+
+/** An armed waitpoint no signal reached within its heartbeat timeout. */
+export interface Stall {
+  /** When the heartbeat became overdue (last signal, or arming, plus the timeout). */
+  since: string;
+  lastSignalAt: string | null;
+  heartbeatTimeoutSeconds: number;
 }
 
 export interface WaitpointView {
@@ -79,6 +92,12 @@ export interface WaitpointView {
   members: string[] | null;
   /** The device whose spool files signal it, or null (this machine). */
   device: string | null;
+  /** That device's connection now (`removed`: no device of that name any more); null for this machine. */
+  deviceState: DeviceState | "removed" | null;
+  /** With a heartbeat timeout: the heartbeat is overdue (see MonitorView.stall); null otherwise. */
+  stall: Stall | null;
+  /** The latest signal of any kind (heartbeats included), or null. */
+  lastSignalAt: string | null;
   quorum: number;
   failFast: boolean;
   maxSignals: number;
@@ -138,6 +157,8 @@ export interface WakeView {
   deliveredVia: string | null;
   /** The command adapter's stdout/stderr tail. */
   output: string | null;
+  /** Set aside by the person (Dismiss): cancelled, never delivered. */
+  dismissedAt?: string;
   /**
    * Only in the reply to an agent hook's claim: the tag the hook puts after the wake's text. The
    * wake counts as delivered once the session's transcript shows it after the claim.
@@ -153,6 +174,8 @@ export interface DeliveryView {
   nextAttemptAt: string | null;
   lastError: string | null;
   deliveredVia: string | null;
+  /** Set aside by the person (Dismiss): cancelled, never delivered. */
+  dismissedAt?: string;
   /** A ready wake of an agent session: who takes it ("the Claude Code session"), or absent. */
   waitingFor?: string;
 }
@@ -231,6 +254,7 @@ export interface VaultEntry {
 }
 
 export const DEVICE_STATES = ["connected", "offline", "error"] as const;
+export type DeviceState = (typeof DEVICE_STATES)[number];
 
 /** A device (design.md §5): its SSH target, the connection's state and what was collected. */
 export interface DeviceView {
@@ -239,7 +263,7 @@ export interface DeviceView {
   ssh: string;
   port: number | null;
   identity: string | null;
-  state: (typeof DEVICE_STATES)[number];
+  state: DeviceState;
   lastError: string | null;
   /** The last completed collection (UTC ISO), or null. */
   lastCollectionAt: string | null;
@@ -272,4 +296,86 @@ export interface WaitCreated {
   secret: string;
   state: "armed";
   how_to_signal: HowToSignal;
+}
+
+// ------------------------------------------------------------------ the side panel (design.md §7)
+
+/** Why something is in the panel's "Needs you" list, most urgent first (the order of `rank`). */
+export const ATTENTION_REASONS = [
+  "needs_review",
+  "delivery_failed",
+  "waitpoint_failed",
+  "waitpoint_stalled",
+  "monitor_error",
+  "device_error",
+  "delivery_retrying",
+  "wake_not_taken",
+  "overload",
+] as const;
+export type AttentionReason = (typeof ATTENTION_REASONS)[number];
+
+export type AttentionAction = "retry" | "dismiss" | "resume" | "cancel" | "open";
+
+/** One entry of the "Needs you" list. */
+export interface AttentionItem {
+  reason: AttentionReason;
+  /** Sort key, lower is more urgent (the list comes sorted by it, then by `since`, oldest first). */
+  rank: number;
+  sessionId?: string;
+  monitorId?: string;
+  waitpointId?: string;
+  wakeId?: string;
+  device?: string;
+  /** The monitor's, waitpoint's or device's name as the person knows it. */
+  title: string;
+  /** The whole cause (error text, last stderr lines), shielded. */
+  detail: string;
+  /** When it began needing the person (ISO). */
+  since: string;
+  /** What the panel may offer on it. */
+  actions: AttentionAction[];
+}
+
+/** How many monitors each of the panel's filters holds. */
+export interface PanelCounts {
+  all: number;
+  needs: number;
+  active: number;
+  ended: number;
+}
+
+/** A session as the panel's session filter and headers show it. */
+export interface PanelSession {
+  id: string;
+  label: string | null;
+  counts: PanelCounts;
+}
+
+/**
+ * One row of the panel's list: a monitor with its session and, for a waitpoint, its details — only
+ * what the list shows: `lastObservation` and `lastEvent` are excerpts of at most 300 characters, a
+ * waitpoint carries its last 20 signals (message and data excerpted too).
+ */
+export interface PanelRow {
+  session: { id: string; label: string | null };
+  monitor: MonitorView;
+  waitpoint?: WaitpointView;
+}
+
+/** `GET /api/panel` (and the native `list`): one page of the list, and what the panel shows around it. */
+export interface PanelPage {
+  /** Monitors under every filter given, `filter=` included (the pages' total). */
+  total: number;
+  offset: number;
+  items: PanelRow[];
+  /** Every device (design.md §5) with its connection state, on every page (there are few). */
+  devices: DeviceView[];
+  /** Whether checks keep up (design.md §3); `late` names only monitors that still exist. */
+  checks: CheckLoadView;
+  /** Under the session, kind, device and search filters, before `filter=`. */
+  counts: PanelCounts;
+  /** Every session, with its counts under the kind, device and search filters. */
+  sessions: PanelSession[];
+  /** The "Needs you" list, whole (not paged, not filtered), most urgent first. */
+  attention: AttentionItem[];
 }

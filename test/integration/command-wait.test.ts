@@ -307,8 +307,19 @@ describe("overload: more checks due than can run at once", () => {
       expect(late.map((entry: any) => `${entry.sessionId}/${entry.monitorId}`).sort()).toEqual(
         ["mon-1", "mon-2", "mon-3", "mon-4"].map((id) => `busy-8/${id}`),
       );
+      // Named as the person knows them (their names), not by internal ids.
       const after = await own.cli(["status"]);
-      expect(after.stdout).toMatch(/started over 1 s late in the last minute: busy-8\/mon-\d \d+\.\d s/);
+      expect(after.stdout).toMatch(/started over 1 s late in the last minute: sleep 60 \d+\.\d s/);
+      expect(after.stdout).not.toContain("busy-8/mon-");
+      const overload = (await own.api("GET", "/api/panel")).body.attention.find((a: any) => a.reason === "overload");
+      expect(overload?.detail).toMatch(/started over 1 s late in the last minute: sleep 60 \d+\.\d s/);
+
+      // Once the late monitors are gone (their session deleted), nothing names them any more.
+      await own.api("DELETE", "/api/sessions/busy-8");
+      const { checks, attention } = (await own.api("GET", "/api/panel")).body;
+      expect(checks.late).toEqual([]);
+      expect(attention.some((a: any) => a.reason === "overload")).toBe(false);
+      expect((await own.api("GET", "/api/status")).body.checks.late).toEqual([]);
     } finally {
       await own.dispose();
     }

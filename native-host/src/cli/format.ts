@@ -4,16 +4,28 @@
  * Design: docs/design.md §7.
  */
 import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas/views.js";
-import { deliveryText, relativeTimeDetailed as relative } from "../../../shared/wording.js";
+import {
+  countOf,
+  deliveryText,
+  dueText,
+  formatSeconds,
+  relativeTimeDetailed as relative,
+  stalledText,
+} from "../../../shared/wording.js";
+
+/** The state in words: a stalled waitpoint says so instead of "waiting". */
+function stateText(view: MonitorView, now: number): string {
+  return view.stall ? stalledText(view.stall, view.createdAt, now) : STATE_LABELS[view.state];
+}
 
 export function statusLine(view: MonitorView, now = Date.now()): string {
   const ending = view.ending ? ` · ${view.ending.reason}` : "";
-  const next = view.nextCheckAt ? ` · next check ${relative(view.nextCheckAt, now)}` : "";
+  const next = view.nextCheckAt ? ` · next check ${dueText(view.nextCheckAt, now)}` : "";
   const deadline = view.deadlineAt ? ` · deadline ${relative(view.deadlineAt, now)}` : "";
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
   const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";
   const streak = view.consecutive && !view.ending ? ` · ${view.consecutive}` : "";
-  return `${view.id} ${STATE_LABELS[view.state]}${ending} · ${view.kind} · ${view.name} · ${view.eventCount} events${streak}${next}${deadline}${error}${delivery}`;
+  return `${view.id} ${stateText(view, now)}${ending} · ${view.kind} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {
@@ -21,20 +33,20 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
     `${view.id} — ${view.name}`,
     `  session:   ${view.sessionId}`,
     `  kind:      ${view.kind}`,
-    `  state:     ${STATE_LABELS[view.state]}`,
+    `  state:     ${stateText(view, now)}`,
   ];
   if (view.ending)
     lines.push(
       `  ending:    ${view.ending.reason} at ${view.ending.at}${view.ending.detail ? ` — ${view.ending.detail}` : ""}`,
     );
-  if (view.intervalSeconds !== null) lines.push(`  interval:  ${view.intervalSeconds}s`);
-  lines.push(`  timeout:   ${view.timeoutSeconds}s`);
+  if (view.intervalSeconds !== null) lines.push(`  interval:  ${formatSeconds(view.intervalSeconds)}`);
+  lines.push(`  timeout:   ${formatSeconds(view.timeoutSeconds)}`);
   lines.push(`  armed:     ${view.createdAt} (${relative(view.createdAt, now)})`);
   if (view.lastCheckAt)
     lines.push(
       `  last check: ${relative(view.lastCheckAt, now)}${view.polls !== null ? ` (${view.polls} checks)` : ""}`,
     );
-  if (view.nextCheckAt) lines.push(`  next check: ${relative(view.nextCheckAt, now)}`);
+  if (view.nextCheckAt) lines.push(`  next check: ${dueText(view.nextCheckAt, now)}`);
   if (view.deadlineAt) lines.push(`  deadline:  ${relative(view.deadlineAt, now)}`);
   lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
   if (view.lastError) lines.push(`  last error: ${view.lastError} (${view.errorCount} errors)`);

@@ -151,6 +151,31 @@ export function registerSessionCommands(program: Command): void {
       const reply = await client.call("retryWake", { params: { sid, wid: wake } });
       print(`${reply.id} ${reply.state} (session ${sid})`);
     });
+
+  program
+    .command("dismiss <wake>")
+    .description("set aside a wake that needs review or is being retried: it is never delivered")
+    .option("--session <id>", "the wake's session (default: found from the wake id, which is unique)")
+    .action(async (raw: string, options: { session?: string }, command: Command) => {
+      const wake = parseId(WakeIdSchema, raw);
+      const client = new ApiClient(homeOf(command));
+      const sid =
+        options.session === undefined
+          ? (await client.call("findWake", { params: { wid: wake } })).sessionId
+          : parseId(SessionIdSchema, options.session, "--session");
+      const reply = await client.call("dismissWake", { params: { sid, wid: wake } });
+      print(`${reply.id} dismissed (session ${sid}): it will not be delivered`);
+    });
+
+  program
+    .command("clear-ended")
+    .description("take a session's ended monitors out of the side panel's list (their records stay)")
+    .option("--session <id>", SESSION_HELP)
+    .action(async (options: { session?: string }, command: Command) => {
+      const sid = sessionOf(options);
+      const { cleared } = await new ApiClient(homeOf(command)).call("clearEnded", { params: { sid } });
+      print(cleared.length === 0 ? "nothing to clear" : `cleared ${cleared.join(", ")}`);
+    });
 }
 
 interface AdapterOptions {

@@ -13,6 +13,7 @@ const EVENTS: StateChange[] = [
   "requeue",
   "review",
   "retry",
+  "dismiss",
 ];
 
 const ALLOWED: Array<[string, StateChange, string]> = [
@@ -33,6 +34,8 @@ const ALLOWED: Array<[string, StateChange, string]> = [
   ["continuing", "review", "needs_review"],
   ["needs_review", "retry", "ready"],
   ["needs_review", "delivered", "finished"],
+  ["ready", "dismiss", "finished"],
+  ["needs_review", "dismiss", "finished"],
 ];
 
 describe("the transition table", () => {

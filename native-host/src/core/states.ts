@@ -16,16 +16,23 @@ export type StateChange =
   | "delivered"
   | "requeue" // a delivery attempt failed; it will be retried
   | "review" // a delivery was interrupted or ran out of retries: a person must look
-  | "retry"; // a person sends a needs_review wake again
+  | "retry" // a person sends a needs_review wake again
+  | "dismiss"; // a person sets a needs_review or retrying wake aside: it is never delivered
 
 export const TRANSITIONS: Record<MonitorState, Partial<Record<StateChange, MonitorState>>> = {
   waiting: { pause: "paused", cancel: "cancelled", end: "ready", end_silently: "finished" },
   paused: { resume: "waiting", cancel: "cancelled", end: "ready", end_silently: "finished" },
-  ready: { cancel: "cancelled", deliver: "continuing", delivered: "finished", review: "needs_review" },
+  ready: {
+    cancel: "cancelled",
+    deliver: "continuing",
+    delivered: "finished",
+    review: "needs_review",
+    dismiss: "finished",
+  },
   continuing: { delivered: "finished", requeue: "ready", review: "needs_review" },
   finished: {},
   cancelled: {},
-  needs_review: { retry: "ready", delivered: "finished" },
+  needs_review: { retry: "ready", delivered: "finished", dismiss: "finished" },
 };
 
 export class TransitionError extends Error {

@@ -3,13 +3,13 @@
  * waitpoint words, signals received, the hourly wake cap). Shielded on the way out.
  * Design: docs/design.md §5.
  */
-import type { WaitpointView } from "../../../shared/schemas/views.js";
+import type { Stall, WaitpointView } from "../../../shared/schemas/views.js";
 import type { ResolvedSettings } from "../base/config.js";
 import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { Store } from "../store/store.js";
-import type { WaitpointRow } from "../store/waitpoints.js";
+import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
 import { countTerminal, HOUR_MS } from "./barrier.js";
 import { isActive } from "./states.js";
 
@@ -20,15 +20,66 @@ export interface WaitpointViewDeps {
   settings: ResolvedSettings;
 }
 
+/**
+ * An armed waitpoint's overdue heartbeat: no signal of any kind (or none since it was armed) for its
+ * heartbeat timeout. Null without a timeout, once it ended, or while signals keep coming.
+ */
+export function stallOf(
+  record: Pick<MonitorRecord, "state" | "createdAt">,
+  heartbeatTimeoutMs: number | null,
+  lastSignalAt: number | null,
+  now: number,
+): Stall | null {
+  if (heartbeatTimeoutMs === null || !isActive(record.state)) return null;
+  const since = (lastSignalAt ?? record.createdAt) + heartbeatTimeoutMs;
+  if (since > now) return null;
+  return {
+    since: iso(since) as string,
+    lastSignalAt: iso(lastSignalAt),
+    heartbeatTimeoutSeconds: heartbeatTimeoutMs / 1000,
+  };
+}
+
+/** What a waitpoint's view is made of, read one at a time (waitpointView) or for a page at once. */
+export interface WaitpointParts {
+  wp: WaitpointRow;
+  signals: SignalRow[];
+  /** Wakes it has sent, and those of the last hour. */
+  wakesSent: number;
+  wakesThisHour: number;
+  /** Its device's connection now; null for this machine. */
+  deviceState: WaitpointView["deviceState"];
+}
+
 export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): WaitpointView {
-  const { store, now, settings } = deps;
+  const { store, now } = deps;
   const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
-  const signals = store.waitpoints.signals(record.uid);
+  return waitpointViewOf(deps, record, {
+    wp,
+    signals: store.waitpoints.signals(record.uid),
+    wakesSent: store.waitpoints.wakeCount(record.uid),
+    wakesThisHour: store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS).length,
+    deviceState: wp.device === null ? null : (store.devices.byName(wp.device)?.state ?? "removed"),
+  });
+}
+
+export function waitpointViewOf(
+  deps: Omit<WaitpointViewDeps, "store">,
+  record: MonitorRecord,
+  parts: WaitpointParts,
+): WaitpointView {
+  const { now, settings } = deps;
+  const { wp, signals, deviceState } = parts;
+  const lastSignalAt = signals.reduce<number | null>(
+    (max, s) => (max === null || s.receivedAt > max ? s.receivedAt : max),
+    null,
+  );
   const received = countTerminal(wp.members, signals);
   const total = wp.members ? wp.members.length : wp.quorum;
-  const recent = store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS);
   const held =
-    recent.length >= settings.waitpointMaxWakesPerHour && record.trigger?.nextDueAt ? record.trigger.nextDueAt : null;
+    parts.wakesThisHour >= settings.waitpointMaxWakesPerHour && record.trigger?.nextDueAt
+      ? record.trigger.nextDueAt
+      : null;
   const state = isActive(record.state)
     ? "armed"
     : record.endingReason === "stopped"
@@ -49,6 +100,9 @@ export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): W
     monitorState: record.state,
     members: wp.members,
     device: wp.device,
+    deviceState,
+    stall: stallOf(record, wp.heartbeatTimeoutMs, lastSignalAt, now()),
+    lastSignalAt: iso(lastSignalAt),
     quorum: wp.quorum,
     failFast: wp.failFast,
     maxSignals: wp.maxSignals,
@@ -58,8 +112,8 @@ export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): W
     createdAt: iso(record.createdAt) as string,
     expiresAt: iso(record.trigger?.deadlineAt),
     endedAt: iso(record.endingAt),
-    wakesSent: store.waitpoints.wakeCount(record.uid),
-    wakesThisHour: recent.length,
+    wakesSent: parts.wakesSent,
+    wakesThisHour: parts.wakesThisHour,
     maxWakesPerHour: settings.waitpointMaxWakesPerHour,
     heldUntil: iso(held),
     signals: signals.map((s) => ({
@@ -71,4 +125,31 @@ export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): W
       at: iso(s.receivedAt) as string,
     })),
   });
+}
+
+/** The views of many waitpoints from four statements in all (the panel's page), by monitor uid. */
+export function waitpointViews(deps: WaitpointViewDeps, records: readonly MonitorRecord[]): Map<number, WaitpointView> {
+  const { store } = deps;
+  const uids = records.map((record) => record.uid);
+  const rows = store.waitpoints.byUids(uids);
+  const signals = store.waitpoints.signalsOf(uids);
+  const wakes = store.wakes.countsOfMonitors(uids, deps.now() - HOUR_MS);
+  const devices = new Map(store.devices.all().map((device) => [device.name, device.state]));
+  const views = new Map<number, WaitpointView>();
+  for (const record of records) {
+    const wp = rows.get(record.uid);
+    if (!wp) continue;
+    const counts = wakes.get(record.uid);
+    views.set(
+      record.uid,
+      waitpointViewOf(deps, record, {
+        wp,
+        signals: signals.get(record.uid) ?? [],
+        wakesSent: counts?.n ?? 0,
+        wakesThisHour: counts?.recent ?? 0,
+        deviceState: wp.device === null ? null : (devices.get(wp.device) ?? "removed"),
+      }),
+    );
+  }
+  return views;
 }

@@ -22,7 +22,7 @@ import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
 import { isActive } from "./states.js";
-import { waitpointView } from "./waitpoint-view.js";
+import { waitpointView, waitpointViews } from "./waitpoint-view.js";
 
 export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
 const MESSAGE_CAP = 2000;
@@ -190,6 +190,11 @@ export class Waitpoints {
 
   view(record: MonitorRecord): WaitpointView {
     return waitpointView(this.deps, record);
+  }
+
+  /** The views of many waitpoints at once (the side panel's page), by monitor uid. */
+  views(records: readonly MonitorRecord[]): Map<number, WaitpointView> {
+    return waitpointViews(this.deps, records);
   }
 
   // ------------------------------------------------------------------ signals

@@ -179,6 +179,8 @@ export class CheckRunner {
   abort(uid: number): void {
     this.#running.get(uid)?.abort();
     this.#running.delete(uid);
+    // A monitor stopped, ended or deleted is no longer named as late (overload).
+    this.#late.delete(uid);
   }
 
   /** Results not yet recorded are dropped: leases are cleared at the next start, so those checks run again. */

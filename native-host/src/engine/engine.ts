@@ -8,12 +8,14 @@
 import { unrunnableRegex } from "../../../shared/conditions.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
-import type { CheckLoadView, EndingReason, MonitorView } from "../../../shared/schemas/views.js";
+import type { CheckLoadView, EndingReason, MonitorView, WakeView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { Changes } from "../core/changes.js";
+import { clearEnded } from "../core/clear-ended.js";
 import { controlMonitor } from "../core/control.js";
+import { dismissWake } from "../core/dismiss-wake.js";
 import { type EndingDeps, endInTx } from "../core/endings.js";
 import { acceptEventInTx, matchPastEventsInTx } from "../core/event-match.js";
 import { probeFor } from "../probes/registry.js";
@@ -73,7 +75,7 @@ export class Engine {
   constructor(options: EngineOptions) {
     this.#store = options.store;
     this.#log = options.log;
-    this.queries = new Queries(options.store, options.endings.shield);
+    this.queries = new Queries(options.store, options.endings.shield, options.now);
     this.#now = options.now;
     this.#endings = options.endings;
     this.#changes = options.changes;
@@ -266,6 +268,22 @@ export class Engine {
     this.#changed(sessionId);
     this.poke();
     return this.queries.view(this.#record(record.uid));
+  }
+
+  /** A person sets a wake aside (core/dismiss-wake.ts): cancelled, never delivered. */
+  dismissWake(sessionId: string, wakeId: string): WakeView {
+    this.queries.session(sessionId);
+    const view = dismissWake(this.#store, sessionId, wakeId, this.#now());
+    this.#changed(sessionId);
+    return view;
+  }
+
+  /** The session's ended monitors leave the panel's list (core/clear-ended.ts). */
+  clearEnded(sessionId: string): { cleared: string[] } {
+    this.queries.session(sessionId);
+    const result = clearEnded(this.#store, sessionId, this.#now());
+    if (result.cleared.length > 0) this.#changed(sessionId);
+    return result;
   }
 
   #record(uid: number): MonitorRecord {

@@ -3,16 +3,17 @@
  * routes. Reads only; every change goes through the Engine.
  * Design: docs/design.md §6, §7.
  */
-import type { MonitorEvent, MonitorView, WakeView } from "../../../shared/schemas/views.js";
+import type { MonitorEvent, MonitorView, Stall, WakeView } from "../../../shared/schemas/views.js";
 import { NotFoundError } from "../base/errors.js";
 import { monitorOrThrow, sessionOrThrow } from "../core/lookup.js";
 import { toMonitorView } from "../core/views.js";
+import { stallOf } from "../core/waitpoint-view.js";
 import type { Shield } from "../secrets/shield.js";
 import type { CheckEntry } from "../store/checks.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
-import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
+import { parseWakeId, type RawWake, toDeliveryView, toWakeView } from "../store/wakes.js";
 
 /**
  * Who takes a ready wake of an agent session: the open session through its hooks, or, once it is
@@ -27,6 +28,7 @@ export class Queries {
   constructor(
     private readonly store: Store,
     private readonly shield: Shield,
+    private readonly now: () => number = Date.now,
   ) {}
 
   session(id: string): SessionRow {
@@ -42,13 +44,24 @@ export class Queries {
   }
 
   view(record: MonitorRecord): MonitorView {
-    const latest = this.store.wakes.latestOfMonitor(record.uid);
+    const wp = record.kind === "signal" ? this.store.waitpoints.byUid(record.uid) : undefined;
+    const stall = wp
+      ? stallOf(record, wp.heartbeatTimeoutMs, this.store.waitpoints.lastSignalAt(record.uid), this.now())
+      : null;
+    const adapter = this.store.sessions.get(record.sessionId)?.adapter.kind;
+    return this.viewOf(record, this.store.wakes.latestOfMonitor(record.uid), adapter, stall);
+  }
+
+  /** The view from parts already read (the panel reads them for a whole page at once). */
+  viewOf(record: MonitorRecord, latest: RawWake | undefined, adapterKind: string | undefined, stall: Stall | null) {
     const delivery = latest ? toDeliveryView(latest) : null;
     if (delivery?.state === "ready" && delivery.attempts === 0) {
-      const waitingFor = AGENT_SESSION[this.store.sessions.get(record.sessionId)?.adapter.kind ?? ""];
+      const waitingFor = AGENT_SESSION[adapterKind ?? ""];
       if (waitingFor) delivery.waitingFor = waitingFor;
     }
-    return toMonitorView(record, this.shield, delivery);
+    const view = toMonitorView(record, this.shield, delivery);
+    if (stall) view.stall = stall;
+    return view;
   }
 
   monitors(sessionId: string): MonitorView[] {

@@ -14,8 +14,11 @@ import type { Devices } from "../devices/devices.js";
 import type { Engine } from "../engine/engine.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Vault } from "../secrets/vault.js";
+import type { Store } from "../store/store.js";
 
 export interface ApiServices {
+  /** Read by the panel route's filtered, paged queries (store/panel.ts). */
+  store: Store;
   engine: Engine;
   delivery: Delivery;
   waitpoints: Waitpoints;

@@ -18,16 +18,16 @@ import {
   VaultSetSchema,
   WaitCreateSchema,
 } from "../../../shared/schemas/inputs.js";
-import type { PanelItem } from "../../../shared/schemas/native-messages.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
-import type { WaitpointView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
+import { panelPage } from "../core/panel-page.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
+import { panelQuery } from "./panel-query.js";
 import type { ApiServices, Routes } from "./route-context.js";
 import { errorBody, SIGNAL_STATUS } from "./status.js";
 
@@ -58,16 +58,6 @@ function waitSeconds(raw: string | undefined): number {
     throw new HttpError(400, `wait: Expected 0–${MAX_CLAIM_WAIT_SECONDS} seconds, got ${raw}`);
   }
   return value;
-}
-
-/** A whole number from the query, within bounds; `fallback` when absent. */
-function pageNumber(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new HttpError(400, `${name}: Expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return n;
 }
 
 /**
@@ -107,35 +97,24 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   }));
 
   /**
-   * What the side panel and `vigil ls` show, in one request: items by session, waitpoints with
-   * details, and the devices with their state.
+   * What the side panel and `vigil ls --all` show (core/panel-page.ts): one page of monitors and
+   * waitpoints under the panel's filters, the counts, the sessions, the devices and "Needs you".
    */
-  routes.on("panel", (c) => {
-    const offset = pageNumber(c.query.offset, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
-    const limit = pageNumber(c.query.limit, "limit", 200, 1, 500);
-    const items: PanelItem[] = [];
-    for (const session of queries.sessions()) {
-      const { id, label } = sessionView(session);
-      const monitors = queries.monitors(id);
-      const details = monitors.some((m) => m.kind === "signal")
-        ? new Map(waitpoints.list(id).map((w) => [w.id, w]))
-        : new Map<string, WaitpointView>();
-      for (const monitor of monitors) {
-        const waitpoint = details.get(monitor.id);
-        items.push(waitpoint ? { session: { id, label }, monitor, waitpoint } : { session: { id, label }, monitor });
-      }
-    }
-    return {
-      status: 200,
-      body: {
-        total: items.length,
-        offset,
-        items: items.slice(offset, offset + limit),
-        devices: devices.list(),
-        checks: engine.checkLoad(),
+  routes.on("panel", (c) => ({
+    status: 200,
+    body: panelPage(
+      {
+        store: services.store,
+        queries,
+        waitpointViews: (records) => waitpoints.views(records),
+        devices: () => devices.list(),
+        checks: () => engine.checkLoad(),
+        shield: services.shield,
+        now: Date.now,
       },
-    };
-  });
+      panelQuery(c.query),
+    ),
+  }));
 
   // ---- sessions
   routes.on("createSession", async (c) => {
@@ -201,6 +180,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     status: 200,
     body: queries.checks(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
   }));
+  routes.on("clearEnded", (c) => ({
+    status: 200,
+    body: engine.clearEnded(param(c.params.sid, SessionIdSchema)),
+  }));
   routes.on("controlMonitor", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
     const mid = param(c.params.mid, MonitorRefSchema);
@@ -242,6 +225,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("retryWake", (c) => ({
     status: 200,
     body: delivery.retry(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
+  }));
+  routes.on("dismissWake", (c) => ({
+    status: 200,
+    body: engine.dismissWake(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
   }));
 
   // ---- waitpoints (design.md §5)

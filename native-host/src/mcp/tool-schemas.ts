@@ -246,9 +246,18 @@ const DeliveryOut = z
     lastError: z.string().nullable().describe("the last delivery error, or null"),
     deliveredVia: z.string().nullable().describe("how it went out, or null"),
     waitingFor: z.string().optional().describe("who takes a ready wake, when someone else does"),
+    dismissedAt: z.string().optional().describe("when a person dismissed it (never delivered), if they did"),
   })
   .nullable()
   .describe("its latest wake's delivery, or null");
+
+const StallOut = z
+  .object({
+    since: Time("when its heartbeat became overdue"),
+    lastSignalAt: TimeOrNull("its last signal (null: none since it was armed)"),
+    heartbeatTimeoutSeconds: z.number().describe("its heartbeat timeout"),
+  })
+  .describe("an armed waitpoint no signal reached within its heartbeat timeout");
 
 /** The monitor fields a tool result shows (see `compact` in server.ts). */
 export const MonitorOut = z
@@ -330,6 +339,12 @@ export const WaitpointOut = z
     monitorState: z.enum(MONITOR_STATES).describe("its monitor's state"),
     members: z.array(z.string()).nullable().describe("its member names, or null"),
     device: z.string().nullable().describe("the device whose spool files signal it, or null (this machine)"),
+    deviceState: z
+      .enum([...DEVICE_STATES, "removed"])
+      .nullable()
+      .describe("that device's connection now (removed: it is gone), or null (this machine)"),
+    stall: StallOut.nullable().describe("with a heartbeat timeout: the heartbeat is overdue, or null"),
+    lastSignalAt: TimeOrNull("the latest signal of any kind"),
     quorum: z.number().describe("signals that complete it"),
     failFast: z.boolean().describe("whether a fail signal wakes at once"),
     maxSignals: z.number().describe("wakes before it ends"),

@@ -31,6 +31,8 @@ export interface MonitorRecord {
   endingReason: EndingReason | null;
   endingAt: number | null;
   endingDetail: string | null;
+  /** Cleared from the side panel's list (Clear ended); the record stays. */
+  cleared: boolean;
   trigger: TriggerRecord | null;
 }
 
@@ -66,6 +68,7 @@ interface Raw {
   ending_reason: string | null;
   ending_at: number | null;
   ending_detail: string | null;
+  cleared_at: number | null;
   mode: string | null;
   next_due_at: number | null;
   deadline_at: number | null;
@@ -98,6 +101,7 @@ function toRecord(raw: Raw): MonitorRecord {
     endingReason: raw.ending_reason as EndingReason | null,
     endingAt: raw.ending_at,
     endingDetail: raw.ending_detail,
+    cleared: raw.cleared_at !== null,
     trigger:
       raw.mode === null
         ? null
@@ -171,6 +175,8 @@ export class MonitorsTable {
   readonly #setWakedSeq;
   readonly #endLease;
   readonly #delete;
+  readonly #clearEnded;
+  readonly #byUids;
 
   constructor(db: Db) {
     this.#insertMonitor = db.prepare(
@@ -232,6 +238,12 @@ export class MonitorsTable {
        WHERE monitor_uid = ?`,
     );
     this.#setWakedSeq = db.prepare("UPDATE monitors SET waked_seq = max(waked_seq, ?) WHERE uid = ?");
+    this.#clearEnded = db.prepare<[number, string], { id: string }>(
+      `UPDATE monitors SET cleared_at = ? WHERE session_id = ? AND cleared_at IS NULL AND state IN ('finished', 'cancelled')
+         AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
+       RETURNING id`,
+    );
+    this.#byUids = db.prepare<[string], Raw>(`${SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`);
   }
 
   insert(monitor: NewMonitor): number {
@@ -259,6 +271,17 @@ export class MonitorsTable {
   byUid(uid: number): MonitorRecord | undefined {
     const raw = this.#byUid.get(uid);
     return raw && toRecord(raw);
+  }
+
+  /** These monitors, in the order of `uids` (missing ones left out). */
+  byUids(uids: readonly number[]): MonitorRecord[] {
+    const found = new Map(this.#byUids.all(JSON.stringify(uids)).map((raw) => [raw.uid, toRecord(raw)]));
+    return uids.flatMap((uid) => found.get(uid) ?? []);
+  }
+
+  /** Takes the session's ended monitors with nothing left to deliver out of the panel's list; their ids. */
+  clearEnded(sessionId: string, now: number): string[] {
+    return this.#clearEnded.all(now, sessionId).map((row) => row.id);
   }
 
   list(sessionId: string): MonitorRecord[] {

@@ -10,6 +10,7 @@ import { DevicesTable } from "./devices.js";
 import { EventsTable } from "./events.js";
 import { InboundEventsTable } from "./inbound-events.js";
 import { MonitorsTable } from "./monitors.js";
+import { PanelTable } from "./panel.js";
 import { SessionsTable } from "./sessions.js";
 import { VaultTable } from "./vault.js";
 import { WaitpointsTable } from "./waitpoints.js";
@@ -25,6 +26,8 @@ export class Store {
   readonly inboundEvents: InboundEventsTable;
   readonly checks: ChecksTable;
   readonly devices: DevicesTable;
+  /** The side panel's filtered, paged reads (across tables). */
+  readonly panel: PanelTable;
 
   constructor(
     readonly db: Db,
@@ -40,6 +43,7 @@ export class Store {
     this.inboundEvents = new InboundEventsTable(db);
     this.checks = new ChecksTable(db);
     this.devices = new DevicesTable(db);
+    this.panel = new PanelTable(db);
   }
 
   /** The database, and beside it (for a file database) the vault's `vault.json`. */

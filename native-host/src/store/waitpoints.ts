@@ -132,6 +132,8 @@ export class WaitpointsTable {
   readonly #wakeCount;
   readonly #purgeable;
   readonly #lastSignalAt;
+  readonly #byUids;
+  readonly #signalsOf;
   readonly #setStall;
 
   readonly #tombstone;
@@ -152,6 +154,12 @@ export class WaitpointsTable {
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
+    this.#byUids = db.prepare<[string], RawWaitpoint>(
+      "SELECT * FROM waitpoints WHERE monitor_uid IN (SELECT value FROM json_each(?))",
+    );
+    this.#signalsOf = db.prepare<[string], RawSignal & { monitor_uid: number }>(
+      "SELECT * FROM signals WHERE monitor_uid IN (SELECT value FROM json_each(?)) ORDER BY id",
+    );
     this.#target = db.prepare<[string], RawTarget>(
       `SELECT w.*, m.session_id, m.state, m.ending_reason
        FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ?`,
@@ -211,6 +219,22 @@ export class WaitpointsTable {
   target(id: string): SignalTarget | undefined {
     const raw = this.#target.get(id);
     return raw && toTarget(raw);
+  }
+
+  /** The waitpoints of these monitors (one statement for a page of them), by monitor uid. */
+  byUids(uids: readonly number[]): Map<number, WaitpointRow> {
+    return new Map(this.#byUids.all(JSON.stringify(uids)).map((raw) => [raw.monitor_uid, toWaitpoint(raw)]));
+  }
+
+  /** The signals of these monitors, oldest first, by monitor uid. */
+  signalsOf(uids: readonly number[]): Map<number, SignalRow[]> {
+    const out = new Map<number, SignalRow[]>();
+    for (const raw of this.#signalsOf.all(JSON.stringify(uids))) {
+      const list = out.get(raw.monitor_uid) ?? [];
+      list.push(toSignal(raw));
+      out.set(raw.monitor_uid, list);
+    }
+    return out;
   }
 
   /** A key dedupes only signals to the same waitpoint: another waitpoint's signal with it is its own. */

@@ -39,6 +39,8 @@ export interface RawWake {
   delivered_at: number | null;
   delivered_via: string | null;
   output: string | null;
+  /** Set aside by the person (Dismiss): the wake is cancelled and never delivered. */
+  dismissed_at: number | null;
 }
 
 export const wakeIdOf = (n: number): string => `wake-${n}`;
@@ -65,6 +67,7 @@ export function toWakeView(raw: RawWake): WakeView {
     deliveredAt: iso(raw.delivered_at),
     deliveredVia: raw.delivered_via,
     output: raw.output,
+    ...(raw.dismissed_at === null ? {} : { dismissedAt: iso(raw.dismissed_at) as string }),
   };
 }
 
@@ -76,6 +79,7 @@ export function toDeliveryView(raw: RawWake): DeliveryView {
     nextAttemptAt: iso(raw.next_attempt_at),
     lastError: raw.last_error,
     deliveredVia: raw.delivered_via,
+    ...(raw.dismissed_at === null ? {} : { dismissedAt: iso(raw.dismissed_at) as string }),
   };
 }
 
@@ -107,6 +111,9 @@ export class WakesTable {
   readonly #expiredLeases;
   readonly #retry;
   readonly #readyCount;
+  readonly #dismiss;
+  readonly #latestOfMonitors;
+  readonly #countsOfMonitors;
 
   constructor(db: Db) {
     this.#insert = db.prepare(
@@ -167,6 +174,19 @@ export class WakesTable {
       `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
        WHERE id = ? AND state = 'needs_review'`,
     );
+    // Only a wake a person must decide on: one that needs review, or one whose delivery failed and is retried.
+    this.#dismiss = db.prepare(
+      `UPDATE wakes SET state = 'cancelled', dismissed_at = ?, next_attempt_at = NULL
+       WHERE id = ? AND (state = 'needs_review' OR (state = 'ready' AND attempts > 0))`,
+    );
+    this.#latestOfMonitors = db.prepare<[string], RawWake>(
+      `SELECT ${COLUMNS} ${FROM} WHERE w.id IN (
+         SELECT max(id) FROM wakes WHERE monitor_uid IN (SELECT value FROM json_each(?)) GROUP BY monitor_uid)`,
+    );
+    this.#countsOfMonitors = db.prepare<[number, string], { uid: number; n: number; recent: number }>(
+      `SELECT monitor_uid AS uid, count(*) AS n, sum(created_at > ?) AS recent FROM wakes
+       WHERE monitor_uid IN (SELECT value FROM json_each(?)) GROUP BY monitor_uid`,
+    );
     this.#readyCount = db.prepare<[string], { n: number }>(
       "SELECT count(*) AS n FROM wakes WHERE session_id = ? AND state = 'ready'",
     );
@@ -188,6 +208,16 @@ export class WakesTable {
 
   byIds(ids: number[]): RawWake[] {
     return ids.length === 0 ? [] : this.#byIds.all(JSON.stringify(ids));
+  }
+
+  /** The latest wake of each of these monitors (one statement for a page of them), by monitor uid. */
+  latestOfMonitors(monitorUids: readonly number[]): Map<number, RawWake> {
+    return new Map(this.#latestOfMonitors.all(JSON.stringify(monitorUids)).map((row) => [row.monitor_uid, row]));
+  }
+
+  /** How many wakes each of these monitors has, and how many since `since`, by monitor uid. */
+  countsOfMonitors(monitorUids: readonly number[], since: number): Map<number, { n: number; recent: number }> {
+    return new Map(this.#countsOfMonitors.all(since, JSON.stringify(monitorUids)).map((row) => [row.uid, row]));
   }
 
   latestOfMonitor(monitorUid: number): RawWake | undefined {
@@ -237,6 +267,11 @@ export class WakesTable {
 
   retry(id: number): boolean {
     return this.#retry.run(id).changes > 0;
+  }
+
+  /** Sets a wake aside for good (cancelled, never delivered); false unless it needed review or was being retried. */
+  dismiss(id: number, now: number): boolean {
+    return this.#dismiss.run(now, id).changes > 0;
   }
 
   readyCount(sessionId: string): number {

@@ -1,0 +1,267 @@
+/**
+ * The "Needs you" list (#26): which rows need the person, why, in what order, with which actions;
+ * one entry per monitor; the overload entry names monitors by their names.
+ */
+import { describe, expect, test } from "vitest";
+import { ATTENTION_REASONS, type CheckLoadView, type DeviceView } from "../../../shared/schemas/views.js";
+import { INTERRUPTED } from "../delivery/delivery.js";
+import { HANDOVER_UNSEEN } from "../delivery/handovers.js";
+import type { MonitorAttentionRow, WakeAttentionRow } from "../store/panel.js";
+import { type AttentionInput, attentionList } from "./attention.js";
+
+const NOW = Date.parse("2026-12-02T12:00:00Z");
+const MIN = 60_000;
+
+let uid = 0;
+const wake = (overrides: Partial<WakeAttentionRow> = {}): WakeAttentionRow => {
+  uid += 1;
+  return {
+    id: uid,
+    sessionId: "s1",
+    monitorUid: uid,
+    monitorId: `mon-${uid}`,
+    name: `wake monitor ${uid}`,
+    kind: "command",
+    waitpointId: null,
+    state: "needs_review",
+    attempts: 5,
+    lastError: "POST https://hooks.example answered 500",
+    nextAttemptAt: null,
+    createdAt: NOW - 10 * MIN,
+    ...overrides,
+  };
+};
+
+const monitor = (overrides: Partial<MonitorAttentionRow> = {}): MonitorAttentionRow => {
+  uid += 1;
+  return {
+    uid,
+    sessionId: "s1",
+    monitorId: `mon-${uid}`,
+    name: `monitor ${uid}`,
+    kind: "command",
+    state: "waiting",
+    lastError: null,
+    errorSince: null,
+    endingReason: null,
+    endingAt: null,
+    endingDetail: null,
+    createdAt: NOW - 60 * MIN,
+    waitpointId: null,
+    heartbeatTimeoutMs: null,
+    lastSignalAt: null,
+    device: null,
+    ...overrides,
+  };
+};
+
+const device = (overrides: Partial<DeviceView> = {}): DeviceView => ({
+  name: "gpu1",
+  ssh: "me@gpu1",
+  port: null,
+  identity: null,
+  state: "error",
+  lastError: "ssh: connect to host gpu1 port 22: Connection refused",
+  lastCollectionAt: new Date(NOW - 30 * MIN).toISOString(),
+  filesCollected: 0,
+  collection: null,
+  createdAt: new Date(NOW - 90 * MIN).toISOString(),
+  ...overrides,
+});
+
+const calm: CheckLoadView = {
+  overloaded: false,
+  running: 0,
+  concurrency: 32,
+  waitingForSlot: 0,
+  lag: { n: 0, p50Ms: null, p99Ms: null, maxMs: null },
+  late: [],
+};
+
+const overloaded: CheckLoadView = {
+  ...calm,
+  overloaded: true,
+  late: [
+    { sessionId: "s1", monitorId: "mon-3", name: "nightly build", lateMs: 4200, at: new Date(NOW - MIN).toISOString() },
+  ],
+};
+
+const input = (overrides: Partial<AttentionInput> = {}): AttentionInput => ({
+  now: NOW,
+  wakes: [],
+  monitors: [],
+  devices: [],
+  checks: calm,
+  shield: (text) => text.replaceAll("hunter2", "[secret]"),
+  ...overrides,
+});
+
+describe("the Needs-you list", () => {
+  test("one entry of each reason comes most urgent first, ranks ascending", () => {
+    const list = attentionList(
+      input({
+        // Listed in reverse urgency, each newer than the next, so neither input order nor age decides.
+        wakes: [
+          wake({ state: "ready", attempts: 0, lastError: null, createdAt: NOW - 20 * MIN }),
+          wake({ state: "ready", attempts: 2, lastError: "HTTP 503", createdAt: NOW - 21 * MIN }),
+          wake({ lastError: "command exited 2 (gave up after 5 attempts)", createdAt: NOW - 2 * MIN }),
+          wake({ lastError: INTERRUPTED, createdAt: NOW - MIN }),
+        ],
+        monitors: [
+          monitor({ lastError: "exit 127: gh: command not found", errorSince: NOW - 3 * MIN }),
+          monitor({
+            kind: "signal",
+            waitpointId: "wp_000000000001",
+            heartbeatTimeoutMs: 5 * MIN,
+            lastSignalAt: NOW - 7 * MIN,
+          }),
+          monitor({
+            kind: "signal",
+            state: "ready",
+            waitpointId: "wp_000000000002",
+            endingReason: "failed",
+            endingAt: NOW - 4 * MIN,
+            endingDetail: "arm2 fail: CUDA out of memory",
+          }),
+        ],
+        devices: [device(), device({ name: "laptop", state: "offline", lastError: null })],
+        checks: overloaded,
+      }),
+    );
+    expect(list.items.map((item) => item.reason)).toEqual([...ATTENTION_REASONS]);
+    expect(list.items.map((item) => item.rank)).toEqual(ATTENTION_REASONS.map((_, i) => i));
+  });
+
+  test.each([
+    [INTERRUPTED, "needs_review"],
+    [`${HANDOVER_UNSEEN}; the transcript was not read: EACCES`, "needs_review"],
+    [null, "needs_review"],
+    ["POST https://hooks.example answered 410 (gave up after 5 attempts)", "delivery_failed"],
+  ])("a wake in review with error %j is %s, with Send again and Dismiss", (lastError, reason) => {
+    const [item] = attentionList(input({ wakes: [wake({ lastError })] })).items;
+    expect(item).toMatchObject({ reason, wakeId: expect.stringMatching(/^wake-\d+$/) });
+    expect(item?.actions).toEqual(["retry", "dismiss", "open"]);
+  });
+
+  test("the whole cause is the detail, shielded", () => {
+    const error = "line 1\nline 2: token hunter2 refused\nline 3";
+    const [item] = attentionList(input({ wakes: [wake({ lastError: error })] })).items;
+    expect(item?.detail).toBe("line 1\nline 2: token [secret] refused\nline 3");
+  });
+
+  test("a retrying wake can be dismissed; a wake nobody took says for how long", () => {
+    const [retrying] = attentionList(
+      input({ wakes: [wake({ state: "ready", attempts: 1, lastError: "HTTP 503" })] }),
+    ).items;
+    expect(retrying).toMatchObject({ reason: "delivery_retrying", detail: "HTTP 503", actions: ["dismiss", "open"] });
+    const [untaken] = attentionList(
+      input({ wakes: [wake({ state: "ready", attempts: 0, lastError: null, createdAt: NOW - 20 * MIN })] }),
+    ).items;
+    expect(untaken?.reason).toBe("wake_not_taken");
+    expect(untaken?.detail).toMatch(/has been ready for 20m 0s and nothing took it/);
+  });
+
+  test("a waitpoint is stalled once its heartbeat is overdue, and only while armed", () => {
+    const stalled = monitor({
+      kind: "signal",
+      waitpointId: "wp_a",
+      heartbeatTimeoutMs: 5 * MIN,
+      lastSignalAt: NOW - 7 * MIN,
+    });
+    const fresh = monitor({
+      kind: "signal",
+      waitpointId: "wp_b",
+      heartbeatTimeoutMs: 5 * MIN,
+      lastSignalAt: NOW - MIN,
+    });
+    const quiet = monitor({
+      kind: "signal",
+      waitpointId: "wp_c",
+      heartbeatTimeoutMs: 5 * MIN,
+      createdAt: NOW - 6 * MIN,
+    });
+    const { items } = attentionList(input({ monitors: [stalled, fresh, quiet] }));
+    expect(items.map((item) => item.waitpointId)).toEqual(["wp_a", "wp_c"]);
+    expect(items[0]).toMatchObject({
+      reason: "waitpoint_stalled",
+      detail: "stalled · last heartbeat 7m ago (heartbeat timeout 5m)",
+      since: new Date(NOW - 2 * MIN).toISOString(),
+      actions: ["cancel", "open"],
+    });
+    expect(items[1]?.detail).toBe("stalled · no heartbeat since armed 6m ago (heartbeat timeout 5m)");
+  });
+
+  test("a monitor in error since its first failed check; a paused one may be resumed", () => {
+    const { items } = attentionList(
+      input({
+        monitors: [
+          monitor({ name: "paused", state: "paused", lastError: "timeout", errorSince: NOW - 9 * MIN }),
+          monitor({ name: "older", lastError: "exit 1", errorSince: NOW - 30 * MIN }),
+          monitor({ name: "fine" }),
+        ],
+      }),
+    );
+    expect(items.map((item) => [item.title, item.since, item.actions])).toEqual([
+      ["older", new Date(NOW - 30 * MIN).toISOString(), ["cancel", "open"]],
+      ["paused", new Date(NOW - 9 * MIN).toISOString(), ["resume", "cancel", "open"]],
+    ]);
+  });
+
+  test("one entry per monitor: its most urgent", () => {
+    const errored = monitor({ lastError: "exit 1", errorSince: NOW - 30 * MIN });
+    const list = attentionList(
+      input({
+        monitors: [errored],
+        wakes: [wake({ monitorUid: errored.uid, monitorId: errored.monitorId, lastError: INTERRUPTED })],
+      }),
+    );
+    expect(list.items.map((item) => item.reason)).toEqual(["needs_review"]);
+    expect(list.monitorUids).toEqual([errored.uid]);
+  });
+
+  test("overload names monitors by their names, and is absent while checks keep up", () => {
+    const [item] = attentionList(input({ checks: overloaded })).items;
+    expect(item?.reason).toBe("overload");
+    expect(item?.detail).toContain("nightly build 4.2 s");
+    expect(item?.detail).not.toContain("mon-3");
+    expect(attentionList(input()).items).toEqual([]);
+  });
+
+  test("only devices in error; offline or connected ones need nothing", () => {
+    const { items } = attentionList(
+      input({
+        devices: [
+          device({ name: "a", state: "offline" }),
+          device({ name: "b" }),
+          device({ name: "c", state: "connected" }),
+        ],
+      }),
+    );
+    expect(items).toEqual([
+      expect.objectContaining({
+        reason: "device_error",
+        device: "b",
+        title: "b",
+        detail: expect.stringContaining("Connection refused"),
+      }),
+    ]);
+  });
+
+  test("a waitpoint that failed or expired needs a look; other endings do not", () => {
+    const { items } = attentionList(
+      input({
+        monitors: [
+          monitor({
+            waitpointId: "wp_x",
+            endingReason: "timeout",
+            endingAt: NOW - MIN,
+            endingDetail: null,
+            state: "finished",
+          }),
+          monitor({ endingReason: "failed", endingAt: NOW - MIN, state: "finished" }),
+        ],
+      }),
+    );
+    expect(items).toEqual([expect.objectContaining({ reason: "waitpoint_failed", detail: "the waitpoint expired" })]);
+  });
+});

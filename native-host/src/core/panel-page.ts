@@ -1,0 +1,159 @@
+/**
+ * `GET /api/panel` (#26, design.md §7): one page of the side panel's list under its filters, the
+ * counts per filter and session, and the whole "Needs you" list. The store filters, counts and pages
+ * in SQL; views are built only for the monitors on the page, and carry only what the list shows.
+ */
+import type {
+  CheckLoadView,
+  DeviceView,
+  MonitorView,
+  PanelCounts,
+  PanelPage,
+  PanelRow,
+  PanelSession,
+  WaitpointView,
+} from "../../../shared/schemas/views.js";
+import type { Queries } from "../engine/queries.js";
+import type { Shield } from "../secrets/shield.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import type { ListFilter, PanelFilter } from "../store/panel.js";
+import type { SessionRow } from "../store/sessions.js";
+import type { Store } from "../store/store.js";
+import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "./attention.js";
+
+/** The longest observation, event or signal text a list item carries. */
+export const EXCERPT_CHARS = 300;
+
+/** Signals a waitpoint's list item carries (its latest). */
+export const LIST_SIGNALS = 20;
+
+export interface PanelQuery extends PanelFilter {
+  filter: ListFilter;
+  offset: number;
+  limit: number;
+}
+
+export interface PanelDeps {
+  store: Store;
+  queries: Queries;
+  /** The views of a page's waitpoints, by monitor uid (read together). */
+  waitpointViews: (records: readonly MonitorRecord[]) => Map<number, WaitpointView>;
+  devices: () => DeviceView[];
+  checks: () => CheckLoadView;
+  shield: Shield;
+  now: () => number;
+}
+
+/** Text cut to `max` characters, the cut marked with "…"; a value that is not text, as JSON. */
+export function excerpt(value: unknown, max = EXCERPT_CHARS): string | null {
+  if (value === null || value === undefined) return null;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+const ZERO: PanelCounts = { all: 0, needs: 0, active: 0, ended: 0 };
+
+function add(a: PanelCounts, b: PanelCounts): PanelCounts {
+  return { all: a.all + b.all, needs: a.needs + b.needs, active: a.active + b.active, ended: a.ended + b.ended };
+}
+
+function listMonitor(view: MonitorView): MonitorView {
+  return { ...view, lastObservation: excerpt(view.lastObservation), lastEvent: excerpt(view.lastEvent) };
+}
+
+function listWaitpoint(view: WaitpointView): WaitpointView {
+  return {
+    ...view,
+    signals: view.signals.slice(-LIST_SIGNALS).map((signal) => ({
+      ...signal,
+      message: excerpt(signal.message),
+      data: excerpt(signal.data),
+    })),
+  };
+}
+
+/** The late checks of monitors that still exist and are not cleared (a deleted one is named nowhere). */
+function existingLate(store: Store, checks: CheckLoadView): CheckLoadView {
+  const late = checks.late.filter((entry) => {
+    const record = store.monitors.get(entry.sessionId, entry.monitorId);
+    return record !== undefined && !record.cleared;
+  });
+  if (late.length === checks.late.length) return checks;
+  return { ...checks, late, overloaded: checks.waitingForSlot > 0 || late.length > 0 };
+}
+
+/**
+ * The page's monitors: the sessions are walked in order with their counts, and only those the page
+ * reaches are asked for their part (each a look-up on the session index, no sort of every monitor).
+ */
+function pageUids(store: Store, query: PanelQuery, sessions: PanelSession[], needs: readonly number[]): number[] {
+  const uids: number[] = [];
+  let skip = query.offset;
+  for (const session of sessions) {
+    if (uids.length >= query.limit) break;
+    if (query.sessionId !== null && session.id !== query.sessionId) continue;
+    const size = session.counts[query.filter];
+    if (skip >= size) {
+      skip -= size;
+      continue;
+    }
+    uids.push(...store.panel.sessionPage(session.id, query, query.filter, needs, skip, query.limit - uids.length));
+    skip = 0;
+  }
+  return uids;
+}
+
+/** The page's rows: each view built from parts read for the whole page at once. */
+function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: SessionRow[]): PanelRow[] {
+  const { store } = deps;
+  const uids = records.map((record) => record.uid);
+  const latest = store.wakes.latestOfMonitors(uids);
+  const waitpoints = deps.waitpointViews(records.filter((record) => record.kind === "signal"));
+  const labels = new Map(sessions.map((session) => [session.id, session.label]));
+  const adapters = new Map(sessions.map((session) => [session.id, session.adapter.kind]));
+  return records.map((record): PanelRow => {
+    const session = { id: record.sessionId, label: labels.get(record.sessionId) ?? null };
+    const waitpoint = waitpoints.get(record.uid);
+    const stall = waitpoint?.stall ?? null;
+    const view = deps.queries.viewOf(record, latest.get(record.uid), adapters.get(record.sessionId), stall);
+    const monitor = listMonitor(view);
+    return waitpoint ? { session, monitor, waitpoint: listWaitpoint(waitpoint) } : { session, monitor };
+  });
+}
+
+export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
+  const { store, shield } = deps;
+  const now = deps.now();
+  const devices = deps.devices();
+  const checks = existingLate(store, deps.checks());
+  const attention = attentionList({
+    now,
+    wakes: store.panel.attentionWakes(now - WAKE_NOT_TAKEN_MS),
+    monitors: store.panel.attentionMonitors(now - FAILED_WAITPOINT_SHOWN_MS),
+    devices,
+    checks,
+    shield: (text) => shield.text(text),
+  });
+  const needs = attention.monitorUids;
+  const perSession = store.panel.counts(query, needs);
+  const sessionRows = store.sessions.list();
+  const sessions = sessionRows.map((session) => ({
+    id: session.id,
+    label: session.label,
+    counts: perSession.get(session.id) ?? ZERO,
+  }));
+  const counts =
+    query.sessionId === null ? [...perSession.values()].reduce(add, ZERO) : (perSession.get(query.sessionId) ?? ZERO);
+  const records = store.monitors.byUids(pageUids(store, query, sessions, needs));
+  const items = listItems(deps, records, sessionRows);
+  return {
+    total: counts[query.filter],
+    offset: query.offset,
+    items,
+    devices,
+    checks,
+    counts,
+    sessions,
+    attention: attention.items,
+  };
+}
