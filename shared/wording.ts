@@ -5,7 +5,8 @@
  * Where the two surfaces read differently (the panel is coarser), each has its own named function.
  * Design: docs/design.md §7.
  */
-import type { CheckLoadView, DeliveryView } from "./schemas/views.js";
+import type { AttentionReason } from "./schemas/native-messages.js";
+import type { CheckLoadView, DeliveryView, EndingReason } from "./schemas/views.js";
 
 /** A span of time in at most two units, floored: "4s", "2m 5s", "1h 2m", "1d 1h". */
 export function formatDuration(ms: number): string {
@@ -150,4 +151,41 @@ export function overloadText(load: CheckLoadView): string | null {
     parts.push(`started over 1 s late in the last minute: ${worst}`);
   }
   return `Checks are running late — ${parts.join("; ")}. Longer intervals or fewer waits would keep them on time.`;
+}
+
+// ------------------------------------------------------------------ the side panel's words (#26)
+// Added by the panel's UI work (h/panel-ui); kept apart from the functions above to ease merging.
+
+/** What an entry of the panel's "Needs you" list is about, in a few words. */
+export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {
+  needs_review: "delivery needs review",
+  delivery_failed: "delivery failed",
+  delivery_retrying: "delivery retrying",
+  monitor_error: "checks failing",
+  waitpoint_stalled: "stalled",
+  waitpoint_failed: "waitpoint failed",
+  device_error: "device unreachable",
+  wake_not_taken: "wake not taken",
+  overload: "checks running late",
+};
+
+/** How a monitor ended, as the person reads it: "met", "timed out", "rate-limited", "cancelled". */
+export const ENDING_TEXT: Record<EndingReason, string> = {
+  met: "met",
+  failed: "failed",
+  exited: "exited",
+  timeout: "timed out",
+  stopped: "cancelled",
+  rate_limited: "rate-limited",
+  error: "error",
+  lost: "lost",
+};
+
+/** "1 event", "3 events": a count and its noun, singular for one. */
+export const countOf = (n: number, noun: string, plural = `${noun}s`): string => `${n} ${n === 1 ? noun : plural}`;
+
+/** A waitpoint's device line: "waiting for its device gpu1 (offline)", or null when it is connected. */
+export function deviceWaitText(device: string, state: string | null): string | null {
+  if (state === "connected") return null;
+  return `waiting for its device ${device}${state ? ` (${state})` : ""}`;
 }

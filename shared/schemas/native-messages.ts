@@ -3,7 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
-import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema } from "./ids.js";
+import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "./ids.js";
 import type { CheckLoadView, DeviceView, MonitorView, WaitpointView } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
@@ -11,6 +11,13 @@ export const NATIVE_HOST_NAME = "dev.vigil.host";
 export const MAX_HOST_TO_BROWSER_BYTES = 1024 * 1024;
 /** Requests from the browser are small; anything larger is refused (and skipped). */
 export const MAX_BROWSER_TO_HOST_BYTES = 1024 * 1024;
+
+/** The panel's tabs: everything, what needs the person, what still waits, what has ended. */
+export const PANEL_FILTERS = ["all", "needs", "active", "ended"] as const;
+export type PanelFilter = (typeof PANEL_FILTERS)[number];
+/** The kinds the panel filters by (a waitpoint is a `signal` monitor). */
+export const PANEL_KINDS = ["command", "watch", "browser", "tool", "event", "time", "waitpoint"] as const;
+export type PanelKind = (typeof PANEL_KINDS)[number];
 
 const RequestId = z.union([z.string().min(1).max(100), z.number().int()]);
 
@@ -22,7 +29,19 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
     type: z.literal("list"),
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(500).default(200),
+    /** The panel's filters (GET /api/panel's query); absent ones are not sent. */
+    filter: z.enum(PANEL_FILTERS).optional(),
+    session: SessionIdSchema.optional(),
+    kind: z.enum(PANEL_KINDS).optional(),
+    device: z.string().min(1).max(100).optional(),
+    q: z.string().min(1).max(200).optional(),
   }),
+  /** Send a wake that needs review (or failed) again: POST /api/sessions/:sid/wakes/:wid/retry. */
+  z.strictObject({ id: RequestId, type: z.literal("retry"), sessionId: SessionIdSchema, wakeId: WakeIdSchema }),
+  /** Set such a wake aside (never delivered): POST /api/sessions/:sid/wakes/:wid/dismiss. */
+  z.strictObject({ id: RequestId, type: z.literal("dismiss"), sessionId: SessionIdSchema, wakeId: WakeIdSchema }),
+  /** Remove a session's ended monitors from the list: POST /api/sessions/:sid/monitors/clear-ended. */
+  z.strictObject({ id: RequestId, type: z.literal("clearEnded"), sessionId: SessionIdSchema }),
   z.strictObject({
     id: RequestId,
     type: z.literal("control"),
@@ -64,6 +83,52 @@ export interface PanelList {
   devices: DeviceView[];
   /** Whether checks keep up (design.md §3): the panel says so when they do not. */
   checks: CheckLoadView;
+  /** Under the session/kind/device/q filters, before `filter` (absent from a daemon before #26). */
+  counts?: PanelCounts;
+  /** Every session with its counts, for the session filter and the section headers. */
+  sessions?: Array<{ id: string; label: string | null; counts: PanelCounts }>;
+  /** What needs the person, whole (not paged), most urgent first. */
+  attention?: AttentionItem[];
+}
+
+export interface PanelCounts {
+  all: number;
+  needs: number;
+  active: number;
+  ended: number;
+}
+
+export const ATTENTION_REASONS = [
+  "needs_review",
+  "delivery_failed",
+  "delivery_retrying",
+  "monitor_error",
+  "waitpoint_stalled",
+  "waitpoint_failed",
+  "device_error",
+  "wake_not_taken",
+  "overload",
+] as const;
+export type AttentionReason = (typeof ATTENTION_REASONS)[number];
+export type AttentionAction = "retry" | "dismiss" | "resume" | "cancel" | "open";
+
+/** One entry of the panel's "Needs you" list (docs: /work/notes/panel-contract.md). */
+export interface AttentionItem {
+  reason: AttentionReason;
+  /** Sort key, lower = more urgent (the list comes sorted). */
+  rank: number;
+  sessionId?: string;
+  monitorId?: string;
+  waitpointId?: string;
+  wakeId?: string;
+  device?: string;
+  /** The monitor's, waitpoint's or device's name as the person knows it. */
+  title: string;
+  /** The whole cause (error text, last stderr lines). */
+  detail: string;
+  /** When it began needing the person (ISO). */
+  since: string;
+  actions: AttentionAction[];
 }
 
 export type NativeReply =
