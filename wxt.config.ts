@@ -6,6 +6,7 @@ import { EXTENSION_KEY, GECKO_ID } from "./shared/extension-identity";
 export default defineConfig({
   srcDir: "extension",
   outDir: ".output",
+  publicDir: "extension/public",
   manifest: ({ browser }) => ({
     name: "Vigil",
     description: "See, pause, resume and cancel the monitors your AI agents are waiting on.",

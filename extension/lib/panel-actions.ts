@@ -57,9 +57,18 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
   const button = (event.target as Element).closest<HTMLElement>("[data-action]");
   if (!button) return;
   const action = button.dataset.action as string;
-  if (action === "retry") return port.retry();
-  if (action.startsWith("needs-")) return onNeedsAction(deps, action.slice(6), button.dataset.target as string);
-  if (action.startsWith("bulk-")) return onBulkAction(deps, action.slice(5));
+  if (action === "retry") {
+    port.retry();
+    return;
+  }
+  if (action.startsWith("needs-")) {
+    onNeedsAction(deps, action.slice(6), button.dataset.target as string);
+    return;
+  }
+  if (action.startsWith("bulk-")) {
+    onBulkAction(deps, action.slice(5));
+    return;
+  }
   if (action === "tab") {
     state.filters.filter = button.dataset.tab as PanelFilter;
     render();

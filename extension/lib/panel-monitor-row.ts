@@ -7,7 +7,7 @@
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { CheckEntry, DeviceView } from "../../shared/schemas/views";
-import { deliveryHeadline, deviceWaitText } from "../../shared/wording";
+import { deliveryHeadline, deliveryProblem, deviceWaitText } from "../../shared/wording";
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";
@@ -45,7 +45,10 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
   const device = waitpoint?.device ? devices.find((d) => d.name === waitpoint.device) : undefined;
   const deviceLine =
     waitpoint?.device && waitpoint.state === "armed" ? deviceWaitText(waitpoint.device, device?.state ?? null) : null;
-  const badges = waitpoint ? waitpointBadges(waitpoint, monitor) : deliveryBadges(monitor);
+  // The delivery has its own line (with its error, whole): the badges are the waitpoint's own.
+  const delivery = deliveryBadges(monitor).map((b) => b.text);
+  const badges = waitpoint ? waitpointBadges(waitpoint, monitor).filter((b) => !delivery.includes(b.text)) : [];
+  const deliveryError = deliveryProblem(monitor.delivery)?.error ?? null;
   return h(
     "li",
     {
@@ -95,6 +98,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
             : "",
         )
       : null,
+    deliveryError ? h("div", { class: "error" }, deliveryError) : null,
     badges.length ? h("div", { class: "row" }, badges.map(badgeElement)) : null,
     buttons.length ? h("div", { class: "row actions" }, buttons) : null,
     open ? checkLog(name, state.checks.get(key), now) : null,

@@ -59,7 +59,7 @@ export function sessionSection(
               "data-action": "clear-ended",
               "data-group": group.id,
               "data-key": `${group.id}:clear-ended`,
-              "aria-label": `Clear ${ended} ended from ${group.label}`,
+              "aria-label": `Clear ended from ${group.label} (${ended})`,
             },
             "Clear ended",
           )

@@ -103,7 +103,8 @@ export function monitorDetailParts(item: PanelItem): DetailPart[] {
   if (canCancel(monitor.state)) {
     if (monitor.state === "waiting" && !waitpoint && monitor.nextCheckAt && Date.parse(monitor.nextCheckAt) > 0)
       parts.push({ prefix: "next ", iso: monitor.nextCheckAt, future: true });
-    time("deadline ", monitor.deadlineAt);
+    // A waitpoint's deadline is its expiry, already said.
+    if (!waitpoint) time("deadline ", monitor.deadlineAt);
   } else if (monitor.ending) {
     time(`${ENDING_TEXT[monitor.ending.reason]} `, monitor.ending.at);
   }

@@ -98,6 +98,7 @@ export interface PanelCounts {
   ended: number;
 }
 
+/** Every reason, most urgent first (the order of `rank`). */
 export const ATTENTION_REASONS = [
   "needs_review",
   "delivery_failed",
