@@ -82,12 +82,16 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
 
   /** Runs the wanted fetch once the running one is done. */
   async function drain() {
-    while (wanted) {
-      const scope = wanted;
-      wanted = null;
-      await fetchNow(scope);
+    try {
+      while (wanted) {
+        const scope = wanted;
+        wanted = null;
+        await fetchNow(scope);
+      }
+    } finally {
+      // Even if a render threw: the next change fetches again instead of waiting on this one.
+      running = null;
     }
-    running = null;
   }
 
   function want(scope: string | "all") {

@@ -8,9 +8,7 @@ import { h } from "./dom";
 import { isActive } from "./panel-filter";
 import { monitorRow } from "./panel-monitor-row";
 import type { PanelState } from "./panel-state";
-import type { SessionGroup } from "./panel-view";
-
-export const DAY_MS = 86_400_000;
+import { type SessionGroup, sessionSplit } from "./panel-view";
 
 export function sessionSection(
   state: PanelState,
@@ -19,10 +17,7 @@ export function sessionSection(
   devices: DeviceView[],
 ): HTMLElement {
   const collapsed = state.collapsed.has(group.id);
-  const recent = group.items.filter(
-    (i) => isActive(i.monitor.state) || !i.monitor.ending || now - Date.parse(i.monitor.ending.at) < DAY_MS,
-  );
-  const older = group.items.filter((i) => !recent.includes(i));
+  const { recent, older } = sessionSplit(group.items, now);
   const ended = group.items.filter((i) => !isActive(i.monitor.state)).length;
   const active = group.items.length - ended;
   const showOlder = state.older.has(group.id);

@@ -83,6 +83,20 @@ export function groupBySession(items: PanelItem[]): SessionGroup[] {
   return [...groups.values()];
 }
 
+export const DAY_MS = 86_400_000;
+
+/** A session's rows: what shows (active, and ended within a day) and the older ended, folded away. */
+export function sessionSplit(items: PanelItem[], now: number): { recent: PanelItem[]; older: PanelItem[] } {
+  const recent: PanelItem[] = [];
+  const older: PanelItem[] = [];
+  for (const item of items) {
+    const { ending } = item.monitor;
+    if (canCancel(item.monitor.state) || !ending || now - Date.parse(ending.at) < DAY_MS) recent.push(item);
+    else older.push(item);
+  }
+  return { recent, older };
+}
+
 /** A part of a details line: plain words, or a time that ticks ("checked " + "3s ago"). */
 export type DetailPart = string | { prefix: string; iso: string; future?: boolean };
 

@@ -94,6 +94,9 @@ export function startPanel(browser: BrowserApi, document: Document) {
   });
   render();
   // The browser suite reads these.
-  const vigil = { state, fetches: data.fetches };
+  const errors: string[] = [];
+  window.addEventListener("error", (event) => errors.push(`${event.message} ${event.filename}:${event.lineno}`));
+  window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason?.stack ?? event.reason)));
+  const vigil = { state, fetches: data.fetches, port, errors };
   (window as unknown as { vigil: typeof vigil }).vigil = vigil;
 }

@@ -10,7 +10,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Page } from "puppeteer";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { ROUTES } from "../../shared/api-routes.js";
 import { ATTENTION_REASONS, type AttentionReason } from "../../shared/schemas/native-messages.js";
 import type { ExtensionBrowser } from "../helpers/browser.js";
@@ -44,6 +44,12 @@ export function defineDashboardTests(ctx: DashboardContext): void {
           key: (li as any).dataset.attention as string,
         })),
       );
+    /**
+     * Waits until `expression` is truthy in the panel, polled from here: waitForFunction polls on
+     * animation frames, which a headless tab in the background (Firefox) may not get.
+     */
+    const until = (expression: string, what: string) =>
+      waitFor(async () => ((await panel.evaluate(expression)) ? true : null), { what });
     const badge = () =>
       panel.evaluate("((globalThis.browser ?? globalThis.chrome).action.getBadgeText({}))") as Promise<string>;
     const screenshot = async (name: string, width: number, dark: boolean, readme?: string) => {
@@ -62,6 +68,8 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       panel = await ctx.browser().panel();
       await panel.setViewport({ width: 400, height: 900 });
     }, 60_000);
+    // The panel's tab in front: a background tab's timers and frames are throttled.
+    beforeEach(() => panel.bringToFront());
     afterAll(async () => {
       await panel?.close();
       await workload?.close();
@@ -262,10 +270,9 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       const id = shown.ci[0]?.id as string;
       await ctx.browser().background(`vigil.openAt(${JSON.stringify(id)})`);
       const key = id.slice("vigil:".length);
-      await panel.waitForFunction(
-        (k) => (globalThis as any).document.activeElement?.getAttribute("data-attention") === k,
-        {},
-        key,
+      await until(
+        `document.activeElement?.getAttribute("data-attention") === ${JSON.stringify(key)}`,
+        "the entry focused",
       );
       await panel.keyboard.press("Tab");
     });
@@ -284,18 +291,13 @@ export function defineDashboardTests(ctx: DashboardContext): void {
 
       await panel.click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);
       if ("dismissWake" in ROUTES) {
-        await panel.waitForFunction(
-          (w) => !(globalThis as any).document.querySelector(`.needs li[data-attention*="${w}"]`),
-          {},
-          second,
-        );
+        await until(`!document.querySelector('.needs li[data-attention*="${second}"]')`, "the dismissed entry gone");
         expect((await wake(second)).state).not.toBe("needs_review");
       } else {
         // This daemon build has no dismiss route yet (issue #26's daemon side): the panel says so.
-        await panel.waitForFunction(() =>
-          (globalThis as any).document
-            .querySelector('[data-testid="error"]')
-            ?.textContent?.includes("no dismissWake route"),
+        await until(
+          `document.querySelector('[data-testid="error"]')?.textContent.includes("no dismissWake route")`,
+          "the error",
         );
       }
 
@@ -327,21 +329,16 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.click('[data-action="bulk-confirm"]');
       for (const role of waiting)
         await d.waitForState(sids[role] as string, workload.ids[role] as string, ["cancelled"]);
-      await panel.waitForFunction(() => !(globalThis as any).document.querySelector(".bulk"));
+      await until(`!document.querySelector(".bulk")`, "the bulk bar gone");
 
       // Clear ended: the deploy session's ended monitors leave the list.
       await panel.click(`[data-session="${deploy}"] [data-action="clear-ended"]`);
       if ("clearEndedMonitors" in ROUTES) {
-        await panel.waitForFunction(
-          (sel) => !(globalThis as any).document.querySelector(sel),
-          {},
-          row(deploy, "canary"),
-        );
+        await until(`!document.querySelector('${row(deploy, "canary")}')`, "the ended monitors cleared");
       } else {
-        await panel.waitForFunction(() =>
-          (globalThis as any).document
-            .querySelector('[data-testid="error"]')
-            ?.textContent?.includes("no clearEndedMonitors route"),
+        await until(
+          `document.querySelector('[data-testid="error"]')?.textContent.includes("no clearEndedMonitors route")`,
+          "the error",
         );
       }
     });

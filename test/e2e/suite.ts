@@ -239,14 +239,16 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       // The check log answers "why has it not fired?": the page still says Running.
       await panel.click(`${row} [data-key$=":checks"]`);
       const log = `${row} ol.checks`;
-      await panel.waitForFunction(`document.querySelector(${JSON.stringify(log)})?.textContent.includes("not met")`);
+      await panel.waitForFunction(`document.querySelector(${JSON.stringify(log)})?.textContent.includes("not met")`, {
+        polling: 100,
+      });
       expect(await panel.$eval(log, (e) => e.textContent)).toContain('"Running"');
       await panel.$eval(row, (e) => e.scrollIntoView({ block: "start" }));
       await panel.screenshot({ path: shot("check-log") });
       // Escape closes it, and focus stays on its button.
       await panel.focus(`${row} [data-key$=":checks"]`);
       await panel.keyboard.press("Escape");
-      await panel.waitForFunction(`!document.querySelector(${JSON.stringify(log)})`);
+      await panel.waitForFunction(`!document.querySelector(${JSON.stringify(log)})`, { polling: 100 });
 
       await panel.click(`${row} [data-key$=":pause"]`);
       await daemon.waitForState(session, id, ["paused"]);
@@ -275,7 +277,9 @@ export function defineExtensionSuite(kind: BrowserKind): void {
         name: "a change",
         source: { kind: "time", at: new Date(Date.now() + 600_000).toISOString().replace(/\.\d+Z$/, "Z") },
       });
-      await panel.waitForFunction(`[...document.querySelectorAll(".name")].some((e) => e.textContent === "a change")`);
+      await panel.waitForFunction(`[...document.querySelectorAll(".name")].some((e) => e.textContent === "a change")`, {
+        polling: 100,
+      });
       expect(await panel.evaluate("document.activeElement?.dataset.key")).toBe(
         `${session}/${waitpoint.body.id}:cancel`,
       );
