@@ -45,6 +45,8 @@ export function startBackground(browser: BrowserApi) {
   const fetches = { marks: 0, attention: 0 };
 
   let refreshing: ReturnType<typeof setTimeout> | null = null;
+  /** Sessions with an active browser monitor: a change elsewhere cannot change the marks. */
+  let browserSessions = new Set<string>();
   const refreshMarks = () => {
     if (refreshing) return;
     refreshing = setTimeout(async () => {
@@ -59,6 +61,7 @@ export function startBackground(browser: BrowserApi) {
           filter: "active",
         })) as PanelList;
         await marks.sync(watchedTabs(list.items));
+        browserSessions = new Set(list.items.map((i) => i.session.id));
       } catch {
         // Not connected: marks are refreshed on the next connection.
       }
@@ -125,8 +128,8 @@ export function startBackground(browser: BrowserApi) {
     },
     onChanged: (sessionId) => {
       broadcast(sessionId ? { type: "changed", sessionId } : { type: "changed" });
-      // A marked tab's monitor may have ended.
-      if (marks.marked.size > 0) refreshMarks();
+      // A browser monitor of this session may have ended (a new one shows by its first observe).
+      if (sessionId === null ? marks.marked.size > 0 : browserSessions.has(sessionId)) refreshMarks();
       attention.changed();
     },
   });

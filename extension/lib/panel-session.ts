@@ -44,7 +44,7 @@ export function sessionSection(
           group.label,
         ),
       ),
-      h("span", { class: "muted" }, `${active} active · ${ended} ended`),
+      h("span", { class: "counts" }, `${active} active · ${ended} ended`),
       ended > 0
         ? h(
             "button",

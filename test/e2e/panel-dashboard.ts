@@ -283,6 +283,8 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       const [first, second] = workload.reviewWakes as [string, string];
       const wake = async (wid: string) => (await d.api("GET", `/api/sessions/${ci}/wakes/${wid}`)).body;
       const before = workload.hookRequests();
+      // The background fetches browser monitors only for the sessions that have one (here: docs).
+      const marksFetches = await ctx.browser().background<number>("vigil.fetches.marks");
       await panel.click(`.needs li[data-attention*="${first}"] [data-action="needs-retry"]`);
       // Sent again: the webhook gets it once more (and refuses it again, so it needs review again).
       await waitFor(() => workload.hookRequests() > before, { what: "the wake sent again" });
@@ -300,6 +302,9 @@ export function defineDashboardTests(ctx: DashboardContext): void {
           "the error",
         );
       }
+
+      // Two changes in the CI agent's session, which has no browser monitor: the marks were not fetched.
+      expect(await ctx.browser().background<number>("vigil.fetches.marks")).toBe(marksFetches);
 
       // Bulk: select three, pause them, resume them, cancel two with one confirmation.
       const roles = ["lint", "flaky", "long"];
