@@ -128,8 +128,9 @@ export function startBackground(browser: BrowserApi) {
     },
     onChanged: (sessionId) => {
       broadcast(sessionId ? { type: "changed", sessionId } : { type: "changed" });
-      // A browser monitor of this session may have ended (a new one shows by its first observe).
-      if (sessionId === null ? marks.marked.size > 0 : browserSessions.has(sessionId)) refreshMarks();
+      // A browser monitor of this session may have ended (a new one shows by its first observe);
+      // a change without a session is the devices'.
+      if (sessionId !== null && browserSessions.has(sessionId)) refreshMarks();
       attention.changed();
     },
   });
