@@ -155,6 +155,8 @@ export function overloadText(load: CheckLoadView): string | null {
 
 // ------------------------------------------------------------------ the side panel's words (#26)
 // Added by the panel's UI work (h/panel-ui); kept apart from the functions above to ease merging.
+// MERGE NOTE: h/panel-data adds `countOf` and `deviceWaitText` with the same signatures: keep
+// theirs and delete the two below (the panel calls them the same way).
 
 /** What an entry of the panel's "Needs you" list is about, in a few words. */
 export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {

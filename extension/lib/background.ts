@@ -14,7 +14,7 @@ import { TabMarks } from "./marks";
 import { notifySetting } from "./notify-setting";
 import { listTabs, observe, observeApi } from "./observe";
 import type { BackgroundToPanel, PanelToBackground } from "./panel-protocol";
-import { watchedTabs } from "./panel-view";
+import { canCancel, watchedTabs } from "./panel-view";
 
 type BrowserApi = typeof import("wxt/browser").browser;
 
@@ -61,7 +61,10 @@ export function startBackground(browser: BrowserApi) {
           filter: "active",
         })) as PanelList;
         await marks.sync(watchedTabs(list.items));
-        browserSessions = new Set(list.items.map((i) => i.session.id));
+        // (A daemon before issue #26 ignores the filters: the items are checked here too.)
+        browserSessions = new Set(
+          list.items.filter((i) => i.monitor.kind === "browser" && canCancel(i.monitor.state)).map((i) => i.session.id),
+        );
       } catch {
         // Not connected: marks are refreshed on the next connection.
       }

@@ -11,11 +11,11 @@ import { deliveryProblem, overloadText } from "../../shared/wording";
 export const ATTENTION_RANK: Record<AttentionReason, number> = {
   needs_review: 0,
   delivery_failed: 1,
-  delivery_retrying: 2,
-  monitor_error: 3,
-  waitpoint_stalled: 4,
-  waitpoint_failed: 5,
-  device_error: 6,
+  waitpoint_failed: 2,
+  waitpoint_stalled: 3,
+  monitor_error: 4,
+  device_error: 5,
+  delivery_retrying: 6,
   wake_not_taken: 7,
   overload: 8,
 };
@@ -48,7 +48,7 @@ function itemAttention(item: PanelItem): AttentionItem[] {
       wakeId: monitor.delivery.wakeId,
       detail: problem.error ?? problem.text,
       since: monitor.ending?.at ?? monitor.createdAt,
-      actions: reason === "needs_review" ? ["retry", "dismiss", "open"] : ["open"],
+      actions: reason === "needs_review" ? ["retry", "dismiss", "open"] : ["dismiss", "open"],
     });
   }
   const active = monitor.state === "waiting" || monitor.state === "paused";
@@ -59,7 +59,7 @@ function itemAttention(item: PanelItem): AttentionItem[] {
       rank: ATTENTION_RANK.monitor_error,
       detail: monitor.lastError,
       since: monitor.lastCheckAt ?? monitor.createdAt,
-      actions: ["cancel", "open"],
+      actions: monitor.state === "paused" ? ["resume", "cancel", "open"] : ["cancel", "open"],
     });
   }
   if (waitpoint?.state === "failed" && (monitor.state === "ready" || monitor.state === "needs_review")) {

@@ -49,7 +49,7 @@ const review = (wakeId: string, lastError = "POST http://x/hook answered 400"): 
 });
 
 describe("Needs you, worked out from the items (a daemon without `attention`)", () => {
-  test("needs review first, then retrying, failing checks, devices, overload; each with its whole cause", () => {
+  test("needs review first, then failing checks, devices, retrying, overload; each with its whole cause", () => {
     const items = [
       item("a", { id: "mon-1", name: "failing", lastError: "exit 2: boom\nline 2" }),
       item("a", {
@@ -87,9 +87,9 @@ describe("Needs you, worked out from the items (a daemon without `attention`)", 
     const attention = attentionOf(list(items, { devices, checks }));
     expect(attention.map((a) => [a.reason, a.title])).toEqual([
       ["needs_review", "refused"],
-      ["delivery_retrying", "retrying"],
       ["monitor_error", "failing"],
       ["device_error", "gpu1"],
+      ["delivery_retrying", "retrying"],
       ["overload", "Checks are running late"],
     ]);
     expect(attention[0]).toMatchObject({
@@ -97,7 +97,7 @@ describe("Needs you, worked out from the items (a daemon without `attention`)", 
       detail: "answered 400\nbody: no",
       actions: ["retry", "dismiss", "open"],
     });
-    expect(attention[2]?.detail).toBe("exit 2: boom\nline 2");
+    expect(attention[1]?.detail).toBe("exit 2: boom\nline 2");
   });
 
   test("the daemon's list, when it sends one, is used as it is", () => {

@@ -64,6 +64,7 @@ function attentionRow(
       "data-key": `needs:${key}`,
       "data-attention": key,
       "data-reason": a.reason,
+      "data-rank": String(a.rank),
       "data-tone": AMBER.has(a.reason) ? "paused" : "failed",
       tabindex: "-1",
     },

@@ -102,11 +102,11 @@ export interface PanelCounts {
 export const ATTENTION_REASONS = [
   "needs_review",
   "delivery_failed",
-  "delivery_retrying",
-  "monitor_error",
-  "waitpoint_stalled",
   "waitpoint_failed",
+  "waitpoint_stalled",
+  "monitor_error",
   "device_error",
+  "delivery_retrying",
   "wake_not_taken",
   "overload",
 ] as const;
