@@ -3,7 +3,8 @@
  * host for the "Needs you" list alone (`filter=needs`, one item: the list rides along whole), sets
  * the toolbar badge to its count, and shows a browser notification for what newly needs the person
  * (lib/notify-rule.ts decides; the panel's setting can turn them off). Clicking one opens the
- * panel at that entry. Bursts of changes make one request a second at most.
+ * panel at that entry. Bursts of changes make one request a second at most (an older daemon's
+ * whole list: one in five seconds).
  * Design: docs/design.md §7.
  */
 import type { AttentionItem, NativeRequest, PanelList, WithoutId } from "../../shared/schemas/native-messages";
@@ -12,6 +13,8 @@ import { AttentionNotifier, type Notice } from "./notify-rule";
 import { attentionOf } from "./panel-attention";
 
 export const ATTENTION_EVERY_MS = 1000;
+/** A daemon before issue #26 sends no `attention`: the whole list is fetched instead, less often. */
+export const WHOLE_LIST_EVERY_MS = 5000;
 
 export interface AttentionDeps {
   request(body: WithoutId<NativeRequest>): Promise<unknown>;
@@ -40,16 +43,21 @@ export class BackgroundAttention {
   #running = false;
   #again = false;
   #held: ReturnType<typeof setTimeout> | null = null;
+  /** Whether the daemon answered without `attention` (so the whole list is needed). */
+  #whole = false;
 
   constructor(private readonly deps: AttentionDeps) {}
 
   /** Something changed: look again soon (bursts coalesce). */
   changed(): void {
     if (this.#timer) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      void this.check();
-    }, ATTENTION_EVERY_MS);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = null;
+        void this.check();
+      },
+      this.#whole ? WHOLE_LIST_EVERY_MS : ATTENTION_EVERY_MS,
+    );
   }
 
   /** The panel did this to a monitor or wake: what follows is not news. */
@@ -69,7 +77,8 @@ export class BackgroundAttention {
     try {
       let list = (await this.deps.request({ type: "list", offset: 0, limit: 1, filter: "needs" })) as PanelList;
       // A daemon before issue #26 has no `attention`: it is worked out from the whole list.
-      if (!list.attention) list = (await this.deps.request({ type: "list", offset: 0, limit: 500 })) as PanelList;
+      this.#whole = !list.attention;
+      if (this.#whole) list = (await this.deps.request({ type: "list", offset: 0, limit: 500 })) as PanelList;
       const attention = attentionOf(list);
       this.count = attention.length;
       await this.deps.setBadge(attention.length ? String(attention.length) : "").catch(() => undefined);

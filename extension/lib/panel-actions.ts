@@ -30,12 +30,15 @@ export interface PanelActionDeps {
 export type Control = "pause" | "resume" | "cancel";
 
 /** Sends requests to the host; the first error (if any) shows above the list after the refresh. */
+let sends = 0;
 async function send(deps: PanelActionDeps, requests: PanelRequest[]): Promise<void> {
   const { state, port, data } = deps;
   state.confirming = null;
+  const mine = ++sends;
   const results = await Promise.allSettled(requests.map((r) => port.request(r)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  state.error = failed ? (failed.reason as Error).message : null;
+  // An earlier action answered late does not wipe a later one's error (nor show its own over it).
+  if (mine === sends || failed) state.error = failed ? (failed.reason as Error).message : null;
   await data.refresh();
 }
 
