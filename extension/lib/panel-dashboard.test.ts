@@ -325,6 +325,35 @@ describe("the data refresh", () => {
     expect(data.fetches).toEqual({ whole: 2, session: 1 });
   });
 
+  test("a change taken up by a running fetch leaves no stale timer behind: later refreshes still fetch", async () => {
+    const state = createPanelState();
+    const answers: Array<() => void> = [];
+    let sent = 0;
+    const data = createPanelData({
+      state,
+      request: () => {
+        sent++;
+        return new Promise((resolve) => answers.push(() => resolve(list([item("a")]))));
+      },
+      render: () => undefined,
+    });
+    const first = data.refresh();
+    data.onPush({ type: "changed", sessionId: "a" });
+    answers.shift()?.();
+    // The running fetch takes the change up at once (a second fetch) before the timer fires.
+    await vi.waitFor(() => expect(sent).toBe(2));
+    answers.shift()?.();
+    await first;
+    await vi.advanceTimersByTimeAsync(COALESCE_MS + 10);
+    // The timer found nothing left to fetch; a refresh now fetches again (it used to hang on a
+    // finished drain and never fetch again).
+    const again = data.refresh();
+    await vi.waitFor(() => expect(sent).toBe(3));
+    answers.shift()?.();
+    await again;
+    expect(data.busy().running).toBe(false);
+  });
+
   test("a list that fails says so (and keeps the last one); the next success clears it", async () => {
     const state = createPanelState();
     let fail = false;

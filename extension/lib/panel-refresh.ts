@@ -33,6 +33,7 @@ export interface PanelData {
   onPush(push: PanelPush): void;
   /** How many `list` requests were sent, whole and per session (the browser suite reads it). */
   readonly fetches: { whole: number; session: number };
+  busy(): { phase: string; running: boolean; wanted: string | string[]; timer: boolean };
 }
 
 export function createPanelData({ state, request, render }: PanelDataDeps): PanelData {
@@ -41,6 +42,7 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
   let wanted: Set<string> | "all" | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const fetches = { whole: 0, session: 0 };
+  let phase = "idle";
 
   async function loadChecks(key: string) {
     const [sessionId, monitorId] = key.split("/") as [string, string];
@@ -56,6 +58,7 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
 
   async function fetchNow(scope: Set<string> | "all") {
     try {
+      phase = "list";
       const current = state.list;
       if (scope === "all" || !canMerge(current)) {
         fetches.whole++;
@@ -72,12 +75,15 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
       }
       if (state.listFailed) state.error = null;
       state.listFailed = false;
+      phase = "checks";
       await Promise.all([...state.checks.keys()].map(loadChecks));
     } catch (error) {
       state.listFailed = true;
       state.error = `The list could not be fetched: ${(error as Error).message}`;
     }
+    phase = "render";
     render();
+    phase = "done";
   }
 
   /** Runs the wanted fetch once the running one is done. */
@@ -102,12 +108,20 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
     }
   }
 
+  /**
+   * Starts draining what is wanted unless a drain runs (it takes it up). Never starts one with
+   * nothing wanted: such a drain would end at once, before `running` is set, and leave it set.
+   */
+  function kick(): Promise<void> {
+    if (!running && wanted) running = drain();
+    return running ?? Promise.resolve();
+  }
+
   function refresh(): Promise<void> {
     want("all");
     if (timer) clearTimeout(timer);
     timer = null;
-    running ??= drain();
-    return running;
+    return kick();
   }
 
   function onPush(push: PanelPush) {
@@ -121,9 +135,16 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
     want(push.sessionId ?? "all");
     timer ??= setTimeout(() => {
       timer = null;
-      running ??= drain();
+      void kick();
     }, COALESCE_MS);
   }
 
-  return { refresh, loadChecks, onPush, fetches };
+  /** What the refresh is doing (the browser suite prints it when a wait fails). */
+  const busy = () => ({
+    phase,
+    running: running !== null,
+    wanted: wanted === "all" ? "all" : [...(wanted ?? [])],
+    timer: timer !== null,
+  });
+  return { refresh, loadChecks, onPush, fetches, busy };
 }

@@ -97,6 +97,6 @@ export function startPanel(browser: BrowserApi, document: Document) {
   const errors: string[] = [];
   window.addEventListener("error", (event) => errors.push(`${event.message} ${event.filename}:${event.lineno}`));
   window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason?.stack ?? event.reason)));
-  const vigil = { state, fetches: data.fetches, port, errors };
+  const vigil = { state, fetches: data.fetches, busy: data.busy, port, errors };
   (window as unknown as { vigil: typeof vigil }).vigil = vigil;
 }

@@ -18,6 +18,9 @@ import { buildWorkload, type Workload } from "./workload.js";
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const IMAGES = join(ROOT, "docs", "images");
+/** What the panel's data layer is doing, for a failed wait's message. */
+export const PANEL_DUMP =
+  "JSON.stringify({ busy: vigil.busy(), pending: vigil.port.pending, reconnects: vigil.port.reconnects, fetches: vigil.fetches, error: vigil.state.error, failed: vigil.state.listFailed, errors: vigil.errors, link: vigil.state.link })";
 
 export interface DashboardContext {
   daemon(): TestDaemon;
@@ -49,7 +52,9 @@ export function defineDashboardTests(ctx: DashboardContext): void {
      * animation frames, which a headless tab in the background (Firefox) may not get.
      */
     const until = (expression: string, what: string) =>
-      waitFor(async () => ((await panel.evaluate(expression)) ? true : null), { what });
+      waitFor(async () => ((await panel.evaluate(expression)) ? true : null), { what }).catch(async (error) => {
+        throw new Error(`${(error as Error).message}; the panel: ${await panel.evaluate(PANEL_DUMP)}`);
+      });
     /** Evaluates in the background; Firefox's helper does it from a new tab, so the panel comes back to the front. */
     const background = async <T>(expression: string): Promise<T> => {
       const result = await ctx.browser().background<T>(expression);
@@ -330,10 +335,16 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       expect(await panel.$eval(".bulk span", (e) => e.textContent)).toBe(`${waiting.length} selected`);
       await panel.click('[data-action="bulk-pause"]');
       for (const role of waiting) await d.waitForState(sids[role] as string, workload.ids[role] as string, ["paused"]);
-      await panel.waitForSelector(`${row(ci, "lint")}[data-state="paused"]`);
+      await until(
+        `!!document.querySelector(${JSON.stringify(`${row(ci, "lint")}[data-state="paused"]`)})`,
+        "lint paused",
+      );
       await panel.click('[data-action="bulk-resume"]');
       for (const role of waiting) await d.waitForState(sids[role] as string, workload.ids[role] as string, ["waiting"]);
-      await panel.waitForSelector(`${row(ci, "lint")}[data-state="waiting"]`);
+      await until(
+        `!!document.querySelector(${JSON.stringify(`${row(ci, "lint")}[data-state="waiting"]`)})`,
+        "lint waiting",
+      );
       await panel.click('[data-action="bulk-cancel"]');
       await panel.waitForSelector('[data-action="bulk-confirm"]');
       // Escape backs out of the confirmation, like Keep.

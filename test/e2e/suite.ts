@@ -12,7 +12,7 @@ import type { Page } from "puppeteer";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type BrowserKind, type ExtensionBrowser, launchExtensionBrowser } from "../helpers/browser.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
-import { defineDashboardTests } from "./panel-dashboard.js";
+import { defineDashboardTests, PANEL_DUMP } from "./panel-dashboard.js";
 
 const ARTIFACTS = join(import.meta.dirname, "artifacts");
 
@@ -253,7 +253,9 @@ export function defineExtensionSuite(kind: BrowserKind): void {
 
       await panel.click(`${row} [data-key$=":pause"]`);
       await daemon.waitForState(session, id, ["paused"]);
-      await panel.waitForSelector(`${row}[data-state="paused"]`);
+      await panel.waitForSelector(`${row}[data-state="paused"]`).catch(async (error) => {
+        throw new Error(`${error.message}; the panel: ${await panel.evaluate(PANEL_DUMP)}`);
+      });
 
       await panel.click(`${row} [data-key$=":resume"]`);
       await daemon.waitForState(session, id, ["waiting"]);
