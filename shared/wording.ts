@@ -5,7 +5,14 @@
  * Where the two surfaces read differently (the panel is coarser), each has its own named function.
  * Design: docs/design.md §7.
  */
-import type { CheckLoadView, DeliveryView, DeviceState, Stall } from "./schemas/views.js";
+import type {
+  AttentionReason,
+  CheckLoadView,
+  DeliveryView,
+  DeviceState,
+  EndingReason,
+  Stall,
+} from "./schemas/views.js";
 
 /** A count with its noun, singular for one: "1 event", "3 events", "0 checks". */
 export function countOf(n: number, singular: string, plural = `${singular}s`): string {
@@ -209,3 +216,33 @@ export function overloadText(load: CheckLoadView): string | null {
   }
   return `Checks are running late — ${parts.join("; ")}. Longer intervals or fewer waits would keep them on time.`;
 }
+
+// ------------------------------------------------------------------ the side panel's words (#26)
+// The panel's words for what needs the person and how a monitor ended.
+// MERGE NOTE: h/panel-data adds `countOf` and `deviceWaitText` with the same signatures: keep
+// theirs and delete the two below (the panel calls them the same way).
+
+/** What an entry of the panel's "Needs you" list is about, in a few words. */
+export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {
+  needs_review: "delivery needs review",
+  delivery_failed: "delivery failed",
+  delivery_retrying: "delivery retrying",
+  monitor_error: "checks failing",
+  waitpoint_stalled: "stalled",
+  waitpoint_failed: "waitpoint failed",
+  device_error: "device unreachable",
+  wake_not_taken: "wake not taken",
+  overload: "checks running late",
+};
+
+/** How a monitor ended, as the person reads it: "met", "timed out", "rate-limited", "cancelled". */
+export const ENDING_TEXT: Record<EndingReason, string> = {
+  met: "met",
+  failed: "failed",
+  exited: "exited",
+  timeout: "timed out",
+  stopped: "cancelled",
+  rate_limited: "rate-limited",
+  error: "error",
+  lost: "lost",
+};

@@ -31,6 +31,9 @@ export function morph(current: Element, next: Element): void {
   for (const { name } of [...current.attributes]) if (!next.hasAttribute(name)) current.removeAttribute(name);
   for (const { name, value } of [...next.attributes])
     if (current.getAttribute(name) !== value) current.setAttribute(name, value);
+  // A checkbox the person clicked no longer follows its attribute: set what the state says.
+  if (current instanceof HTMLInputElement && current.type === "checkbox")
+    current.checked = next.hasAttribute("checked");
   const now = [...current.childNodes];
   const wanted = [...next.childNodes];
   wanted.forEach((node, i) => {

@@ -1,14 +1,19 @@
 /**
- * What the side panel's buttons do, from one delegated click listener (so a refresh never drops a
- * click): Retry now, open a session's waitpoints, show a check log, and Pause / Resume / Cancel a
- * monitor (Cancel asks first; Keep backs out). Each control is sent to the host, then the list is
- * fetched again.
+ * What the side panel's controls do, from delegated listeners (so a refresh never drops a click):
+ * Retry now; Pause / Resume / Cancel a monitor (Cancel asks first; Keep backs out); the check log
+ * and a waitpoint's signals; the "Needs you" actions (Send again, Dismiss, Resume, Cancel, Show);
+ * selecting monitors and the bulk bar (one confirmation for all cancels); folding sessions; Clear
+ * ended; the tabs, filters and search; the notification setting; Escape closes what is open.
+ * Each request goes to the host, then the list is fetched again.
  * Design: docs/design.md §7.
  */
-import type { PanelItem } from "../../shared/schemas/native-messages";
+import type { AttentionItem, PanelFilter, PanelItem, PanelKind } from "../../shared/schemas/native-messages";
+import { attentionKey, attentionOf } from "./panel-attention";
 import type { PanelPort } from "./panel-port";
+import type { PanelRequest } from "./panel-protocol";
 import type { PanelData } from "./panel-refresh";
 import { itemKey, type PanelState } from "./panel-state";
+import { canCancel, canPause, canResume } from "./panel-view";
 
 export interface PanelActionDeps {
   app: HTMLElement;
@@ -16,56 +21,213 @@ export interface PanelActionDeps {
   port: Pick<PanelPort, "request" | "retry">;
   data: Pick<PanelData, "refresh" | "loadChecks">;
   render(): void;
+  /** Remembers the folded sessions (localStorage). */
+  saveCollapsed(collapsed: Set<string>): void;
+  /** Saves the notification setting (extension storage, read by the background). */
+  saveNotify(on: boolean): void;
 }
 
 export type Control = "pause" | "resume" | "cancel";
 
-/** Sends one control to the host; its error (if any) shows above the list after the refresh. */
-export async function control(deps: PanelActionDeps, item: PanelItem, action: Control): Promise<void> {
+/** Sends requests to the host; the first error (if any) shows above the list after the refresh. */
+let sends = 0;
+async function send(deps: PanelActionDeps, requests: PanelRequest[]): Promise<void> {
   const { state, port, data } = deps;
   state.confirming = null;
-  try {
-    await port.request({ type: "control", sessionId: item.session.id, monitorId: item.monitor.id, action });
-    state.error = null;
-  } catch (error) {
-    state.error = (error as Error).message;
-  }
+  const mine = ++sends;
+  const results = await Promise.allSettled(requests.map((r) => port.request(r)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  // An earlier action answered late does not wipe a later one's error (nor show its own over it).
+  if (mine === sends || failed) state.error = failed ? (failed.reason as Error).message : null;
   await data.refresh();
 }
 
-/** The delegated listener: finds the clicked `[data-action]` and does what it names. */
+/** Sends one control to the host. */
+export function control(deps: PanelActionDeps, item: PanelItem, action: Control): Promise<void> {
+  return send(deps, [{ type: "control", sessionId: item.session.id, monitorId: item.monitor.id, action }]);
+}
+
+const itemByKey = (state: PanelState, key: string | undefined) => state.list?.items.find((i) => itemKey(i) === key);
+
+/** Moves focus to the element with this data-key (after a render), if it is there. */
+function focusKey(app: HTMLElement, key: string): void {
+  app.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`)?.focus();
+}
+
+/** The delegated click listener: finds the clicked `[data-action]` and does what it names. */
 export function onPanelClick(deps: PanelActionDeps, event: Event): void {
   const { app, state, port, data, render } = deps;
   const button = (event.target as Element).closest<HTMLElement>("[data-action]");
   if (!button) return;
-  const action = button.dataset.action;
+  const action = button.dataset.action as string;
   if (action === "retry") {
     port.retry();
     return;
   }
-  if (action === "capsule") {
-    const group = button.dataset.group as string;
-    if (!state.open.delete(group)) state.open.add(group);
+  if (action.startsWith("needs-")) {
+    onNeedsAction(deps, action.slice(6), button.dataset.target as string);
+    return;
+  }
+  if (action.startsWith("bulk-")) {
+    onBulkAction(deps, action.slice(5));
+    return;
+  }
+  if (action === "tab") {
+    state.filters.filter = button.dataset.tab as PanelFilter;
+    render();
+    void data.refresh();
+    return;
+  }
+  if (action === "notify") {
+    state.notify = (button as HTMLInputElement).checked;
+    deps.saveNotify(state.notify);
     render();
     return;
   }
-  const item = state.list?.items.find((i) => itemKey(i) === button.dataset.item);
-  if (!item) return;
+  const group = button.dataset.group;
+  if (group && (action === "fold" || action === "older")) {
+    const set = action === "fold" ? state.collapsed : state.older;
+    if (!set.delete(group)) set.add(group);
+    if (action === "fold") deps.saveCollapsed(state.collapsed);
+    render();
+    return;
+  }
+  if (group && action === "clear-ended") {
+    void send(deps, [{ type: "clearEnded", sessionId: group }]);
+    return;
+  }
   const key = button.dataset.item as string;
-  if (action === "cancel") {
+  const item = itemByKey(state, key);
+  if (!item) return;
+  if (action === "select") {
+    if ((button as HTMLInputElement).checked) state.selected.add(key);
+    else state.selected.delete(key);
+    render();
+  } else if (action === "cancel") {
     state.confirming = key;
     render();
-    const place = button.dataset.key?.includes(":popover-") ? "popover-" : "";
-    app.querySelector<HTMLElement>(`[data-key="${CSS.escape(`${key}:${place}confirm`)}"]`)?.focus();
+    focusKey(app, `${key}:confirm`);
   } else if (action === "keep") {
     state.confirming = null;
     render();
+    focusKey(app, `${key}:cancel`);
   } else if (action === "checks") {
     if (!state.checks.delete(key)) {
       state.checks.set(key, null);
       void data.loadChecks(key).then(() => render());
     }
     render();
+  } else if (action === "signals") {
+    if (!state.signals.delete(key)) state.signals.add(key);
+    render();
   } else if (action === "confirm") void control(deps, item, "cancel");
   else if (action === "pause" || action === "resume") void control(deps, item, action);
+}
+
+function onNeedsAction(deps: PanelActionDeps, action: string, target: string): void {
+  const { app, state, render } = deps;
+  const entry = state.list ? attentionOf(state.list).find((a) => attentionKey(a) === target) : undefined;
+  if (!entry) return;
+  const { sessionId, monitorId, wakeId } = entry;
+  if ((action === "retry" || action === "dismiss") && sessionId && wakeId) {
+    void send(deps, [{ type: action, sessionId, wakeId }]);
+  } else if (action === "resume" && sessionId && monitorId) {
+    void send(deps, [{ type: "control", sessionId, monitorId, action: "resume" }]);
+  } else if (action === "cancel") {
+    state.confirming = `needs:${target}`;
+    render();
+    focusKey(app, `needs:${target}:needs-confirm`);
+  } else if (action === "keep") {
+    state.confirming = null;
+    render();
+    focusKey(app, `needs:${target}:needs-cancel`);
+  } else if (action === "confirm" && sessionId && monitorId) {
+    void send(deps, [{ type: "control", sessionId, monitorId, action: "cancel" }]);
+  } else if (action === "open") showEntry(deps, entry);
+}
+
+/** Brings the monitor (or device) an entry is about into view, unfolding and unfiltering as needed. */
+export function showEntry(deps: PanelActionDeps, entry: AttentionItem): void {
+  const { app, state, render } = deps;
+  if (entry.sessionId) state.collapsed.delete(entry.sessionId);
+  const selector = entry.monitorId
+    ? `[data-session="${CSS.escape(entry.sessionId ?? "")}"] [data-monitor="${CSS.escape(entry.monitorId)}"]`
+    : entry.device
+      ? `[data-device="${CSS.escape(entry.device)}"]`
+      : null;
+  if (!selector) return;
+  render();
+  const target = app.querySelector<HTMLElement>(selector);
+  target?.scrollIntoView({ block: "center" });
+  target?.querySelector<HTMLElement>("button, input")?.focus();
+}
+
+function onBulkAction(deps: PanelActionDeps, action: string): void {
+  const { app, state, render } = deps;
+  const items = [...state.selected].map((key) => itemByKey(state, key)).filter((i): i is PanelItem => !!i);
+  const controls = (which: Control, can: (i: PanelItem) => boolean) =>
+    items
+      .filter(can)
+      .map((i): PanelRequest => ({ type: "control", sessionId: i.session.id, monitorId: i.monitor.id, action: which }));
+  if (action === "clear") {
+    state.selected.clear();
+    render();
+  } else if (action === "cancel") {
+    state.confirming = "bulk";
+    render();
+    focusKey(app, "bulk:bulk-confirm");
+  } else if (action === "keep") {
+    state.confirming = null;
+    render();
+    focusKey(app, "bulk:bulk-cancel");
+  } else {
+    const requests =
+      action === "pause"
+        ? controls("pause", (i) => canPause(i.monitor))
+        : action === "resume"
+          ? controls("resume", (i) => canResume(i.monitor.state))
+          : controls("cancel", (i) => canCancel(i.monitor.state));
+    if (action === "confirm") state.selected.clear();
+    void send(deps, requests);
+  }
+}
+
+/** The search box and the filter menus: a change asks the host again (the search after a pause). */
+export function onPanelInput(deps: PanelActionDeps, event: Event, debounce: (run: () => void) => void): void {
+  const field = event.target as HTMLInputElement | HTMLSelectElement;
+  const name = field.dataset.filter;
+  if (!name) return;
+  const { state, data, render } = deps;
+  if (name === "q") state.filters.q = field.value;
+  else if (name === "kind") state.filters.kind = field.value as PanelKind | "";
+  else if (name === "session" || name === "device") state.filters[name] = field.value;
+  render();
+  if (name === "q") debounce(() => void data.refresh());
+  else void data.refresh();
+}
+
+/** Escape closes the innermost open thing: a confirmation, else the open check logs and signals. */
+export function onPanelKey(deps: PanelActionDeps, event: KeyboardEvent): void {
+  if (event.key !== "Escape") return;
+  const { app, state, render } = deps;
+  if (state.confirming) {
+    const was = state.confirming;
+    state.confirming = null;
+    render();
+    focusKey(
+      app,
+      was === "bulk" ? "bulk:bulk-cancel" : was.startsWith("needs:") ? `${was}:needs-cancel` : `${was}:cancel`,
+    );
+    event.preventDefault();
+    return;
+  }
+  const active = (event.target as HTMLElement | null)?.closest?.("[data-item]") as HTMLElement | null;
+  const key = active?.dataset.item;
+  if (state.checks.size > 0 || state.signals.size > 0) {
+    state.checks.clear();
+    state.signals.clear();
+    render();
+    if (key) focusKey(app, `${key}:checks`);
+    event.preventDefault();
+  }
 }

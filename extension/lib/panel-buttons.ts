@@ -1,7 +1,8 @@
 /**
- * The side panel's per-monitor buttons, shared by the monitor rows and the waitpoint popover: each
- * carries `data-action`, a unique `data-key` and `data-item` for the delegated click listener
- * (lib/panel-actions.ts); Cancel asks "Stop waiting?" before it acts.
+ * The side panel's buttons: each carries `data-action`, a unique `data-key` and `data-item` for the
+ * delegated click listener (lib/panel-actions.ts), and an accessible name that says what it acts on
+ * ("Cancel CI run 8812 green"), since many rows have the same buttons. Cancel asks "Stop waiting?"
+ * before it acts.
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
@@ -9,29 +10,37 @@ import { h } from "./dom";
 import { itemKey, type PanelState } from "./panel-state";
 import { canCancel } from "./panel-view";
 
-/** A button handled by the delegated listener; `place` keeps keys unique where one item shows twice. */
+/** A button handled by the delegated listener, named for screen readers with its target. */
 export function itemButton(
   key: string,
   action: string,
   label: string,
+  target: string,
   extra: Record<string, string> = {},
-  place = "",
 ): HTMLElement {
   return h(
     "button",
-    { "data-action": action, "data-key": `${key}:${place}${action}`, "data-item": key, ...extra },
+    {
+      type: "button",
+      "data-action": action,
+      "data-key": `${key}:${action}`,
+      "data-item": key,
+      "aria-label": `${label} ${target}`,
+      ...extra,
+    },
     label,
   );
 }
 
 /** Cancel, or while it asks: "Stop waiting?" with Stop waiting / Keep. */
-export function cancelButtons(state: PanelState, item: PanelItem, place = ""): HTMLElement[] {
+export function cancelButtons(state: PanelState, item: PanelItem): HTMLElement[] {
   const key = itemKey(item);
+  const name = item.monitor.name;
   if (!canCancel(item.monitor.state)) return [];
-  if (state.confirming !== key) return [itemButton(key, "cancel", "Cancel", {}, place)];
+  if (state.confirming !== key) return [itemButton(key, "cancel", "Cancel", name)];
   return [
     h("span", {}, "Stop waiting? The job itself keeps running."),
-    itemButton(key, "confirm", "Stop waiting", { class: "danger" }, place),
-    itemButton(key, "keep", "Keep", {}, place),
+    itemButton(key, "confirm", "Stop waiting", `for ${name}`, { class: "danger" }),
+    itemButton(key, "keep", "Keep", name),
   ];
 }

@@ -1,38 +1,39 @@
 /**
- * Relative times in the side panel tick without a round trip: times are rendered as `data-time`
- * spans, and each second the spans and every monitor's and device's details line are rewritten in place. The
- * list itself refreshes only on the host's "changed".
+ * Relative times in the side panel tick without a round trip: times are rendered as `<time>`
+ * elements carrying their ISO time (and the absolute time on hover), and each second their text is
+ * rewritten in place. The list itself refreshes only on the host's "changed".
  * Design: docs/design.md §7.
  */
-import { relativeTimeCoarse } from "../../shared/wording";
 import { h } from "./dom";
-import type { PanelState } from "./panel-state";
-import { deviceDetails, deviceRows, monitorDetails } from "./panel-view";
+import { timeText } from "./panel-view";
 
 export const TICK_MS = 1000;
 
-/** "in 3h" for `iso`, re-read each tick; nothing when there is no time. */
-export function timeElement(iso: string | null, now: number, prefix = ""): HTMLElement | null {
+/** The absolute time a relative one stands for, as the hover shows it: "3 Dec 2026, 18:32:05". */
+export const absoluteTime = (iso: string): string =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+/** "checked 3s ago" for `iso`, re-read each tick; nothing when there is no time. */
+export function timeElement(iso: string | null, now: number, prefix = "", future = false): HTMLElement | null {
   return iso
-    ? h("span", { "data-time": iso, "data-prefix": prefix }, `${prefix}${relativeTimeCoarse(iso, now)}`)
+    ? h(
+        "time",
+        {
+          datetime: iso,
+          "data-time": iso,
+          "data-prefix": prefix,
+          "data-future": future ? "true" : undefined,
+          title: absoluteTime(iso),
+        },
+        `${prefix}${timeText(iso, now, future)}`,
+      )
     : null;
 }
 
-/** One tick: every `data-time` span and every monitor's and device's details line, read against `now`. */
-export function tickTimes(app: HTMLElement, state: PanelState, now: number): void {
+/** One tick: every `data-time` element, read against `now`. */
+export function tickTimes(app: ParentNode, now: number): void {
   for (const element of app.querySelectorAll<HTMLElement>("[data-time]")) {
-    element.textContent = `${element.dataset.prefix ?? ""}${relativeTimeCoarse(element.dataset.time ?? null, now)}`;
-  }
-  if (state.list) {
-    for (const item of state.list.items) {
-      const details = app.querySelector<HTMLElement>(
-        `[data-session="${CSS.escape(item.session.id)}"] [data-monitor="${CSS.escape(item.monitor.id)}"] [data-details]`,
-      );
-      if (details) details.textContent = monitorDetails(item.monitor, now).join(" · ");
-    }
-    for (const row of deviceRows(state.list.devices)) {
-      const details = app.querySelector<HTMLElement>(`[data-device="${CSS.escape(row.name)}"] [data-device-details]`);
-      if (details) details.textContent = deviceDetails(row, now);
-    }
+    const text = `${element.dataset.prefix ?? ""}${timeText(element.dataset.time ?? "", now, element.dataset.future === "true")}`;
+    if (element.textContent !== text) element.textContent = text;
   }
 }

@@ -1,20 +1,23 @@
 /**
  * The side panel's "Devices" section (design.md §5, §7): one row per machine whose signal files are
  * collected over SSH, with its connection state, the error behind an offline or error state, and
- * when it was last collected from (rewritten each tick by lib/panel-clock.ts). No devices, no section.
+ * when it was last collected from (ticks). No devices, no section.
  * Design: docs/design.md §7.
  */
 import type { DeviceView } from "../../shared/schemas/views";
 import { h } from "./dom";
-import { deviceDetails, deviceRows } from "./panel-view";
+import { timeElement } from "./panel-clock";
+import { deviceRows } from "./panel-view";
+
+const DEVICE_TONES = { connected: "met", offline: "paused", error: "failed" } as const;
 
 export function devicesSection(devices: DeviceView[] | undefined, now: number): HTMLElement | null {
   const rows = deviceRows(devices);
   if (rows.length === 0) return null;
   return h(
     "section",
-    { class: "devices", "aria-label": "Devices" },
-    h("h2", {}, "Devices"),
+    { class: "devices", "aria-labelledby": "devices-title" },
+    h("h2", { id: "devices-title" }, "Devices"),
     h(
       "ul",
       { class: "monitors" },
@@ -26,10 +29,15 @@ export function devicesSection(devices: DeviceView[] | undefined, now: number): 
             "div",
             { class: "row" },
             h("span", { class: "name" }, row.name),
-            h("span", { class: "chip", "data-state": row.state }, row.state),
-            row.error ? h("span", { class: "kind" }, row.error) : null,
+            h("span", { class: "chip", "data-tone": DEVICE_TONES[row.state] }, row.state),
           ),
-          h("div", { class: "details", "data-device-details": "" }, deviceDetails(row, now)),
+          row.error ? h("div", { class: "error" }, row.error) : null,
+          h(
+            "div",
+            { class: "details", "data-device-details": "" },
+            row.collectedAt ? timeElement(row.collectedAt, now, "collected ") : "not collected yet",
+            ` · ${row.filesCollected} file${row.filesCollected === 1 ? "" : "s"}`,
+          ),
         ),
       ),
     ),

@@ -21,4 +21,7 @@ export type BackgroundToPanel =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: string }
   | { type: "state"; state: LinkState }
-  | { type: "changed" };
+  /** Something changed: in this session, or (without one) the devices or everything. */
+  | { type: "changed"; sessionId?: string }
+  /** Show this "Needs you" entry (a notification was clicked). */
+  | { type: "focus"; key: string };

@@ -1,14 +1,22 @@
 /**
- * The side panel's data: the monitor list and the open check logs, fetched again whenever the host
- * says something changed or the link comes up. Refreshes never overlap: one asked for while another
- * runs happens once, right after it. Each refresh ends in a render.
+ * The side panel's data: the monitor list (under the panel's filters) and the open check logs.
+ * A "changed" naming one session fetches that session alone and folds it in (lib/panel-merge.ts);
+ * one naming none, or a daemon that cannot answer per session, fetches the whole list. Bursts are
+ * coalesced: pushes within COALESCE_MS make one fetch, and fetches never overlap (one asked for
+ * while another runs happens once, right after it). Each fetch ends in a render. A failed fetch
+ * keeps the last list and says so.
  * Design: docs/design.md §7.
  */
 import type { PanelList } from "../../shared/schemas/native-messages";
 import type { CheckEntry } from "../../shared/schemas/views";
+import { listQuery } from "./panel-filter";
+import { canMerge, mergeSession } from "./panel-merge";
 import type { PanelPush } from "./panel-port";
 import type { PanelRequest } from "./panel-protocol";
 import type { PanelState } from "./panel-state";
+
+export const COALESCE_MS = 150;
+export const PAGE = 500;
 
 export interface PanelDataDeps {
   state: PanelState;
@@ -17,17 +25,24 @@ export interface PanelDataDeps {
 }
 
 export interface PanelData {
-  /** Fetches the list (and every open check log) again, then renders. */
+  /** Fetches the whole list (and every open check log) again, then renders. */
   refresh(): Promise<void>;
   /** Fetches one monitor's check log ("sessionId/monitorId"); on failure the log closes. */
   loadChecks(key: string): Promise<void>;
   /** A push from the background: the link state (refresh once connected) or "changed". */
   onPush(push: PanelPush): void;
+  /** How many `list` requests were sent, whole and per session (the browser suite reads it). */
+  readonly fetches: { whole: number; session: number };
+  busy(): { phase: string; running: boolean; wanted: string | string[]; timer: boolean };
 }
 
 export function createPanelData({ state, request, render }: PanelDataDeps): PanelData {
-  let refreshing = false;
-  let again = false;
+  let running: Promise<void> | null = null;
+  /** What the next fetch covers: sessions by id, or everything ("all"). */
+  let wanted: Set<string> | "all" | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const fetches = { whole: 0, session: 0 };
+  let phase = "idle";
 
   async function loadChecks(key: string) {
     const [sessionId, monitorId] = key.split("/") as [string, string];
@@ -38,26 +53,75 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
     }
   }
 
-  async function refresh() {
-    if (refreshing) {
-      again = true;
-      return;
-    }
-    refreshing = true;
+  const list = (extra: Record<string, string> = {}) =>
+    request({ type: "list", offset: 0, limit: PAGE, ...listQuery(state.filters), ...extra }) as Promise<PanelList>;
+
+  async function fetchNow(scope: Set<string> | "all") {
     try {
-      state.list = (await request({ type: "list", offset: 0, limit: 500 })) as PanelList;
-      state.error = null;
+      phase = "list";
+      const current = state.list;
+      if (scope === "all" || !canMerge(current)) {
+        fetches.whole++;
+        state.list = await list();
+      } else {
+        let next = current as PanelList;
+        for (const sessionId of scope) {
+          // Another session is filtered for: this one's change is not on screen.
+          if (state.filters.session && state.filters.session !== sessionId) continue;
+          fetches.session++;
+          next = mergeSession(next, sessionId, await list({ session: sessionId }));
+        }
+        state.list = next;
+      }
+      if (state.listFailed) state.error = null;
+      state.listFailed = false;
+      phase = "checks";
       await Promise.all([...state.checks.keys()].map(loadChecks));
     } catch (error) {
-      state.error = (error as Error).message;
-    } finally {
-      refreshing = false;
+      state.listFailed = true;
+      state.error = `The list could not be fetched: ${(error as Error).message}`;
     }
+    phase = "render";
     render();
-    if (again) {
-      again = false;
-      void refresh();
+    phase = "done";
+  }
+
+  /** Runs the wanted fetch once the running one is done. */
+  async function drain() {
+    try {
+      while (wanted) {
+        const scope = wanted;
+        wanted = null;
+        await fetchNow(scope);
+      }
+    } finally {
+      // Even if a render threw: the next change fetches again instead of waiting on this one.
+      running = null;
     }
+  }
+
+  function want(scope: string | "all") {
+    if (scope === "all" || wanted === "all") wanted = "all";
+    else {
+      wanted ??= new Set();
+      wanted.add(scope);
+    }
+  }
+
+  /**
+   * Starts draining what is wanted unless a drain runs (it takes it up). Never starts one with
+   * nothing wanted: such a drain would end at once, before `running` is set, and leave it set.
+   */
+  function kick(): Promise<void> {
+    if (!running && wanted) running = drain();
+    return running ?? Promise.resolve();
+  }
+
+  function refresh(): Promise<void> {
+    want("all");
+    if (timer) clearTimeout(timer);
+    timer = null;
+    return kick();
   }
 
   function onPush(push: PanelPush) {
@@ -65,8 +129,22 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
       state.link = push.state;
       if (push.state.status === "connected") void refresh();
       else render();
-    } else void refresh();
+      return;
+    }
+    if (push.type !== "changed") return;
+    want(push.sessionId ?? "all");
+    timer ??= setTimeout(() => {
+      timer = null;
+      void kick();
+    }, COALESCE_MS);
   }
 
-  return { refresh, loadChecks, onPush };
+  /** What the refresh is doing (the browser suite prints it when a wait fails). */
+  const busy = () => ({
+    phase,
+    running: running !== null,
+    wanted: wanted === "all" ? "all" : [...(wanted ?? [])],
+    timer: timer !== null,
+  });
+  return { refresh, loadChecks, onPush, fetches, busy };
 }

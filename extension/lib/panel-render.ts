@@ -1,40 +1,108 @@
 /**
- * Draws the whole side panel from its state: the link label in the header, then a notice while
- * disconnected, the last error, a line when checks run late (overload), one section per session, and the devices (when there are any). The new tree is morphed into the
- * page (lib/dom.ts), so focus and a click in progress survive.
+ * Draws the whole side panel from its state: the header (link state, the "Needs you" count), the
+ * page title ("(3) Vigil"), the one live summary line, then a notice while disconnected, the last
+ * error, the pinned "Needs you" section, the toolbar (tabs with counts, search, filters), the bulk
+ * bar, one section per session, the devices and the settings. The new tree is morphed into the page
+ * (lib/dom.ts), so focus and a click in progress survive; focus that would be lost is put back.
  * Design: docs/design.md §7.
  */
-import { overloadText } from "../../shared/wording";
+import { countOf } from "../../shared/wording";
 import { h, morph } from "./dom";
+import { attentionOf } from "./panel-attention";
 import { devicesSection } from "./panel-devices";
+import { applyFilters, NO_FILTERS } from "./panel-filter";
+import { needsSection } from "./panel-needs";
 import { disconnectedNotice } from "./panel-notice";
 import { sessionSection } from "./panel-session";
 import type { PanelState } from "./panel-state";
+import { bulkBar, toolbar } from "./panel-toolbar";
 import { groupBySession } from "./panel-view";
 
-/** The page's two live elements: the header's link label and the list (`main#app`). */
+/** The page's live elements. */
 export interface PanelPage {
+  document: Document;
   app: HTMLElement;
   linkLabel: HTMLElement;
+  needsCount: HTMLElement;
+  summary: HTMLElement;
 }
 
 export function renderPanel(page: PanelPage, state: PanelState, now: number): void {
   const { link } = state;
-  page.linkLabel.dataset.status = link.status;
-  page.linkLabel.textContent =
-    link.status === "connected" ? "connected" : link.status === "connecting" ? "connecting…" : "disconnected";
-  const children: HTMLElement[] = [];
-  if (link.status !== "connected") children.push(disconnectedNotice(link));
-  if (state.error && link.status === "connected") children.push(h("p", { class: "error" }, state.error));
-  if (link.status === "connected" && state.list) {
-    // Checks that cannot keep up are said at the top, not hidden in stretched intervals (design.md §3).
-    const overload = state.list.checks ? overloadText(state.list.checks) : null;
-    if (overload) children.push(h("p", { class: "overload", role: "status" }, overload));
-    const groups = groupBySession(state.list.items);
-    if (groups.length === 0) children.push(h("p", { class: "muted" }, "Nothing is being watched."));
-    children.push(...groups.map((group) => sessionSection(state, group, now)));
-    const devices = devicesSection(state.list.devices, now);
-    if (devices) children.push(devices);
+  const connected = link.status === "connected";
+  page.linkLabel.dataset.status = connected && state.listFailed ? "failed" : link.status;
+  page.linkLabel.textContent = connected
+    ? state.listFailed
+      ? "list failed"
+      : "connected"
+    : link.status === "connecting"
+      ? "connecting…"
+      : "disconnected";
+  const children: Array<HTMLElement | null> = [];
+  if (!connected) children.push(disconnectedNotice(link));
+  if (state.error && connected) children.push(h("p", { class: "error", "data-testid": "error" }, state.error));
+  let needs: number | null = null;
+  let summary = page.linkLabel.textContent;
+  if (connected && state.list) {
+    const list = state.list;
+    const attention = attentionOf(list);
+    needs = attention.length;
+    const view = applyFilters(list, state.filters);
+    const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
+    children.push(
+      needsSection(attention, (id) => labels.get(id) ?? id, state.confirming, now),
+      toolbar(state, view, list.devices ?? []),
+      bulkBar(state),
+    );
+    const groups = groupBySession(view.items);
+    if (groups.length === 0) {
+      const filtered = JSON.stringify(state.filters) !== JSON.stringify(NO_FILTERS);
+      children.push(
+        h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."),
+      );
+    }
+    children.push(...groups.map((group) => sessionSection(state, group, now, list.devices ?? [])));
+    if (list.total > list.offset + list.items.length)
+      children.push(h("p", { class: "muted" }, `Showing the first ${list.items.length} of ${list.total}.`));
+    children.push(devicesSection(list.devices, now));
+    summary = `${needs} need${needs === 1 ? "s" : ""} you · ${view.counts.active} active · ${countOf(view.counts.ended, "ended", "ended")}`;
   }
-  morph(page.app, h("main", { id: "app", "aria-live": "polite" }, children));
+  children.push(settingsSection(state));
+
+  const doc = page.document;
+  const focusedKey = (doc.activeElement as HTMLElement | null)?.dataset?.key;
+  const focusedItem = (doc.activeElement as HTMLElement | null)?.dataset?.item;
+  morph(page.app, h("main", { id: "app" }, children));
+  if (focusedKey && (doc.activeElement === doc.body || !doc.activeElement?.isConnected)) {
+    const again =
+      page.app.querySelector<HTMLElement>(`[data-key="${CSS.escape(focusedKey)}"]`) ??
+      (focusedItem ? page.app.querySelector<HTMLElement>(`button[data-item="${CSS.escape(focusedItem)}"]`) : null);
+    again?.focus();
+  }
+
+  const title = needs ? `(${needs}) Vigil` : "Vigil";
+  if (doc.title !== title) doc.title = title;
+  page.needsCount.textContent = needs ? String(needs) : "";
+  page.needsCount.hidden = !needs;
+  page.needsCount.title = needs ? `${needs} need${needs === 1 ? "s" : ""} you` : "";
+  if (page.summary.textContent !== summary) page.summary.textContent = summary;
+}
+
+function settingsSection(state: PanelState): HTMLElement {
+  return h(
+    "section",
+    { class: "settings", "aria-labelledby": "settings-title" },
+    h("h2", { id: "settings-title" }, "Settings"),
+    h(
+      "label",
+      {},
+      h("input", {
+        type: "checkbox",
+        "data-action": "notify",
+        "data-key": "setting:notify",
+        checked: state.notify,
+      }),
+      " Notify me when something newly needs me",
+    ),
+  );
 }

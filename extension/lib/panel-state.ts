@@ -1,33 +1,53 @@
 /**
- * The side panel's state: the link to the host, the last `list` answer, the last error, and what
- * the user has open (waitpoint popovers, check logs) or is confirming (a Cancel). Plain data; the
- * other panel-*.ts modules read and change it, and lib/panel-render.ts draws it.
+ * The side panel's state: the link to the host, the last `list` answer, the last error, the
+ * filters, and what the person has open (check logs, a waitpoint's signals), selected (bulk
+ * actions), collapsed (sessions, remembered) or is confirming (a Cancel). Plain data; the other
+ * panel-*.ts modules read and change it, and lib/panel-render.ts draws it.
  * Design: docs/design.md §7.
  */
 import type { PanelItem, PanelList } from "../../shared/schemas/native-messages";
 import type { CheckEntry } from "../../shared/schemas/views";
+import { type Filters, NO_FILTERS } from "./panel-filter";
 import type { LinkState } from "./panel-protocol";
 
 export interface PanelState {
   link: LinkState;
   list: PanelList | null;
+  /** The last request's error (the list, or an action); shown above the list. */
   error: string | null;
-  /** Sessions whose waitpoint popover is open. */
-  open: Set<string>;
-  /** The monitor whose Cancel is asking for confirmation. */
+  /** Whether the last `list` request failed (the header then says so instead of "connected"). */
+  listFailed: boolean;
+  filters: Filters;
+  /** The monitor (or "bulk") whose Cancel is asking for confirmation. */
   confirming: string | null;
   /** Monitors whose check log is open (null while loading). */
   checks: Map<string, CheckEntry[] | null>;
+  /** Waitpoints whose signals are shown. */
+  signals: Set<string>;
+  /** Monitors selected for a bulk Pause / Resume / Cancel. */
+  selected: Set<string>;
+  /** Sessions folded away (remembered across panel opens). */
+  collapsed: Set<string>;
+  /** Sessions whose ended monitors of over a day ago are unfolded. */
+  older: Set<string>;
+  /** Whether browser notifications are on (the panel's setting). */
+  notify: boolean;
 }
 
-export function createPanelState(): PanelState {
+export function createPanelState(collapsed: Iterable<string> = []): PanelState {
   return {
     link: { status: "connecting" },
     list: null,
     error: null,
-    open: new Set(),
+    listFailed: false,
+    filters: { ...NO_FILTERS },
     confirming: null,
     checks: new Map(),
+    signals: new Set(),
+    selected: new Set(),
+    collapsed: new Set(collapsed),
+    older: new Set(),
+    notify: true,
   };
 }
 

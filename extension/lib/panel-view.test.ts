@@ -1,5 +1,5 @@
 /**
- * The side panel's pure view functions: capsule, badges, grouping, details, check log, quorum, devices.
+ * The side panel's pure view functions: badges, grouping, details, check log, quorum, devices.
  * (Relative times and delivery wording are tested with shared/wording.ts.)
  * Design: docs/design.md §7.
  */
@@ -9,7 +9,6 @@ import type { DeviceView, MonitorView, WaitpointView } from "../../shared/schema
 import { monitorView } from "../../test/helpers/views";
 import {
   canPause,
-  capsuleText,
   checkLines,
   deliveryBadges,
   deviceDetails,
@@ -67,21 +66,6 @@ function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {
   };
 }
 
-describe("the waitpoint capsule", () => {
-  test("nothing armed renders nothing", () => {
-    expect(capsuleText([], NOW)).toBeNull();
-    expect(capsuleText([waitpoint({ state: "resolved" })], NOW)).toBeNull();
-  });
-  test("one armed waitpoint: its progress and expiry", () => {
-    expect(capsuleText([waitpoint()], NOW)).toBe("train-arm2 · 0/1 received · expires in 3h");
-  });
-  test("several: the count and the first label", () => {
-    expect(capsuleText([waitpoint(), waitpoint({ id: "wp_2", label: "eval" })], NOW)).toBe(
-      "2 waiting items · train-arm2",
-    );
-  });
-});
-
 describe("badges", () => {
   test("the hourly cap holding a wake back", () => {
     const held = waitpointBadges(waitpoint({ heldUntil: at(600_000), wakesThisHour: 12 }), monitor());
@@ -110,15 +94,11 @@ describe("badges", () => {
     } as Partial<MonitorView>);
     expect(deliveryBadges(stuck)).toEqual([{ tone: "danger", text: "delivery needs review", title: "gone" }]);
   });
-  test("a failure signal is its own danger badge and flags the session", () => {
+  test("a failure signal is its own danger badge", () => {
     const failed = waitpoint({
       signals: [{ status: "fail", member: "train", message: "OOM", data: null, via: "http", at: at(-1000) }],
     });
     expect(waitpointBadges(failed, monitor())).toContainEqual({ tone: "danger", text: "failure from train: OOM" });
-    const items: PanelItem[] = [
-      { session: { id: "s", label: null }, monitor: monitor({ id: "wp_1", kind: "signal" }), waitpoint: failed },
-    ];
-    expect(groupBySession(items)[0]?.attention).toBe(true);
   });
 });
 
@@ -145,6 +125,19 @@ test("details: last and next check and the deadline while waiting; the ending on
   ]);
   const ended = monitor({ state: "finished", ending: { reason: "met", at: at(-5000), detail: null } });
   expect(monitorDetails(ended, NOW)).toEqual(["checked 3s ago", "met 5s ago", "0 events"]);
+  // A cancel reads "cancelled", not the internal "stopped"; an overdue next check reads "now", not "46s ago".
+  const cancelled = monitor({ state: "cancelled", ending: { reason: "stopped", at: at(-5000), detail: null } });
+  expect(monitorDetails(cancelled, NOW)).toContain("cancelled 5s ago");
+  expect(monitorDetails(monitor({ nextCheckAt: at(-46_000) }), NOW)).toContain("next now");
+});
+
+test("a waitpoint's details: progress and expiry, never 'checked'", () => {
+  const wp = waitpoint();
+  const m = monitor({ id: "wp_1", kind: "signal", lastCheckAt: at(-1000), nextCheckAt: null, deadlineAt: null });
+  expect(monitorDetails(m, NOW, wp)).toEqual(["0/1 received", "expires in 3h", "0 events"]);
+  // A mailbox still open past its quorum does not read "1/1 received".
+  const open = waitpoint({ received: 1, maxSignals: 5 });
+  expect(monitorDetails(m, NOW, open)[0]).toBe("1 signal received");
 });
 
 test("watches and waitpoints offer no Pause", () => {

@@ -6,7 +6,7 @@
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { CheckEntry, DeviceView, MonitorState, MonitorView, WaitpointView } from "../../shared/schemas/views";
-import { deliveryProblem, relativeTimeCoarse } from "../../shared/wording";
+import { countOf, deliveryProblem, ENDING_TEXT, relativeTimeCoarse } from "../../shared/wording";
 
 export { STATE_LABELS } from "../../shared/states";
 
@@ -51,26 +51,10 @@ export function deliveryBadges(monitor: MonitorView): Badge[] {
   return [{ tone, text: problem.text, title: problem.error ?? undefined }];
 }
 
-/**
- * The capsule above a session's list: nothing when no waitpoint is armed, one waitpoint's progress
- * and expiry, or "N waiting items · first label".
- */
-export function capsuleText(waitpoints: WaitpointView[], now: number): string | null {
-  const armed = waitpoints.filter((w) => w.state === "armed");
-  const first = armed[0];
-  if (!first) return null;
-  if (armed.length > 1) return `${armed.length} waiting items · ${first.label}`;
-  const expires = relativeTimeCoarse(first.expiresAt, now);
-  return expires ? `${first.progress} · expires ${expires}` : first.progress;
-}
-
 export interface SessionGroup {
   id: string;
   label: string;
   items: PanelItem[];
-  waitpoints: WaitpointView[];
-  /** Something on the capsule needs a look (a badge or a failure signal). */
-  attention: boolean;
 }
 
 /** Sessions in first-seen order; in each, active monitors first, then newest first. */
@@ -83,20 +67,10 @@ export function groupBySession(items: PanelItem[]): SessionGroup[] {
         id: item.session.id,
         label: item.session.label || item.session.id,
         items: [],
-        waitpoints: [],
-        attention: false,
       };
       groups.set(item.session.id, group);
     }
     group.items.push(item);
-    if (item.waitpoint) {
-      group.waitpoints.push(item.waitpoint);
-      if (
-        item.waitpoint.state === "armed" &&
-        waitpointBadges(item.waitpoint, item.monitor).some((b) => b.tone !== "info")
-      )
-        group.attention = true;
-    }
   }
   const active = (state: MonitorState) => (canCancel(state) ? 0 : 1);
   for (const group of groups.values()) {
@@ -109,22 +83,61 @@ export function groupBySession(items: PanelItem[]): SessionGroup[] {
   return [...groups.values()];
 }
 
-/** The small print under a monitor's name: last and next check, deadline, events. */
-export function monitorDetails(monitor: MonitorView, now: number): string[] {
-  const parts: string[] = [];
-  const last = relativeTimeCoarse(monitor.lastCheckAt, now);
-  if (last) parts.push(`checked ${last}`);
+export const DAY_MS = 86_400_000;
+
+/** A session's rows: what shows (active, and ended within a day) and the older ended, folded away. */
+export function sessionSplit(items: PanelItem[], now: number): { recent: PanelItem[]; older: PanelItem[] } {
+  const recent: PanelItem[] = [];
+  const older: PanelItem[] = [];
+  for (const item of items) {
+    const { ending } = item.monitor;
+    if (canCancel(item.monitor.state) || !ending || now - Date.parse(ending.at) < DAY_MS) recent.push(item);
+    else older.push(item);
+  }
+  return { recent, older };
+}
+
+/** A part of a details line: plain words, or a time that ticks ("checked " + "3s ago"). */
+export type DetailPart = string | { prefix: string; iso: string; future?: boolean };
+
+/**
+ * The small print under a monitor's name: last and next check, deadline, events; for a waitpoint
+ * its progress and expiry instead (it never checks). Times tick (lib/panel-clock.ts).
+ */
+export function monitorDetailParts(item: PanelItem): DetailPart[] {
+  const { monitor, waitpoint } = item;
+  const parts: DetailPart[] = [];
+  const time = (prefix: string, iso: string | null) => {
+    if (iso) parts.push({ prefix, iso });
+  };
+  if (waitpoint) {
+    parts.push(quorumText(waitpoint));
+    if (waitpoint.state === "armed") time("expires ", waitpoint.expiresAt);
+  } else time("checked ", monitor.lastCheckAt);
   if (canCancel(monitor.state)) {
-    const next = relativeTimeCoarse(monitor.nextCheckAt, now);
-    if (next && monitor.state === "waiting") parts.push(`next ${next}`);
-    const deadline = relativeTimeCoarse(monitor.deadlineAt, now);
-    if (deadline) parts.push(`deadline ${deadline}`);
+    if (monitor.state === "waiting" && !waitpoint && monitor.nextCheckAt && Date.parse(monitor.nextCheckAt) > 0)
+      parts.push({ prefix: "next ", iso: monitor.nextCheckAt, future: true });
+    // A waitpoint's deadline is its expiry, already said.
+    if (!waitpoint) time("deadline ", monitor.deadlineAt);
   } else if (monitor.ending) {
-    parts.push(`${monitor.ending.reason} ${relativeTimeCoarse(monitor.ending.at, now)}`);
+    time(`${ENDING_TEXT[monitor.ending.reason]} `, monitor.ending.at);
   }
   if (monitor.consecutive) parts.push(monitor.consecutive);
-  parts.push(`${monitor.eventCount} event${monitor.eventCount === 1 ? "" : "s"}`);
+  parts.push(countOf(monitor.eventCount, "event"));
   return parts;
+}
+
+/** A relative time; one that should lie ahead ("next") reads "now" once due instead of "46s ago". */
+export function timeText(iso: string, now: number, future = false): string {
+  if (future && Date.parse(iso) <= now) return "now";
+  return relativeTimeCoarse(iso, now) ?? "";
+}
+
+/** The details line as text, read against `now` (tests; the DOM renders the parts). */
+export function monitorDetails(monitor: MonitorView, now: number, waitpoint?: WaitpointView): string[] {
+  return monitorDetailParts({ session: { id: monitor.sessionId, label: null }, monitor, waitpoint }).map((part) =>
+    typeof part === "string" ? part : `${part.prefix}${timeText(part.iso, now, part.future)}`,
+  );
 }
 
 /** Tabs an active browser monitor reads, with the monitor names (to mark them in the tab strip). */
@@ -142,7 +155,12 @@ export function watchedTabs(items: PanelItem[]): Map<number, string[]> {
 /** The waitpoint popover's quorum line: "1/2 members reported (train, eval pending)". */
 export function quorumText(waitpoint: WaitpointView): string {
   const reported = new Set(waitpoint.signals.filter((s) => s.status !== "progress").map((s) => s.member));
-  if (!waitpoint.members) return `${waitpoint.received}/${waitpoint.quorum} received`;
+  if (!waitpoint.members) {
+    // Still open: how many came of how many needed; once over, how many came.
+    if (waitpoint.state !== "armed" || waitpoint.received >= waitpoint.quorum)
+      return `${countOf(waitpoint.received, "signal")} received`;
+    return `${waitpoint.received}/${waitpoint.quorum} received`;
+  }
   const pending = waitpoint.members.filter((m) => !reported.has(m));
   return `${waitpoint.received}/${waitpoint.quorum} needed${pending.length ? ` · waiting on ${pending.join(", ")}` : ""}`;
 }

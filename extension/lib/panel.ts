@@ -1,31 +1,102 @@
 /**
  * The side panel's wiring (design.md §7): its state, the port to the background worker, the data
- * refresh, the delegated click listener and the one-second clock, all set up synchronously, then
- * the first render. It talks only to the background (a runtime port named "panel"), which relays
- * to `vigil native-host`. Entry: startPanel, from entrypoints/sidepanel/main.ts.
+ * refresh, the delegated listeners (click, change, input, Escape) and the one-second clock, all set
+ * up synchronously, then the first render. It talks only to the background (a runtime port named
+ * "panel"), which relays to `vigil native-host`. Opened at an entry (`#focus=KEY`, a clicked
+ * notification), it shows that entry once the list is in. Entry: startPanel, from
+ * entrypoints/sidepanel/main.ts.
  * Design: docs/design.md §7.
  */
-import { onPanelClick } from "./panel-actions";
+
+import { notifySetting } from "./notify-setting";
+import { onPanelClick, onPanelInput, onPanelKey } from "./panel-actions";
+import { attentionKey, attentionOf } from "./panel-attention";
 import { TICK_MS, tickTimes } from "./panel-clock";
-import { PanelPort } from "./panel-port";
+import { PanelPort, type PanelPush } from "./panel-port";
 import { createPanelData } from "./panel-refresh";
 import { type PanelPage, renderPanel } from "./panel-render";
 import { createPanelState } from "./panel-state";
 
 type BrowserApi = typeof import("wxt/browser").browser;
 
-export function startPanel(browser: BrowserApi, document: Document): void {
+const COLLAPSED_KEY = "vigil.collapsed";
+const SEARCH_PAUSE_MS = 250;
+
+function readCollapsed(storage: Storage): string[] {
+  try {
+    const value = JSON.parse(storage.getItem(COLLAPSED_KEY) ?? "[]");
+    return Array.isArray(value) ? value.filter((v) => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+export function startPanel(browser: BrowserApi, document: Document) {
+  const window = document.defaultView as Window;
   const page: PanelPage = {
+    document,
     app: document.getElementById("app") as HTMLElement,
     linkLabel: document.getElementById("link") as HTMLElement,
+    needsCount: document.getElementById("needs-count") as HTMLElement,
+    summary: document.getElementById("summary") as HTMLElement,
   };
-  const state = createPanelState();
+  const state = createPanelState(readCollapsed(window.localStorage));
   const render = () => renderPanel(page, state, Date.now());
-  // `request` is only called after this function returned, so `port` is set by then.
-  const data = createPanelData({ state, request: (body) => port.request(body), render });
-  const port = new PanelPort(browser.runtime, data.onPush);
-  const deps = { app: page.app, state, port, data, render };
+  /** An entry to show once the list has it (a clicked notification). */
+  let focus: string | null = new URLSearchParams(window.location.hash.slice(1)).get("focus");
+  const showFocus = () => {
+    if (!focus || !state.list) return;
+    const entry = attentionOf(state.list).find((a) => attentionKey(a) === focus);
+    const row = page.app.querySelector<HTMLElement>(`li[data-attention="${CSS.escape(focus)}"]`);
+    focus = null;
+    if (!row) return;
+    row.scrollIntoView({ block: "start" });
+    row.focus();
+    if (entry) row.dataset.focused = "true";
+  };
+  const renderAndFocus = () => {
+    render();
+    showFocus();
+  };
+  const data = createPanelData({ state, request: (body) => port.request(body), render: renderAndFocus });
+  const onPush = (push: PanelPush) => {
+    if (push.type === "focus") {
+      focus = push.key;
+      showFocus();
+    } else data.onPush(push);
+  };
+  const port = new PanelPort(browser.runtime, onPush);
+  const deps = {
+    app: page.app,
+    state,
+    port,
+    data,
+    render,
+    saveCollapsed: (collapsed: Set<string>) =>
+      window.localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...collapsed])),
+    saveNotify: (on: boolean) => void notifySetting.setValue(on),
+  };
+  let searchTimer: ReturnType<typeof setTimeout> | null = null;
+  const debounce = (run: () => void) => {
+    if (searchTimer) clearTimeout(searchTimer);
+    searchTimer = setTimeout(run, SEARCH_PAUSE_MS);
+  };
   page.app.addEventListener("click", (event) => onPanelClick(deps, event));
-  setInterval(() => tickTimes(page.app, state, Date.now()), TICK_MS);
+  page.app.addEventListener("change", (event) => onPanelInput(deps, event, debounce));
+  page.app.addEventListener("input", (event) => {
+    if ((event.target as HTMLElement).dataset.filter === "q") onPanelInput(deps, event, debounce);
+  });
+  document.addEventListener("keydown", (event) => onPanelKey(deps, event));
+  setInterval(() => tickTimes(page.app, Date.now()), TICK_MS);
+  void notifySetting.getValue().then((on) => {
+    state.notify = on;
+    render();
+  });
   render();
+  // The browser suite reads these.
+  const errors: string[] = [];
+  window.addEventListener("error", (event) => errors.push(`${event.message} ${event.filename}:${event.lineno}`));
+  window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason?.stack ?? event.reason)));
+  const vigil = { state, fetches: data.fetches, busy: data.busy, port, errors };
+  (window as unknown as { vigil: typeof vigil }).vigil = vigil;
 }

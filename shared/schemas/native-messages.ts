@@ -3,7 +3,7 @@
  * handler, each validated here; every reply echoes the request id.
  */
 import { z } from "zod";
-import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema } from "./ids.js";
+import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "./ids.js";
 import type { CheckLoadView, DeviceView, MonitorView, WaitpointView } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
@@ -11,6 +11,13 @@ export const NATIVE_HOST_NAME = "dev.vigil.host";
 export const MAX_HOST_TO_BROWSER_BYTES = 1024 * 1024;
 /** Requests from the browser are small; anything larger is refused (and skipped). */
 export const MAX_BROWSER_TO_HOST_BYTES = 1024 * 1024;
+
+/** The panel's tabs: everything, what needs the person, what still waits, what has ended. */
+export const PANEL_FILTERS = ["all", "needs", "active", "ended"] as const;
+export type PanelFilter = (typeof PANEL_FILTERS)[number];
+/** The kinds the panel filters by (a waitpoint is a `signal` monitor). */
+export const PANEL_KINDS = ["command", "watch", "browser", "tool", "event", "time", "waitpoint"] as const;
+export type PanelKind = (typeof PANEL_KINDS)[number];
 
 const RequestId = z.union([z.string().min(1).max(100), z.number().int()]);
 
@@ -22,7 +29,19 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
     type: z.literal("list"),
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(500).default(200),
+    /** The panel's filters (GET /api/panel's query); absent ones are not sent. */
+    filter: z.enum(PANEL_FILTERS).optional(),
+    session: SessionIdSchema.optional(),
+    kind: z.enum(PANEL_KINDS).optional(),
+    device: z.string().min(1).max(100).optional(),
+    q: z.string().min(1).max(200).optional(),
   }),
+  /** Send a wake that needs review (or failed) again: POST /api/sessions/:sid/wakes/:wid/retry. */
+  z.strictObject({ id: RequestId, type: z.literal("retry"), sessionId: SessionIdSchema, wakeId: WakeIdSchema }),
+  /** Set such a wake aside (never delivered): POST /api/sessions/:sid/wakes/:wid/dismiss. */
+  z.strictObject({ id: RequestId, type: z.literal("dismiss"), sessionId: SessionIdSchema, wakeId: WakeIdSchema }),
+  /** Remove a session's ended monitors from the list: POST /api/sessions/:sid/monitors/clear-ended. */
+  z.strictObject({ id: RequestId, type: z.literal("clearEnded"), sessionId: SessionIdSchema }),
   z.strictObject({
     id: RequestId,
     type: z.literal("control"),
@@ -49,22 +68,16 @@ export type NativeRequestType = NativeRequest["type"];
 /** A request as its sender builds it: every variant of the union without its `id` (added on sending). */
 export type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
 
-/** One row of the side panel's `list`: a monitor, its session, and for a waitpoint its details. */
-export interface PanelItem {
-  session: { id: string; label: string | null };
-  monitor: MonitorView;
-  waitpoint?: WaitpointView;
-}
-
-export interface PanelList {
-  total: number;
-  offset: number;
-  items: PanelItem[];
-  /** Every device (design.md §5) with its connection state, on every page (there are few). */
-  devices: DeviceView[];
-  /** Whether checks keep up (design.md §3): the panel says so when they do not. */
-  checks: CheckLoadView;
-}
+/** The side panel's list, as `/api/panel` answers it (design.md §7): the daemon's types, one source. */
+export type {
+  AttentionAction,
+  AttentionItem,
+  AttentionReason,
+  PanelCounts,
+  PanelRow as PanelItem,
+  PanelPage as PanelList,
+} from "./views.js";
+export { ATTENTION_REASONS } from "./views.js";
 
 export type NativeReply =
   | { id: string | number | null; ok: true; result: unknown }

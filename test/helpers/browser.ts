@@ -33,6 +33,8 @@ export interface ExtensionBrowser {
   linkStatus(): Promise<string>;
   /** Whether the background marks this tab as watched. */
   isMarked(tabId: number): Promise<boolean>;
+  /** Evaluates `expression` in the background, with `vigil` bound to what startBackground returned. */
+  background<T>(expression: string): Promise<T>;
   /** The side panel (Chromium) / sidebar (Firefox) page, open in a tab. */
   panel(): Promise<Page>;
   reloadPanel(page: Page): Promise<void>;
@@ -94,6 +96,10 @@ export class TestBrowser implements ExtensionBrowser {
 
   isMarked(tabId: number): Promise<boolean> {
     return this.worker.evaluate((t) => (globalThis as any).vigil.marks.marked.has(t) as boolean, tabId);
+  }
+
+  background<T>(expression: string): Promise<T> {
+    return this.worker.evaluate(`(async (vigil) => (${expression}))(globalThis.vigil)`) as Promise<T>;
   }
 
   async panel(): Promise<Page> {
@@ -187,6 +193,10 @@ export class FirefoxTestBrowser implements ExtensionBrowser {
 
   isMarked(tabId: number): Promise<boolean> {
     return this.#background(`bg.vigil.marks.marked.has(${Number(tabId)})`);
+  }
+
+  background<T>(expression: string): Promise<T> {
+    return this.#background(`await (async (vigil) => (${expression}))(bg.vigil)`);
   }
 
   panel(): Promise<Page> {

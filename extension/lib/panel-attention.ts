@@ -1,0 +1,111 @@
+/**
+ * What needs the person (the panel's pinned "Needs you" section, the header's N, the page title,
+ * the toolbar badge and the notifications): the daemon's `attention` list when its reply carries
+ * one, else the same list worked out here from the items (a daemon before issue #26). Pure.
+ * Design: docs/design.md §7.
+ */
+import type { AttentionItem, AttentionReason, PanelItem, PanelList } from "../../shared/schemas/native-messages";
+import { deliveryProblem, overloadText } from "../../shared/wording";
+
+/** Most urgent first: the order the daemon sorts by too. */
+export const ATTENTION_RANK: Record<AttentionReason, number> = {
+  needs_review: 0,
+  delivery_failed: 1,
+  waitpoint_failed: 2,
+  waitpoint_stalled: 3,
+  monitor_error: 4,
+  device_error: 5,
+  delivery_retrying: 6,
+  wake_not_taken: 7,
+  overload: 8,
+};
+
+/** One entry's identity across refreshes: what it is about, and for a wake which wake. */
+export const attentionKey = (a: AttentionItem): string =>
+  [a.reason, a.sessionId ?? "", a.monitorId ?? a.waitpointId ?? a.device ?? "", a.wakeId ?? ""].join(":");
+
+/** The "Needs you" list of one `list` answer. */
+export function attentionOf(list: PanelList): AttentionItem[] {
+  return list.attention ?? computeAttention(list);
+}
+
+/** Whether one monitor needs the person (the "Needs you" filter, worked out client-side). */
+export function itemNeedsYou(item: PanelItem): boolean {
+  return itemAttention(item).length > 0;
+}
+
+function itemAttention(item: PanelItem): AttentionItem[] {
+  const { monitor, waitpoint, session } = item;
+  const base = { sessionId: session.id, monitorId: monitor.id, title: monitor.name };
+  const out: AttentionItem[] = [];
+  const problem = deliveryProblem(monitor.delivery);
+  if (problem && monitor.delivery) {
+    const reason = problem.kind === "needs_review" ? "needs_review" : "delivery_retrying";
+    out.push({
+      ...base,
+      reason,
+      rank: ATTENTION_RANK[reason],
+      wakeId: monitor.delivery.wakeId,
+      detail: problem.error ?? problem.text,
+      since: monitor.ending?.at ?? monitor.createdAt,
+      actions: reason === "needs_review" ? ["retry", "dismiss", "open"] : ["dismiss", "open"],
+    });
+  }
+  const active = monitor.state === "waiting" || monitor.state === "paused";
+  if (active && monitor.lastError && !waitpoint) {
+    out.push({
+      ...base,
+      reason: "monitor_error",
+      rank: ATTENTION_RANK.monitor_error,
+      detail: monitor.lastError,
+      since: monitor.lastCheckAt ?? monitor.createdAt,
+      actions: monitor.state === "paused" ? ["resume", "cancel", "open"] : ["cancel", "open"],
+    });
+  }
+  if (waitpoint?.state === "failed" && (monitor.state === "ready" || monitor.state === "needs_review")) {
+    const failure = waitpoint.signals.find((s) => s.status === "fail");
+    out.push({
+      ...base,
+      reason: "waitpoint_failed",
+      rank: ATTENTION_RANK.waitpoint_failed,
+      waitpointId: waitpoint.id,
+      title: waitpoint.label,
+      detail: failure?.message ?? "a member reported failure",
+      since: waitpoint.endedAt ?? waitpoint.createdAt,
+      actions: ["open"],
+    });
+  }
+  return out;
+}
+
+function computeAttention(list: PanelList): AttentionItem[] {
+  const out = list.items.flatMap(itemAttention);
+  for (const device of list.devices ?? []) {
+    if (device.state === "connected") continue;
+    out.push({
+      reason: "device_error",
+      rank: ATTENTION_RANK.device_error,
+      device: device.name,
+      title: device.name,
+      detail: device.lastError ?? device.state,
+      since: device.lastCollectionAt ?? device.createdAt,
+      actions: [],
+    });
+  }
+  const overload = list.checks ? overloadText(list.checks) : null;
+  if (overload) {
+    out.push({
+      reason: "overload",
+      rank: ATTENTION_RANK.overload,
+      title: "Checks are running late",
+      detail: overload,
+      since: list.checks.late[0]?.at ?? new Date(0).toISOString(),
+      actions: [],
+    });
+  }
+  // Stable: equal ranks keep the list's order.
+  return out
+    .map((a, i) => [a, i] as const)
+    .sort(([a, i], [b, j]) => a.rank - b.rank || i - j)
+    .map(([a]) => a);
+}

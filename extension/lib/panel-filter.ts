@@ -1,0 +1,113 @@
+/**
+ * The panel's filters (All / Needs you / Active / Ended, session, kind, device, search) and the
+ * counts beside them. The daemon filters and counts (GET /api/panel's query, issue #26); an answer
+ * without `counts` comes from an older daemon that ignored the query, so the same filters are
+ * applied here instead. Pure.
+ * Design: docs/design.md §7.
+ */
+import type {
+  NativeRequest,
+  PanelCounts,
+  PanelFilter,
+  PanelItem,
+  PanelKind,
+  PanelList,
+} from "../../shared/schemas/native-messages";
+import type { MonitorState } from "../../shared/schemas/views";
+import { itemNeedsYou } from "./panel-attention";
+
+export interface Filters {
+  filter: PanelFilter;
+  session: string;
+  kind: PanelKind | "";
+  device: string;
+  q: string;
+}
+
+/** The filter fields of a `list` request. */
+export type NativeListFields = Partial<
+  Pick<Extract<NativeRequest, { type: "list" }>, "filter" | "session" | "kind" | "device" | "q">
+>;
+
+export const NO_FILTERS: Filters = { filter: "all", session: "", kind: "", device: "", q: "" };
+
+/** The `list` request's filter fields: only those set. */
+export function listQuery(filters: Filters): NativeListFields {
+  const query: NativeListFields = {};
+  if (filters.filter !== "all") query.filter = filters.filter;
+  if (filters.session) query.session = filters.session;
+  if (filters.kind) query.kind = filters.kind;
+  if (filters.device) query.device = filters.device;
+  const q = filters.q.trim();
+  if (q) query.q = q;
+  return query;
+}
+
+export const isActive = (state: MonitorState): boolean => state === "waiting" || state === "paused";
+
+/** The kind as the panel names it: a `signal` monitor is a waitpoint. */
+export const kindOf = (item: PanelItem): PanelKind =>
+  item.monitor.kind === "signal" ? "waitpoint" : (item.monitor.kind as PanelKind);
+
+/** The device an item waits on (a waitpoint's spool device), or null for this machine. */
+export const deviceOf = (item: PanelItem): string | null => item.waitpoint?.device ?? null;
+
+/** What the search box searches: names, commands, labels and tool names. */
+function searchText(item: PanelItem): string {
+  const { monitor, session, waitpoint } = item;
+  const source = monitor.source as { command?: string; name?: string; url?: string; selector?: string };
+  return [monitor.name, session.label, session.id, source.command, source.name, source.url, waitpoint?.label]
+    .filter(Boolean)
+    .join("\n")
+    .toLowerCase();
+}
+
+/** Everything but the tab (`filter`): session, kind, device, search. */
+function matchesScope(item: PanelItem, filters: Filters): boolean {
+  if (filters.session && item.session.id !== filters.session) return false;
+  if (filters.kind && kindOf(item) !== filters.kind) return false;
+  if (filters.device && deviceOf(item) !== filters.device) return false;
+  const q = filters.q.trim().toLowerCase();
+  return !q || searchText(item).includes(q);
+}
+
+function inTab(item: PanelItem, filter: PanelFilter): boolean {
+  if (filter === "needs") return itemNeedsYou(item);
+  if (filter === "active") return isActive(item.monitor.state);
+  if (filter === "ended") return !isActive(item.monitor.state);
+  return true;
+}
+
+export function countItems(items: PanelItem[]): PanelCounts {
+  const counts = { all: 0, needs: 0, active: 0, ended: 0 };
+  for (const item of items) {
+    counts.all++;
+    if (itemNeedsYou(item)) counts.needs++;
+    if (isActive(item.monitor.state)) counts.active++;
+    else counts.ended++;
+  }
+  return counts;
+}
+
+export interface FilteredList {
+  items: PanelItem[];
+  counts: PanelCounts;
+  sessions: Array<{ id: string; label: string | null; counts: PanelCounts }>;
+}
+
+/** The items to show, the tab counts and the sessions: the daemon's when it filtered, else worked out here. */
+export function applyFilters(list: PanelList, filters: Filters): FilteredList {
+  if (list.counts && list.sessions) return { items: list.items, counts: list.counts, sessions: list.sessions };
+  const scoped = list.items.filter((item) => matchesScope(item, filters));
+  const bySession = new Map<string, { id: string; label: string | null; items: PanelItem[] }>();
+  for (const item of list.items) {
+    const entry = bySession.get(item.session.id) ?? { id: item.session.id, label: item.session.label, items: [] };
+    entry.items.push(item);
+    bySession.set(item.session.id, entry);
+  }
+  return {
+    items: scoped.filter((item) => inTab(item, filters.filter)),
+    counts: countItems(scoped),
+    sessions: [...bySession.values()].map(({ id, label, items }) => ({ id, label, counts: countItems(items) })),
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The pinned "Needs you (N)" section at the top of the side panel (issue #26): what needs the
+ * person, most urgent first, each with its whole cause inline, the wake id, when it began, and the
+ * actions the daemon offers (Send again, Dismiss, Resume, Cancel, Show).
+ * Design: docs/design.md §7.
+ */
+import type { AttentionAction, AttentionItem } from "../../shared/schemas/native-messages";
+import { ATTENTION_REASON_TEXT } from "../../shared/wording";
+import { h } from "./dom";
+import { attentionKey } from "./panel-attention";
+import { timeElement } from "./panel-clock";
+
+const ACTION_LABELS: Record<AttentionAction, string> = {
+  retry: "Send again",
+  dismiss: "Dismiss",
+  resume: "Resume",
+  cancel: "Cancel",
+  open: "Show",
+};
+
+/** Red for what stopped, amber for what is still being tried or is slow. */
+const AMBER = new Set(["delivery_retrying", "wake_not_taken", "overload", "waitpoint_stalled"]);
+
+export function needsSection(
+  attention: AttentionItem[],
+  sessionLabel: (id: string) => string,
+  confirming: string | null,
+  now: number,
+): HTMLElement {
+  return h(
+    "section",
+    { class: "needs", "aria-labelledby": "needs-title", "data-count": String(attention.length) },
+    h("h2", { id: "needs-title" }, `Needs you (${attention.length})`),
+    attention.length === 0
+      ? h("p", { class: "muted" }, "Nothing needs you.")
+      : h(
+          "ol",
+          { class: "attention" },
+          attention.map((a) => attentionRow(a, sessionLabel, confirming, now)),
+        ),
+  );
+}
+
+function attentionRow(
+  a: AttentionItem,
+  sessionLabel: (id: string) => string,
+  confirming: string | null,
+  now: number,
+): HTMLElement {
+  const key = attentionKey(a);
+  const buttons = a.actions.flatMap((action) => {
+    if (action === "cancel" && confirming === `needs:${key}`)
+      return [
+        h("span", {}, "Stop waiting?"),
+        attentionButton(key, "needs-confirm", "Stop waiting", `for ${a.title}`, "danger"),
+        attentionButton(key, "needs-keep", "Keep", a.title),
+      ];
+    return [attentionButton(key, `needs-${action}`, ACTION_LABELS[action], a.title)];
+  });
+  return h(
+    "li",
+    {
+      class: "attention-item",
+      "data-key": `needs:${key}`,
+      "data-attention": key,
+      "data-reason": a.reason,
+      "data-rank": String(a.rank),
+      "data-tone": AMBER.has(a.reason) ? "paused" : "failed",
+      tabindex: "-1",
+    },
+    h(
+      "div",
+      { class: "row head" },
+      h("span", { class: "name", title: a.title }, a.title),
+      h(
+        "span",
+        { class: "chip", "data-tone": AMBER.has(a.reason) ? "paused" : "failed" },
+        ATTENTION_REASON_TEXT[a.reason],
+      ),
+    ),
+    h(
+      "div",
+      { class: "details" },
+      [a.sessionId ? sessionLabel(a.sessionId) : null, a.device ? `device ${a.device}` : null, a.wakeId ?? null]
+        .filter(Boolean)
+        .join(" · "),
+      a.sessionId || a.device || a.wakeId ? " · " : "",
+      timeElement(a.since, now, "since "),
+    ),
+    a.detail ? h("pre", { class: "cause" }, a.detail) : null,
+    buttons.length ? h("div", { class: "row actions" }, buttons) : null,
+  );
+}
+
+function attentionButton(key: string, action: string, label: string, target: string, cls?: string): HTMLElement {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: cls,
+      "data-action": action,
+      "data-key": `needs:${key}:${action}`,
+      "data-target": key,
+      "aria-label": `${label} ${target}`,
+    },
+    label,
+  );
+}

@@ -1,0 +1,372 @@
+/**
+ * The side panel as the place a person works (issue #26), on one realistic workload built once
+ * (workload.ts): the "Needs you" section's order and count, the same count in the header, the page
+ * title and the toolbar badge; Send again, Dismiss, bulk Pause / Resume / Cancel and Clear ended
+ * changing the daemon's state; outcome colours; filters, search and folded sessions; axe-core with
+ * no serious or critical violation; a notification and its click. Screenshots (light and dark,
+ * 400 and 600 px) go to test/e2e/artifacts/ and, for the README, docs/images/.
+ */
+import { copyFileSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { Page } from "puppeteer";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { ROUTES } from "../../shared/api-routes.js";
+import type { ExtensionBrowser } from "../helpers/browser.js";
+import { ROOT, type TestDaemon, waitFor } from "../helpers/daemon.js";
+import { buildWorkload, type Workload } from "./workload.js";
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const IMAGES = join(ROOT, "docs", "images");
+/** What the panel's data layer is doing, for a failed wait's message. */
+export const PANEL_DUMP =
+  "JSON.stringify({ busy: vigil.busy(), pending: vigil.port.pending, reconnects: vigil.port.reconnects, fetches: vigil.fetches, error: vigil.state.error, failed: vigil.state.listFailed, errors: vigil.errors, link: vigil.state.link })";
+
+export interface DashboardContext {
+  daemon(): TestDaemon;
+  browser(): ExtensionBrowser;
+  ciPage(): Promise<{ url: string; tabId: number }>;
+  shot(name: string): string;
+  kind: "chromium" | "firefox";
+}
+
+type Entry = { reason: string; name: string; key: string; rank: number };
+
+export function defineDashboardTests(ctx: DashboardContext): void {
+  describe("the panel as a dashboard (one realistic workload)", () => {
+    let workload: Workload;
+    let panel: Page;
+    const daemon = () => ctx.daemon();
+    const row = (sid: string, role: string) => `[data-session="${sid}"] [data-monitor="${workload.ids[role]}"]`;
+    const entries = (): Promise<Entry[]> =>
+      panel.$$eval(".needs li[data-attention]", (items) =>
+        items.map((li) => ({
+          reason: (li as any).dataset.reason as string,
+          name: li.querySelector(".name")?.textContent ?? "",
+          key: (li as any).dataset.attention as string,
+          rank: Number((li as any).dataset.rank),
+        })),
+      );
+    /**
+     * Waits until `expression` is truthy in the panel, polled from here: waitForFunction polls on
+     * animation frames, which a headless tab in the background (Firefox) may not get.
+     */
+    const until = (expression: string, what: string) =>
+      waitFor(async () => ((await panel.evaluate(expression)) ? true : null), { what }).catch(async (error) => {
+        throw new Error(`${(error as Error).message}; the panel: ${await panel.evaluate(PANEL_DUMP)}`);
+      });
+    /** Evaluates in the background; Firefox's helper does it from a new tab, so the panel comes back to the front. */
+    const background = async <T>(expression: string): Promise<T> => {
+      const result = await ctx.browser().background<T>(expression);
+      await panel.bringToFront();
+      return result;
+    };
+    const badge = () =>
+      panel.evaluate("((globalThis.browser ?? globalThis.chrome).action.getBadgeText({}))") as Promise<string>;
+    const screenshot = async (name: string, width: number, dark: boolean, readme?: string) => {
+      await panel.setViewport({ width, height: 900 });
+      if (dark) await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      await panel.evaluate("window.scrollTo(0, 0)");
+      const path = ctx.shot(name);
+      await panel.screenshot({ path });
+      if (readme) copyFileSync(path, join(IMAGES, readme));
+      if (dark) await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+    };
+
+    beforeAll(async () => {
+      const ci = await ctx.ciPage();
+      workload = await buildWorkload(daemon(), ci.url, ci.tabId);
+      panel = await ctx.browser().panel();
+      await panel.setViewport({ width: 400, height: 900 });
+    }, 60_000);
+    // The panel's tab in front: a background tab's timers and frames are throttled.
+    beforeEach(() => panel.bringToFront());
+    afterAll(async () => {
+      await panel?.close();
+      await workload?.close();
+      // The tests after these find a quiet daemon: no workload checks competing for slots.
+      for (const sid of Object.values(workload?.sessions ?? {})) await daemon().api("DELETE", `/api/sessions/${sid}`);
+      await daemon().api("DELETE", "/api/devices/gpu1");
+    });
+
+    test("Needs you: the most urgent first, with the whole cause; the same N in the header, the title and the badge", async () => {
+      const [first, second] = workload.reviewWakes;
+      await panel.waitForSelector(`.needs li[data-attention*="${second}"]`);
+      await panel.waitForSelector('.devices [data-device="gpu1"]');
+      await panel.waitForSelector('.needs li[data-reason="waitpoint_failed"]');
+      const list = await entries();
+      // Ordered by urgency: the two wakes needing review first.
+      expect(list.slice(0, 2).map((e) => e.reason)).toEqual(["needs_review", "needs_review"]);
+      expect(
+        list
+          .slice(0, 2)
+          .map((e) => e.name)
+          .sort(),
+      ).toEqual(["CI run 8812 green", "Release notes built"]);
+      const ranks = list.map((e) => e.rank);
+      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+      expect(list).toContainEqual(expect.objectContaining({ reason: "device_error", name: "gpu1" }));
+      // The device's own row: its state and why.
+      const device = await panel.$eval('.devices [data-device="gpu1"]', (e) => ({
+        title: e.getAttribute("title"),
+        chip: e.querySelector(".chip")?.textContent,
+        details: e.querySelector("[data-device-details]")?.textContent,
+      }));
+      expect(device.title).toMatch(/^gpu1 · (offline|error): .+/);
+      expect(device.details).toBe("not collected yet · 0 files");
+      expect(list).toContainEqual(expect.objectContaining({ reason: "waitpoint_failed", name: "eval-sweep" }));
+      // Inline: the wake id and the whole error, with Send again and Dismiss named for the monitor.
+      const review = `.needs li[data-attention*="${first}"]`;
+      const text = await panel.$eval(review, (e) => e.textContent ?? "");
+      expect(text).toContain(first);
+      expect(text).toMatch(/POST http:\/\/127\.0\.0\.1:\d+\/hook answered 400/);
+      const labels = await panel.$$eval(`${review} button`, (bs) => bs.map((b) => b.getAttribute("aria-label")));
+      expect(labels).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^Send again (CI run 8812 green|Release notes built)$/)]),
+      );
+      expect(labels.some((l) => l?.startsWith("Dismiss "))).toBe(true);
+
+      const n = list.length;
+      expect(await panel.$eval(".needs h2", (e) => e.textContent)).toBe(`Needs you (${n})`);
+      expect(await panel.$eval("#needs-count", (e) => e.textContent)).toBe(String(n));
+      expect(await panel.title()).toBe(`(${n}) Vigil`);
+      await waitFor(async () => (await badge()) === String(n), { what: `the toolbar badge reading ${n}` });
+      // The one live region is the short summary line.
+      expect(await panel.$$eval("[aria-live]", (es) => es.map((e) => e.id))).toEqual(["summary"]);
+      expect(await panel.$eval("#summary", (e) => e.textContent)).toMatch(
+        new RegExp(`^${n} need(s)? you · \\d+ active · \\d+ ended$`),
+      );
+
+      await screenshot("dashboard", 400, false, ctx.kind === "chromium" ? "side-panel.png" : "firefox-sidebar.png");
+      await screenshot("dashboard-600", 600, false);
+      await panel.setViewport({ width: 400, height: 900 });
+      await panel.screenshot({ path: ctx.shot("dashboard-full"), fullPage: true });
+      if (ctx.browser().emulatesColorScheme) {
+        await screenshot("dashboard-dark", 400, true, "side-panel-dark.png");
+        await screenshot("dashboard-600-dark", 600, true);
+      }
+      await panel.setViewport({ width: 400, height: 900 });
+    });
+
+    test("typography: body text at the browser's size, names clamped to two lines, absolute times on hover", async () => {
+      const size = await panel.$eval(`${row(workload.sessions.docs, "long")} .name`, (e) => {
+        const style = (globalThis as any).getComputedStyle(e);
+        return {
+          font: style.fontSize,
+          lines: Math.round(e.getBoundingClientRect().height / Number.parseFloat(style.lineHeight)),
+          title: e.getAttribute("title"),
+        };
+      });
+      expect(size.font).toBe("16px");
+      expect(size.lines).toBeLessThanOrEqual(2);
+      expect(size.title).toBe(workload.longName);
+      const time = await panel.$eval(`${row(workload.sessions.ci, "lint")} time`, (e) => e.getAttribute("title"));
+      expect(time).toMatch(/\d{4}/);
+      // Every control is named for what it acts on.
+      expect(
+        await panel.$eval(`${row(workload.sessions.ci, "lint")} [data-action="cancel"]`, (e) =>
+          e.getAttribute("aria-label"),
+        ),
+      ).toBe("Cancel Lint on main");
+    });
+
+    test("outcome colours: met green, expired and failed red, cancelled grey, paused amber, waiting blue", async () => {
+      const { ci, deploy, train } = workload.sessions;
+      const tone = (sid: string, role: string) => panel.$eval(row(sid, role), (e) => (e as any).dataset.tone);
+      await panel.waitForSelector(`${row(train, "expired")}:not([data-tone="waiting"])`);
+      expect(await tone(ci, "ciGreen")).toBe("met");
+      expect(await tone(train, "expired")).toBe("failed");
+      expect(await panel.$eval(`${row(train, "expired")} .chip`, (e) => e.textContent)).toBe("expired");
+      expect(await tone(deploy, "canary")).toBe("cancelled");
+      expect(await tone(deploy, "backup")).toBe("paused");
+      expect(await tone(ci, "lint")).toBe("waiting");
+      expect(await tone(train, "sweep")).toBe("failed");
+      const colour = (sid: string, role: string) =>
+        panel.$eval(`${row(sid, role)} .chip`, (e) => (globalThis as any).getComputedStyle(e).backgroundColor);
+      const colours = await Promise.all([
+        colour(ci, "ciGreen"),
+        colour(train, "expired"),
+        colour(deploy, "canary"),
+        colour(deploy, "backup"),
+        colour(ci, "lint"),
+      ]);
+      expect(new Set(colours).size).toBe(5);
+      // The wake of a met monitor reads as a wake, not as the monitor's state.
+      expect(await panel.$eval(`${row(ci, "ciGreen")} .delivery`, (e) => e.textContent)).toContain(
+        "delivery needs review",
+      );
+      // A waitpoint on the unreachable device says so; each waitpoint is shown once.
+      expect(await panel.$eval(`${row(train, "gpuJob")} .device-line`, (e) => e.textContent)).toMatch(
+        /^waiting for its device gpu1 \((offline|error)\)$/,
+      );
+      expect(await panel.$$eval(`[data-monitor="${workload.ids.arm2}"]`, (es) => es.length)).toBe(1);
+    });
+
+    test("filters with counts, search, kind and device filters; a folded session stays folded", async () => {
+      const count = (tab: string) => panel.$eval(`[data-tab="${tab}"] .count`, (e) => Number(e.textContent));
+      const shown = () => panel.$$eval("li.monitor .name", (es) => es.map((e) => e.textContent));
+      const all = await count("all");
+      expect(all).toBeGreaterThanOrEqual(17);
+      expect((await count("active")) + (await count("ended"))).toBe(all);
+
+      await panel.click('[data-tab="needs"]');
+      await waitFor(async () => (await shown()).length === (await count("needs")), { what: "the Needs you tab" });
+      expect(await shown()).toEqual(expect.arrayContaining(["CI run 8812 green", "Release notes built"]));
+      expect(await shown()).not.toContain("Lint on main");
+      await panel.click('[data-tab="all"]');
+
+      await panel.type('input[data-filter="q"]', "canary");
+      await waitFor(async () => JSON.stringify(await shown()) === JSON.stringify(["Old canary"]), { what: "search" });
+      await panel.$eval('input[data-filter="q"]', (e) => {
+        (e as any).value = "";
+        e.dispatchEvent(new (globalThis as any).Event("input", { bubbles: true }));
+      });
+      await panel.select('select[data-filter="kind"]', "waitpoint");
+      await waitFor(async () => (await shown()).length === 4, { what: "the four waitpoints" });
+      await panel.select('select[data-filter="kind"]', "");
+      await panel.select('select[data-filter="device"]', "gpu1");
+      await waitFor(async () => JSON.stringify(await shown()) === JSON.stringify(["gpu1 fine-tune"]), {
+        what: "device filter",
+      });
+      await panel.select('select[data-filter="device"]', "");
+      await waitFor(async () => (await shown()).length === all, { what: "everything again" });
+
+      // Fold the docs session: remembered after a reload.
+      const docs = workload.sessions.docs;
+      await panel.click(`[data-session="${docs}"] button.fold`);
+      await panel.waitForSelector(`[data-session="${docs}"] button.fold[aria-expanded="false"]`);
+      expect(await panel.$(`[data-session="${docs}"] li.monitor`)).toBeNull();
+      await ctx.browser().reloadPanel(panel);
+      await panel.waitForSelector(`[data-session="${docs}"] button.fold[aria-expanded="false"]`);
+      await panel.click(`[data-session="${docs}"] button.fold`);
+      await panel.waitForSelector(`[data-session="${docs}"] li.monitor`);
+    });
+
+    test("axe-core finds no serious or critical violation (light and dark)", async () => {
+      await panel.setViewport({ width: 400, height: 900 });
+      await panel.evaluate(AXE_SOURCE);
+      const run = async () => {
+        const result = (await panel.evaluate(
+          "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ': ' + n.failureSummary) })))",
+        )) as unknown[];
+        return result;
+      };
+      expect(await run()).toEqual([]);
+      if (ctx.browser().emulatesColorScheme) {
+        await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+        try {
+          expect(await run()).toEqual([]);
+        } finally {
+          await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+        }
+      }
+    });
+
+    test("a notification for what newly needs the person, one per session; clicking it shows the entry", async () => {
+      const ciTitle = "Vigil: CI agent needs you";
+      const shown = await waitFor(
+        async () => {
+          const all =
+            await background<Array<{ id: string; title: string; message: string; error?: string }>>(
+              "vigil.attention.shown",
+            );
+          const ci = all.filter((n) => n.title === ciTitle);
+          return ci.length > 0 ? { all, ci } : null;
+        },
+        { what: "a notification for the CI agent's session" },
+      );
+      // Two wakes needed review within the minute: one notification tells of both.
+      expect(shown.ci).toHaveLength(1);
+      expect(shown.ci[0]?.error).toBeUndefined();
+      expect(shown.ci[0]?.message).toMatch(
+        /^(CI run 8812 green|Release notes built): delivery needs review \(and 1 more\)$/,
+      );
+      // Clicking it opens the panel at that entry (this panel is open: it scrolls there and focuses it).
+      const id = shown.ci[0]?.id as string;
+      await background(`vigil.openAt(${JSON.stringify(id)})`);
+      const key = id.slice("vigil:".length);
+      await until(
+        `document.activeElement?.getAttribute("data-attention") === ${JSON.stringify(key)}`,
+        "the entry focused",
+      );
+      await panel.keyboard.press("Tab");
+    });
+
+    test("Send again, Dismiss, bulk Pause / Resume / Cancel and Clear ended change the daemon's state", async () => {
+      const d = daemon();
+      const { ci, deploy } = workload.sessions;
+      const [first, second] = workload.reviewWakes as [string, string];
+      const wake = async (wid: string) => (await d.api("GET", `/api/sessions/${ci}/wakes/${wid}`)).body;
+      const before = workload.hookRequests();
+      // The background fetches browser monitors only for the sessions that have one (here: docs).
+      const marksFetches = await background<number>("vigil.fetches.marks");
+      await panel.click(`.needs li[data-attention*="${first}"] [data-action="needs-retry"]`);
+      // Sent again: the webhook gets it once more (and refuses it again, so it needs review again).
+      await waitFor(() => workload.hookRequests() > before, { what: "the wake sent again" });
+      await waitFor(async () => ((await wake(first)).state === "needs_review" ? true : null), { what: "review again" });
+      expect(await panel.$('[data-testid="error"]')).toBeNull();
+
+      await panel.click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);
+      if ("dismissWake" in ROUTES) {
+        await until(`!document.querySelector('.needs li[data-attention*="${second}"]')`, "the dismissed entry gone");
+        expect((await wake(second)).state).not.toBe("needs_review");
+      } else {
+        // This daemon build has no dismiss route yet (issue #26's daemon side): the panel says so.
+        await until(
+          `document.querySelector('[data-testid="error"]')?.textContent.includes("no dismissWake route")`,
+          "the error",
+        );
+      }
+
+      // Two changes in the CI agent's session, which has no browser monitor: the marks were not fetched.
+      expect(await background<number>("vigil.fetches.marks")).toBe(marksFetches);
+
+      // Bulk: select three, pause them, resume them, cancel two with one confirmation.
+      const roles = ["lint", "flaky", "long"];
+      const sids: Record<string, string> = { lint: ci, flaky: deploy, long: workload.sessions.docs };
+      const waiting: string[] = [];
+      for (const role of roles) {
+        const view = await d.monitor(sids[role] as string, workload.ids[role] as string);
+        if (view.state === "waiting") waiting.push(role);
+      }
+      expect(waiting.length).toBeGreaterThanOrEqual(2);
+      for (const role of waiting) await panel.click(`${row(sids[role] as string, role)} input.select`);
+      await panel.waitForSelector(".bulk");
+      expect(await panel.$eval(".bulk span", (e) => e.textContent)).toBe(`${waiting.length} selected`);
+      await panel.click('[data-action="bulk-pause"]');
+      for (const role of waiting) await d.waitForState(sids[role] as string, workload.ids[role] as string, ["paused"]);
+      await until(
+        `!!document.querySelector(${JSON.stringify(`${row(ci, "lint")}[data-state="paused"]`)})`,
+        "lint paused",
+      );
+      await panel.click('[data-action="bulk-resume"]');
+      for (const role of waiting) await d.waitForState(sids[role] as string, workload.ids[role] as string, ["waiting"]);
+      await until(
+        `!!document.querySelector(${JSON.stringify(`${row(ci, "lint")}[data-state="waiting"]`)})`,
+        "lint waiting",
+      );
+      await panel.click('[data-action="bulk-cancel"]');
+      await panel.waitForSelector('[data-action="bulk-confirm"]');
+      // Escape backs out of the confirmation, like Keep.
+      await panel.keyboard.press("Escape");
+      await panel.waitForSelector('[data-action="bulk-cancel"]');
+      expect((await d.monitor(ci, workload.ids.lint as string)).state).toBe("waiting");
+      await panel.click('[data-action="bulk-cancel"]');
+      await panel.click('[data-action="bulk-confirm"]');
+      for (const role of waiting)
+        await d.waitForState(sids[role] as string, workload.ids[role] as string, ["cancelled"]);
+      await until(`!document.querySelector(".bulk")`, "the bulk bar gone");
+
+      // Clear ended: the deploy session's ended monitors leave the list.
+      await panel.click(`[data-session="${deploy}"] [data-action="clear-ended"]`);
+      if ("clearEndedMonitors" in ROUTES) {
+        await until(`!document.querySelector('${row(deploy, "canary")}')`, "the ended monitors cleared");
+      } else {
+        await until(
+          `document.querySelector('[data-testid="error"]')?.textContent.includes("no clearEndedMonitors route")`,
+          "the error",
+        );
+      }
+    });
+  });
+}
