@@ -166,10 +166,15 @@ describe("codex", () => {
     expect(text).toContain(`[hooks.state."${config()}:stop:1:0"]`);
     expect(text).toContain(`[hooks.state."${config()}:session_start:0:0"]`);
     expect(text).toMatch(/trusted_hash = "sha256:[0-9a-f]{64}"/);
-    await setup("codex");
+    // The sandbox rules: `vigil` commands may leave Codex's sandbox (its socket is closed to it), said so.
+    const rules = join(home, ".codex", "rules", "vigil.rules");
+    expect(read(rules)).toContain('prefix_rule(pattern = ["vigil"], decision = "allow")');
+    const again = await setup("codex");
+    expect(again.stdout).toContain(`${rules}: Codex's sandbox forbids connecting to the Vigil daemon's socket`);
     expect(read(config())).toBe(text);
     await setup("codex", "--remove");
     expect(read(config())).toBe(CONFIG);
+    expect(existsSync(join(home, ".codex", "rules"))).toBe(false);
   });
 });
 

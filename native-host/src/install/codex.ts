@@ -12,17 +12,45 @@ import { isDeepStrictEqual } from "node:util";
 import { parse, TomlError } from "smol-toml";
 import { ValidationError } from "../base/errors.js";
 import { quote } from "./launcher.js";
-import type { PlannedFile } from "./managed-files.js";
+import { type PlannedFile, readText } from "./managed-files.js";
 
 export interface CodexPaths {
   home: string;
   config: string;
+  /** Vigil's exec-policy rules: `vigil` commands run outside Codex's sandbox. */
+  rules: string;
 }
 
 export function codexPaths(env: NodeJS.ProcessEnv = process.env): CodexPaths {
   const home = env.CODEX_HOME || join(homedir(), ".codex");
-  return { home, config: join(home, "config.toml") };
+  return { home, config: join(home, "config.toml"), rules: join(home, "rules", "vigil.rules") };
 }
+
+const RULES_HEADER = [
+  "# Written by `vigil setup codex` (`vigil setup codex --remove` takes it out).",
+  "# Codex's sandbox forbids connecting to the Vigil daemon's owner-only socket, so `vigil wait` from",
+  "# the shell tool could not arm anything: these rules let commands that start with `vigil` run",
+  "# outside the sandbox. (The checks they arm run in the Vigil daemon, outside any sandbox, anyway.)",
+];
+const isRuleOfVigil = (line: string) =>
+  line.startsWith("# ")
+    ? RULES_HEADER.includes(line)
+    : /^prefix_rule\(pattern = \["(vigil|[^"]*\/vigil)"\], decision = "allow"\)$/.test(line);
+
+/** Vigil's rules file: `vigil`, and the launcher by its absolute path, allowed outside the sandbox. */
+export function codexRules(launcher: string): string {
+  const patterns = [...new Set(["vigil", launcher])];
+  return `${[...RULES_HEADER, ...patterns.map((p) => `prefix_rule(pattern = [${toml(p)}], decision = "allow")`)].join("\n")}\n`;
+}
+
+/** The rules file without Vigil's lines; null when nothing of anyone else's is left. */
+export function withoutRules(text: string): string | null {
+  const rest = text.split("\n").filter((line) => !isRuleOfVigil(line));
+  return rest.every((line) => line.trim() === "") ? null : rest.join("\n");
+}
+
+export const SANDBOX_NOTE =
+  "Codex's sandbox forbids connecting to the Vigil daemon's socket: the rules file lets commands that start with `vigil` run outside it, so the agent can arm waits from its shell tool (the checks run in the Vigil daemon, outside any sandbox, either way)";
 
 const BEGIN = "# >>> vigil (written by `vigil setup codex`; `vigil setup codex --remove` takes it out) >>>";
 const END = "# <<< vigil <<<";
@@ -264,11 +292,27 @@ export function withoutBlock(text: string): string {
 
 export function planCodex(
   paths: CodexPaths,
-  current: { config: string | null },
+  current: { config: string | null; rules?: string | null },
   launcher: string,
   vigilHome: string | null,
 ): { files: PlannedFile[]; notes: string[] } {
-  const before = current.config;
+  const rulesBefore = current.rules === undefined ? readText(paths.rules) : current.rules;
+  // Rules of the user's own in that file stay, before Vigil's.
+  const theirs = rulesBefore === null ? null : withoutRules(rulesBefore);
+  const rules: PlannedFile = {
+    path: paths.rules,
+    before: rulesBefore,
+    after: theirs === null ? codexRules(launcher) : `${theirs.replace(/\n*$/, "\n")}${codexRules(launcher)}`,
+    mode: 0o600,
+    strip: withoutRules,
+  };
+  return {
+    files: [planConfig(paths, current.config, launcher, vigilHome), rules],
+    notes: [`${paths.rules}: ${SANDBOX_NOTE}`],
+  };
+}
+
+function planConfig(paths: CodexPaths, before: string | null, launcher: string, vigilHome: string | null): PlannedFile {
   const base = before === null ? "" : withoutBlock(before);
   // The user's part must be valid; Vigil's own block is written anew (which mends a file an earlier
   // setup broke by repeating a table Codex had recorded).
@@ -283,7 +327,7 @@ export function planCodex(
   // Vigil's tables already there as they should be: nothing to change, whatever Codex put beside them.
   const ours = before === null ? null : splitConfig(before)?.ours;
   if (before !== null && ours && sameToml(ours, block) && sameToml(before, `${base}\n${block}`))
-    return { files: [{ path: paths.config, before, after: before, mode: 0o600, strip: withoutBlock }], notes: [] };
+    return { path: paths.config, before, after: before, mode: 0o600, strip: withoutBlock };
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
   const after = `${base}${separator}${block}`;
   // Never write what Codex could not load.
@@ -294,13 +338,14 @@ export function planCodex(
     "Hooks or MCP servers written inline (`Stop = [...]`, `hooks = {...}`) cannot take Vigil's tables: write them as [[hooks.Stop]] / [mcp_servers.NAME] tables and run setup again",
   );
   // Codex records trust and projects in this file: written meanwhile, the block is planned again on it.
-  const remerge = (text: string | null) =>
-    planCodex(paths, { config: text }, launcher, vigilHome).files[0]?.after ?? null;
-  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock, remerge }], notes: [] };
+  const remerge = (text: string | null) => planConfig(paths, text, launcher, vigilHome).after;
+  return { path: paths.config, before, after, mode: 0o600, strip: withoutBlock, remerge };
 }
 
 export function codexRemovers(paths: CodexPaths): Array<[string, (text: string) => string | null]> {
   return [
+    // The rules first: --remove then finds the folders setup created empty, deepest first.
+    [paths.rules, withoutRules],
     [
       paths.config,
       (text) => {
