@@ -5,7 +5,7 @@
  * its turn — each once, through Codex's own queue, with no second Codex process on the thread
  * (sampled from /proc throughout).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
@@ -77,6 +77,10 @@ async function openAndArm(): Promise<string> {
     what: "the wait to be armed from the TUI",
   });
   await terminal.waitFor(/• done/, "the first turn to end");
+  // Ended for good, its Stop hook run too (Codex records task_complete after it): the TUI is idle.
+  await waitFor(() => readFileSync(findRollout(thread as string), "utf8").includes('"type":"task_complete"'), {
+    what: "the turn to be complete in the thread's rollout",
+  });
   return thread as string;
 }
 
@@ -96,6 +100,21 @@ async function deliveredWake(thread: string) {
 /** The TUI in a shell that stays after it exits (so the terminal shows how it ended). */
 const openCodex = () =>
   openTerminal(["bash", "-c", "codex; echo CODEX-EXITED; exec sleep 600"], { cwd: world.work, env: world.env });
+
+/** The thread's rollout file in the world's Codex home. */
+function findRollout(thread: string): string {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? walk(join(dir, entry.name))
+        : entry.name.endsWith(`-${thread}.jsonl`)
+          ? [join(dir, entry.name)]
+          : [],
+    );
+  const [found] = walk(join(world.home, ".codex", "sessions"));
+  if (!found) throw new Error(`no rollout for thread ${thread}`);
+  return found;
+}
 
 const wakeRequests = () => world.api.main().filter((r) => r.last.includes("Vigil wake for session"));
 

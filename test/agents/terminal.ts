@@ -5,7 +5,7 @@
  * Also a sampler of /proc, to show that no second agent process ever ran on a live session.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { waitFor } from "../helpers/daemon.js";
@@ -64,9 +64,19 @@ export async function openTerminal(
   const screen = async () => (await tmux("capture-pane", "-p", "-J")).stdout;
   const terminal: Terminal = {
     async type(text) {
-      await tmux("send-keys", "-l", text);
-      // A pasted line and its Enter apart, as a person types them.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A TUI still starting may drop keys: typed again (the line cleared first) until it shows.
+      const shown = text.slice(0, 40);
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await tmux("send-keys", "-l", text);
+        const seen = await waitFor(async () => (await screen()).includes(shown), {
+          timeoutMs: 5000,
+          everyMs: 200,
+          what: `the terminal to show what was typed (${shown})`,
+        }).catch((error: Error) => (Date.now() > deadline ? Promise.reject(error) : false));
+        if (seen) break;
+        await tmux("send-keys", "C-u");
+      }
       await tmux("send-keys", "Enter");
     },
     screen,
@@ -89,11 +99,44 @@ export async function openTerminal(
       return Number((await tmux("display-message", "-p", "#{pane_pid}")).stdout.trim());
     },
     async close() {
+      // Its programs end with it (all of them, before the test removes their folders).
+      const pane = await terminal.pid().catch(() => null);
+      const own = pane === null ? [] : [pane, ...descendants(pane)];
       await tmux("kill-server").catch(() => undefined);
+      const alive = () => own.filter((pid) => existsSync(`/proc/${pid}`));
+      await waitFor(() => alive().length === 0, { timeoutMs: 10_000, what: "the terminal's programs to end" }).catch(
+        () => {
+          for (const pid of alive()) process.kill(pid, "SIGKILL");
+        },
+      );
       rmSync(join(`/tmp/tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
     },
   };
   return terminal;
+}
+
+/** The processes below `pid` now (children, their children, …). */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const walk = (of: number) => {
+    for (const child of children.get(of) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
 }
 
 /** The command lines of this user's processes now, by pid. */
