@@ -95,7 +95,8 @@ test("an idle open Claude Code TUI is woken by itself, in the same session, once
   const wake = await deliveredWake(sessionId);
   const seen = sampler.stop();
   expect(wake.deliveredVia).toBe("Claude Code rewake hook");
-  await tui.waitFor("Vigil wake for session", "the TUI to show the wake");
+  // The TUI shows the rewake's message as the hook's feedback, and the model's answer to it.
+  await tui.waitFor("Stop hook feedback", "the TUI to show the wake");
   expect(wakeRequests()).toHaveLength(1);
   expect(wakeRequests()[0]?.session).toBe(sessionId);
   expect([...seen.values()]).toEqual([]);

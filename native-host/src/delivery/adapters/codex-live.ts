@@ -117,6 +117,14 @@ async function queuedMessage(home: string, id: string, takeBack: boolean): Promi
   }
 }
 
+/** Another Codex process took the thread between the look and the delivery: its hooks take the wakes. */
+const openedMeanwhile = (threadId: string): DeliveryOutcome => ({
+  ok: false,
+  retry: true,
+  error: `Codex thread ${threadId} was opened by another Codex process meanwhile; its hooks take the wake (tried again later)`,
+  output: null,
+});
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
@@ -141,7 +149,9 @@ export async function deliverThroughCodexQueue(
 ): Promise<DeliveryOutcome | null> {
   const home = codexHomeOf(adapter);
   const threadId = turn.sessionId;
-  if (codexThreadHolder(home, threadId) !== "app-server") return null;
+  const holder = codexThreadHolder(home, threadId);
+  if (holder === "none") return null;
+  if (holder === "process") return openedMeanwhile(threadId);
   const transcript = adapter.transcriptPath ?? findRollout(home, threadId);
   if (!transcript)
     return {
@@ -206,10 +216,12 @@ export async function deliverThroughCodexQueue(
     const stopping = context.signal.aborted || now - started > timeoutMs;
     if (takenAt === null) {
       // Still queued: taken back when nobody will take it (the app-server let the thread go) or time is up.
-      const giveUp = stopping || codexThreadHolder(home, threadId) !== "app-server";
+      const holder = codexThreadHolder(home, threadId);
+      const giveUp = stopping || holder !== "app-server";
       const still = await queuedMessage(home, id, giveUp);
       if (still === true && giveUp) {
-        if (!stopping) return null; // taken back unread: resumed headless by the caller
+        // Taken back unread: resumed headless by the caller, or left to the hooks of whoever opened it.
+        if (!stopping) return holder === "none" ? null : openedMeanwhile(threadId);
         return {
           ok: false,
           retry: true,
