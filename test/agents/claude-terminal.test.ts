@@ -79,7 +79,7 @@ async function deliveredWake(sessionId: string) {
   return waitFor(
     async () =>
       (await vigil("inbox", "--all", "--session", sessionId)).find((w: { state: string }) => w.state === "delivered"),
-    { timeoutMs: 60_000, what: "the wake to be delivered" },
+    { timeoutMs: 120_000, what: "the wake to be delivered" },
   ).catch(async (error: Error) => {
     throw new Error(
       `${error.message}\n--- vigil.log ---\n${log().slice(-3000)}\n--- terminal ---\n${await terminal?.screen()}`,
@@ -132,7 +132,7 @@ test("a busy Claude Code TUI takes the wake through its own hooks when its turn 
         ?.content?.some?.((b: { type?: string }) => b.type === "tool_result"),
   );
   await tui.type(ARM());
-  await waitFor(() => gate.held() > 0, { timeoutMs: 60_000, what: "the turn to be busy on its last answer" });
+  await waitFor(() => gate.held() > 0, { timeoutMs: 120_000, what: "the turn to be busy on its last answer" });
   const sessionId = world.api.main()[0]?.session as string;
   const sampler = resumes();
   writeFileSync(flag(), "");

@@ -70,10 +70,10 @@ async function openAndArm(): Promise<string> {
   await terminal.type(ARM());
   const thread = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")?.id,
-    { timeoutMs: 60_000, what: "the thread to bind itself" },
+    { timeoutMs: 120_000, what: "the thread to bind itself" },
   );
   await waitFor(async () => (await vigil("ls", "--session", thread))[0]?.state === "waiting", {
-    timeoutMs: 60_000,
+    timeoutMs: 120_000,
     what: "the wait to be armed from the TUI",
   });
   await terminal.waitFor(/• done/, "the first turn to end");
@@ -88,7 +88,7 @@ async function deliveredWake(thread: string) {
   return waitFor(
     async () =>
       (await vigil("inbox", "--all", "--session", thread)).find((w: { state: string }) => w.state === "delivered"),
-    { timeoutMs: 60_000, what: "the wake to be delivered" },
+    { timeoutMs: 120_000, what: "the wake to be delivered" },
   ).catch(async (error: Error) => {
     const wakes = await vigil("inbox", "--all", "--session", thread);
     throw new Error(
@@ -155,7 +155,7 @@ test("a busy Codex TUI takes the wake after its running turn, once, never throug
   // The turn stays busy on its last answer until released.
   const gate = world.api.hold((r) => r.main && r.body.input?.at?.(-1)?.type === "function_call_output");
   await terminal.type(ARM());
-  await waitFor(() => gate.held() > 0, { timeoutMs: 60_000, what: "the turn to be busy on its last answer" });
+  await waitFor(() => gate.held() > 0, { timeoutMs: 120_000, what: "the turn to be busy on its last answer" });
   const thread = (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")
     ?.id as string;
   const sampler = secondWriters();

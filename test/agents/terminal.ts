@@ -80,7 +80,7 @@ export async function openTerminal(
       await tmux("send-keys", "Enter");
     },
     screen,
-    async waitFor(pattern, what, timeoutMs = 60_000) {
+    async waitFor(pattern, what, timeoutMs = 120_000) {
       const matches = (text: string) => (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text));
       let last = "";
       try {
