@@ -71,7 +71,9 @@ async function openAndArm(): Promise<string> {
   const thread = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")?.id,
     { timeoutMs: 120_000, what: "the thread to bind itself" },
-  );
+  ).catch(async (error: Error) => {
+    throw new Error(`${error.message}\n--- terminal ---\n${await terminal?.screen()}`);
+  });
   await waitFor(async () => (await vigil("ls", "--session", thread))[0]?.state === "waiting", {
     timeoutMs: 120_000,
     what: "the wait to be armed from the TUI",
