@@ -141,11 +141,13 @@ test("an idle open session is woken by its background rewake hook and takes the 
         )}\n--- out ---\n${out.slice(-3000)}\n--- log ---\n${readFileSync(join(world.vigilHome, "vigil.log"), "utf8").slice(-1500)}`,
     );
   });
-  // The woken turn runs the session's own hooks: its prompt hook (or its Stop hook) takes the wake.
-  expect(wake.deliveredVia).toMatch(/^Claude Code (prompt|Stop) hook$/);
-  await waitFor(() => world.api.main().some((r) => r.text.includes("Vigil wake for session")), {
+  // The rewake hook took the wake and woke the session with it: one message, the wake and what to do.
+  expect(wake.deliveredVia).toBe("Claude Code rewake hook");
+  const woken = await waitFor(() => world.api.main().find((r) => r.text.includes("Vigil wake for session")), {
     what: "the model to be sent the wake",
   });
+  expect(woken.text).toContain("Act on it now");
+  expect(woken.text).not.toMatch(/end your turn to receive/i);
   session.stdin?.end();
   expect((await session).exitCode).toBe(0);
   // Taken once, by one hook; nothing resumed the session behind its back.

@@ -81,3 +81,42 @@ test("a closed Codex thread is resumed headless with the wake, once", async () =
   expect(withWake).toHaveLength(1);
   expect(withWake[0]?.text).toContain("Wait for the build.");
 });
+
+test("under Codex's workspace-write sandbox, `vigil wait` from the shell tool arms the wait (setup's rules let it out)", async () => {
+  const flag = join(world.work, "sandboxed-build-done");
+  const exec = (prompt: string) =>
+    execa("codex", ["exec", "--skip-git-repo-check", "--json", "--sandbox", "workspace-write", prompt], {
+      cwd: world.work,
+      env: world.env,
+      reject: false,
+      timeout: 120_000,
+      input: "",
+    });
+  const outputs = (stdout: string) =>
+    stdout
+      .split("\n")
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return [];
+        }
+      })
+      .filter((event) => event.type === "item.completed" && event.item?.type === "command_execution")
+      .map((event) => event.item as { aggregated_output: string; exit_code: number });
+
+  // The sandbox is on: a plain program may not connect to the daemon's socket.
+  const probe = await exec(
+    `RUN: node -e "require('net').connect(process.env.VIGIL_HOME + '/api.sock').on('error', (e) => console.log(e.code)).on('connect', () => { console.log('connected'); process.exit(0) })"`,
+  );
+  expect(outputs(probe.stdout)[0]?.aggregated_output.trim()).toBe("EPERM");
+
+  const run = await exec(
+    `RUN: vigil wait --until 0.3 --timeout 120 --description "sandboxed build" -- test -f ${flag}`,
+  );
+  expect(run.exitCode, run.stderr).toBe(0);
+  const [command] = outputs(run.stdout);
+  expect(command?.exit_code, command?.aggregated_output).toBe(0);
+  const thread = run.stdout.match(/"thread_id":"([^"]+)"/)?.[1] as string;
+  expect((await vigil("ls", "--session", thread))[0]).toMatchObject({ state: "waiting", name: "sandboxed build" });
+});

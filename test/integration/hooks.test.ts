@@ -88,3 +88,31 @@ test("a wake a hook took counts once the session's transcript shows it, and need
     await own.dispose();
   }
 });
+
+test("the rewake hook wakes an idle session with one message: the wake and what to do with it", async () => {
+  const sid = "claude-rewake-test";
+  const transcript = join(daemon.home, "rewake-session.jsonl");
+  writeFileSync(transcript, "");
+  await daemon.api("POST", "/api/sessions", { id: sid, adapter: { kind: "claude", transcriptPath: transcript } });
+  await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
+    source: { kind: "command", command: "echo rewake-built" },
+    intervalSeconds: 5,
+  });
+  const wake = async () => (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body[0];
+  const hook = await execa(process.execPath, [BIN, "--home", daemon.home, "hook", "claude", "rewake"], {
+    input: JSON.stringify({ session_id: sid }),
+    reject: false,
+  });
+  // Exit 2 wakes the idle session with stderr as its one message: the wake itself, tagged, and what to do.
+  expect(hook.exitCode).toBe(2);
+  expect(hook.stderr).toContain("rewake-built");
+  expect(hook.stderr).toMatch(/Act on it now/);
+  expect(hook.stderr).not.toMatch(/end your turn/i);
+  const tag = /\[vigil wake-\d+ claude-r [0-9a-f]{16}\]/.exec(hook.stderr)?.[0];
+  expect(tag).toBeTruthy();
+  // Taken by this hook (nothing is left for the prompt hook to add), counted once the transcript shows it.
+  expect((await wake()).state).toBe("delivering");
+  appendFileSync(transcript, `${JSON.stringify({ type: "user", message: { content: hook.stderr } })}\n`);
+  await waitFor(async () => (await wake()).state === "delivered", { what: "the rewake's wake to count" });
+  expect((await wake()).deliveredVia).toBe("Claude Code rewake hook");
+});

@@ -166,10 +166,57 @@ describe("codex", () => {
     expect(text).toContain(`[hooks.state."${config()}:stop:1:0"]`);
     expect(text).toContain(`[hooks.state."${config()}:session_start:0:0"]`);
     expect(text).toMatch(/trusted_hash = "sha256:[0-9a-f]{64}"/);
-    await setup("codex");
+    // The sandbox rules: `vigil` commands may leave Codex's sandbox (its socket is closed to it), said so.
+    const rules = join(home, ".codex", "rules", "vigil.rules");
+    expect(read(rules)).toContain('prefix_rule(pattern = ["vigil"], decision = "allow")');
+    const again = await setup("codex");
+    expect(again.stdout).toContain(`${rules}: Codex's sandbox forbids connecting to the Vigil daemon's socket`);
     expect(read(config())).toBe(text);
     await setup("codex", "--remove");
     expect(read(config())).toBe(CONFIG);
+    expect(existsSync(join(home, ".codex", "rules"))).toBe(false);
+  });
+});
+
+describe("codex: the tables Codex writes between Vigil's markers stay Codex's (issue 28, item 9)", () => {
+  const config = () => join(home, ".codex", "config.toml");
+  const USER = 'model = "o4"\n';
+  // What Codex 0.169 appends at the end of the document, so before Vigil's trailing marker.
+  const CODEX_TABLES = [
+    "",
+    "[tui]",
+    "show_tooltips = false",
+    "",
+    "[tui.model_availability_nux]",
+    '"gpt-5.5" = 1',
+    "",
+    '[projects."/work/project"]',
+    'trust_level = "trusted"',
+  ].join("\n");
+
+  test("they survive setup --remove, and a second setup is a no-op (also for --dry-run)", async () => {
+    mkdirSync(join(home, ".codex"));
+    writeFileSync(config(), USER);
+    await setup("codex");
+    const written = read(config()) as string;
+    const withCodex = written.replace("# <<< vigil <<<", `${CODEX_TABLES.slice(1)}\n# <<< vigil <<<`);
+    expect(withCodex).not.toBe(written);
+    writeFileSync(config(), withCodex);
+
+    expect((await setup("codex", "--dry-run")).stdout).toContain("codex: nothing to change");
+    await setup("codex");
+    expect(read(config())).toBe(withCodex);
+
+    await setup("codex", "--remove");
+    const left = read(config()) as string;
+    expect(parse(left)).toEqual(parse(`${USER}${CODEX_TABLES}\n`));
+    expect(left).not.toContain("vigil");
+    // Set up again over them: Vigil's block goes after Codex's tables, which are still there.
+    await setup("codex");
+    const again = parse(read(config()) as string) as Record<string, any>;
+    expect(again.projects["/work/project"].trust_level).toBe("trusted");
+    expect(again.tui.model_availability_nux["gpt-5.5"]).toBe(1);
+    expect(again.mcp_servers).toHaveProperty("vigil");
   });
 });
 

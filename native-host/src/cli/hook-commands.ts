@@ -5,8 +5,8 @@
  *                  tells the model Vigil is here;
  *   prompt / stop  hand the session's ready wakes to the live agent (the hook's own claim is the
  *                  delivery proof): as context for the next prompt, or as a reason to keep going;
- *   rewake         (background) waits until a wake is ready, then exits 2 so an idle session wakes
- *                  and its Stop hook takes the wakes — it takes nothing itself, so it loses nothing;
+ *   rewake         (background) waits until a wake is ready, then takes it and exits 2 with it on
+ *                  stderr: the one message an idle session wakes with (its transcript confirms it);
  *   session-end    marks the session closed (later wakes resume it headless).
  * A hook never breaks the agent: any failure is one line on stderr and exit 0.
  * Design: docs/design.md §6.
@@ -109,6 +109,12 @@ function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | und
 /** The wakes' texts, each followed by the handover tag the daemon made for it (it finds it in the transcript). */
 const joinWakes = (wakes: WakeView[]) =>
   turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
+
+/** What the background rewake hook wakes an idle session with: the wakes and what to do with them. */
+export function rewakeMessage(text: string, count: number): string {
+  const what = count === 1 ? "A Vigil wake" : `${count} Vigil wakes`;
+  return `${what} for this session arrived while it was idle. Act on ${count === 1 ? "it" : "them"} now, as you would on a message from the user:\n\n${text}`;
+}
 
 /** A per-session file under `dir`, named safely after the session id. */
 const sessionFile = (dir: string, sid: string, ext: string) => join(dir, `${sid.replace(/[^\w.-]/g, "_")}.${ext}`);
@@ -213,9 +219,11 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
       ready = (await api.call("waitReady", { params: { sid }, query: { wait: 300 } })).ready;
     }
     if (ready === 0) return;
-    process.stderr.write(
-      `Vigil: ${ready} wake${ready === 1 ? " is" : "s are"} ready for this session. End your turn to receive ${ready === 1 ? "it" : "them"}.\n`,
-    );
+    // One message wakes the session: the wakes themselves, handed over like the Stop hook's (the
+    // transcript confirms them), so the model never reads "end your turn" beside what it already has.
+    const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via: `${agent}-rewake` } });
+    if (wakes.length === 0) return; // another hook took them meanwhile
+    process.stderr.write(`${rewakeMessage(joinWakes(wakes), wakes.length)}\n`);
     process.exitCode = 2;
     return;
   }

@@ -47,6 +47,7 @@ const CLAIM_VIA: Record<string, string> = {
   mcp: "mcp push (unacknowledged)",
   "claude-stop": "Claude Code Stop hook",
   "claude-prompt": "Claude Code prompt hook",
+  "claude-rewake": "Claude Code rewake hook",
   "codex-stop": "Codex Stop hook",
   "codex-prompt": "Codex prompt hook",
 };

@@ -8,20 +8,49 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { parse, TomlError } from "smol-toml";
 import { ValidationError } from "../base/errors.js";
 import { quote } from "./launcher.js";
-import type { PlannedFile } from "./managed-files.js";
+import { type PlannedFile, readText } from "./managed-files.js";
 
 export interface CodexPaths {
   home: string;
   config: string;
+  /** Vigil's exec-policy rules: `vigil` commands run outside Codex's sandbox. */
+  rules: string;
 }
 
 export function codexPaths(env: NodeJS.ProcessEnv = process.env): CodexPaths {
   const home = env.CODEX_HOME || join(homedir(), ".codex");
-  return { home, config: join(home, "config.toml") };
+  return { home, config: join(home, "config.toml"), rules: join(home, "rules", "vigil.rules") };
 }
+
+const RULES_HEADER = [
+  "# Written by `vigil setup codex` (`vigil setup codex --remove` takes it out).",
+  "# Codex's sandbox forbids connecting to the Vigil daemon's owner-only socket, so `vigil wait` from",
+  "# the shell tool could not arm anything: these rules let commands that start with `vigil` run",
+  "# outside the sandbox. (The checks they arm run in the Vigil daemon, outside any sandbox, anyway.)",
+];
+const isRuleOfVigil = (line: string) =>
+  line.startsWith("# ")
+    ? RULES_HEADER.includes(line)
+    : /^prefix_rule\(pattern = \["(vigil|[^"]*\/vigil)"\], decision = "allow"\)$/.test(line);
+
+/** Vigil's rules file: `vigil`, and the launcher by its absolute path, allowed outside the sandbox. */
+export function codexRules(launcher: string): string {
+  const patterns = [...new Set(["vigil", launcher])];
+  return `${[...RULES_HEADER, ...patterns.map((p) => `prefix_rule(pattern = [${toml(p)}], decision = "allow")`)].join("\n")}\n`;
+}
+
+/** The rules file without Vigil's lines; null when nothing of anyone else's is left. */
+export function withoutRules(text: string): string | null {
+  const rest = text.split("\n").filter((line) => !isRuleOfVigil(line));
+  return rest.every((line) => line.trim() === "") ? null : rest.join("\n");
+}
+
+export const SANDBOX_NOTE =
+  "Codex's sandbox forbids connecting to the Vigil daemon's socket: the rules file lets commands that start with `vigil` run outside it, so the agent can arm waits from its shell tool (the checks run in the Vigil daemon, outside any sandbox, either way)";
 
 const BEGIN = "# >>> vigil (written by `vigil setup codex`; `vigil setup codex --remove` takes it out) >>>";
 const END = "# <<< vigil <<<";
@@ -79,6 +108,15 @@ function parseConfig(path: string, text: string, what: string, advice = ""): Tab
   }
 }
 
+/** Do two TOML texts hold the same tables and values (comments and layout aside)? Never for invalid TOML. */
+function sameToml(a: string, b: string): boolean {
+  try {
+    return isDeepStrictEqual(parse(a), parse(b));
+  } catch {
+    return false;
+  }
+}
+
 /** How many `[[hooks.<Event>]]` groups the rest of the file defines (Vigil's come after them). */
 const groupsIn = (config: Table, event: string) => {
   const groups = isTable(config.hooks) ? config.hooks[event] : undefined;
@@ -125,24 +163,156 @@ export function codexBlock(configPath: string, config: Table, launcher: string, 
   return `${lines.join("\n")}\n`;
 }
 
-/** The config without Vigil's block (and without the blank line setup put before it). */
+/** One table of a TOML text: its header's key path (null before the first header) and its lines. */
+interface Section {
+  path: string[] | null;
+  lines: string[];
+  /** BEGIN or END: one of Vigil's marker lines. */
+  marker?: "begin" | "end";
+}
+
+/** A table header's key path, read by the TOML library (`[a."b.c"]` → ["a", "b.c"]), or null. */
+function headerPath(line: string): string[] | null {
+  if (!/^\s*\[/.test(line)) return null;
+  let value: unknown;
+  try {
+    value = parse(line);
+  } catch {
+    return null;
+  }
+  const path: string[] = [];
+  while (isTable(value) || (Array.isArray(value) && value.length === 1)) {
+    const table: unknown = Array.isArray(value) ? value[0] : value;
+    const keys = isTable(table) ? Object.keys(table) : [];
+    if (keys.length !== 1) break;
+    path.push(keys[0] as string);
+    value = (table as Table)[keys[0] as string];
+  }
+  return path.length > 0 ? path : null;
+}
+
+/** The text cut at each table header and marker line (a `[` inside a multi-line string is not one). */
+function sectionsOf(text: string): Section[] {
+  const sections: Section[] = [{ path: null, lines: [] }];
+  let inString: string | null = null;
+  for (const line of text.split("\n")) {
+    const header = inString === null ? headerPath(line) : null;
+    if (inString === null && (line === BEGIN || line === END))
+      sections.push({ path: null, lines: [line], marker: line === BEGIN ? "begin" : "end" }, { path: null, lines: [] });
+    else if (header) sections.push({ path: header, lines: [line] });
+    else (sections.at(-1) as Section).lines.push(line);
+    for (const quote of line.match(/"""|'''/g) ?? [])
+      inString = inString === null ? quote : inString === quote ? null : inString;
+  }
+  return sections;
+}
+
+const HOOK_EVENTS = new Set(Object.keys(CODEX_HOOKS));
+
+/**
+ * Which sections inside Vigil's markers are Vigil's own tables: [mcp_servers.vigil], its hook groups
+ * and their handlers, and the trust entries for those handlers' commands. Whatever else lies
+ * between the markers (Codex appends [tui], [projects."…"] and its own trust there) is not.
+ */
+function vigilSections(sections: Section[]): Set<Section> {
+  const ours = new Set<Section>();
+  const hashes = new Set<string>();
+  let inside = false;
+  const within: Section[] = [];
+  for (const section of sections) {
+    if (section.marker) inside = section.marker === "begin";
+    else if (inside) within.push(section);
+  }
+  let event: string | null = null;
+  for (const section of within) {
+    const path = section.path ?? [];
+    if (path[0] === "mcp_servers" && path[1] === "vigil") ours.add(section);
+    else if (path[0] === "hooks" && HOOK_EVENTS.has(path[1] as string) && (path.length === 2 || path[2] === "hooks")) {
+      ours.add(section);
+      event = path[1] as string;
+      if (path.length === 3) {
+        const handler = parse(section.lines.slice(1).join("\n")) as { command?: unknown; timeout?: unknown };
+        const snake = CODEX_HOOKS[event as keyof typeof CODEX_HOOKS].snake;
+        if (typeof handler.command === "string")
+          hashes.add(codexHookHash(snake, handler.command, Number(handler.timeout ?? HOOK_TIMEOUT_SECONDS)));
+      }
+    }
+  }
+  for (const section of within) {
+    const path = section.path ?? [];
+    if (path[0] !== "hooks" || path[1] !== "state" || path.length !== 3) continue;
+    const entry = parse(section.lines.slice(1).join("\n")) as { trusted_hash?: unknown };
+    if (hashes.has(String(entry.trusted_hash))) ours.add(section);
+  }
+  return ours;
+}
+
+const joinLines = (sections: Section[]) => sections.flatMap((section) => section.lines).join("\n");
+
+/**
+ * The config cut into what is not Vigil's and Vigil's own tables (null: no block). The markers go
+ * with Vigil's part; tables Codex put between them stay with the rest, in their order.
+ */
+function splitConfig(text: string): { rest: string; ours: string } | null {
+  if (!text.includes(BEGIN)) return null;
+  const sections = sectionsOf(text);
+  const ours = vigilSections(sections);
+  const keep: Section[] = [];
+  let block: Section[] = [];
+  let inside = false;
+  for (const section of sections) {
+    if (section.marker) inside = section.marker === "begin";
+    if (section.marker || ours.has(section)) block.push(section);
+    else if (inside) keep.push({ ...section, lines: trimBlank(section.lines) });
+    else keep.push(section);
+  }
+  block = block.map((section) => ({ ...section, lines: trimBlank(section.lines) }));
+  let rest = joinLines(keep.filter((section) => section.lines.length > 0));
+  // The blank line setup put before its block goes with it.
+  rest = rest.replace(/\n\n+$/, "\n");
+  if (!text.endsWith("\n") && rest.endsWith("\n")) rest = rest.slice(0, -1);
+  return { rest: rest === "\n" ? "" : rest, ours: joinLines(block) };
+}
+
+const trimBlank = (lines: string[]) => {
+  const out = [...lines];
+  while (out.length > 0 && (out.at(-1) as string).trim() === "") out.pop();
+  return out;
+};
+
+/**
+ * The config without Vigil's part: its marker lines and its own tables. Tables Codex appended
+ * inside the markers ([tui], [projects."…"]) are kept, in their order.
+ */
 export function withoutBlock(text: string): string {
-  const start = text.indexOf(BEGIN);
-  if (start === -1) return text;
-  const endAt = text.indexOf(END, start);
-  const end = endAt === -1 ? text.length : endAt + END.length + (text[endAt + END.length] === "\n" ? 1 : 0);
-  const before = text.slice(0, start);
-  const trimmed = before.endsWith("\n\n") ? before.slice(0, -1) : before;
-  return trimmed + text.slice(end);
+  const split = splitConfig(text);
+  if (split === null) return text;
+  return split.rest === "" || split.rest.endsWith("\n") ? split.rest : `${split.rest}\n`;
 }
 
 export function planCodex(
   paths: CodexPaths,
-  current: { config: string | null },
+  current: { config: string | null; rules?: string | null },
   launcher: string,
   vigilHome: string | null,
 ): { files: PlannedFile[]; notes: string[] } {
-  const before = current.config;
+  const rulesBefore = current.rules === undefined ? readText(paths.rules) : current.rules;
+  // Rules of the user's own in that file stay, before Vigil's.
+  const theirs = rulesBefore === null ? null : withoutRules(rulesBefore);
+  const rules: PlannedFile = {
+    path: paths.rules,
+    before: rulesBefore,
+    after: theirs === null ? codexRules(launcher) : `${theirs.replace(/\n*$/, "\n")}${codexRules(launcher)}`,
+    mode: 0o600,
+    strip: withoutRules,
+  };
+  return {
+    files: [planConfig(paths, current.config, launcher, vigilHome), rules],
+    notes: [`${paths.rules}: ${SANDBOX_NOTE}`],
+  };
+}
+
+function planConfig(paths: CodexPaths, before: string | null, launcher: string, vigilHome: string | null): PlannedFile {
   const base = before === null ? "" : withoutBlock(before);
   // The user's part must be valid; Vigil's own block is written anew (which mends a file an earlier
   // setup broke by repeating a table Codex had recorded).
@@ -153,8 +323,13 @@ export function planCodex(
       `${paths.config}: Expected no [mcp_servers.vigil] outside Vigil's block, got one (from an earlier manual setup); remove that table and run setup again`,
     );
   }
+  const block = codexBlock(paths.config, config, launcher, vigilHome);
+  // Vigil's tables already there as they should be: nothing to change, whatever Codex put beside them.
+  const ours = before === null ? null : splitConfig(before)?.ours;
+  if (before !== null && ours && sameToml(ours, block) && sameToml(before, `${base}\n${block}`))
+    return { path: paths.config, before, after: before, mode: 0o600, strip: withoutBlock };
   const separator = base === "" ? "" : base.endsWith("\n\n") ? "" : base.endsWith("\n") ? "\n" : "\n\n";
-  const after = `${base}${separator}${codexBlock(paths.config, config, launcher, vigilHome)}`;
+  const after = `${base}${separator}${block}`;
   // Never write what Codex could not load.
   parseConfig(
     paths.config,
@@ -163,13 +338,14 @@ export function planCodex(
     "Hooks or MCP servers written inline (`Stop = [...]`, `hooks = {...}`) cannot take Vigil's tables: write them as [[hooks.Stop]] / [mcp_servers.NAME] tables and run setup again",
   );
   // Codex records trust and projects in this file: written meanwhile, the block is planned again on it.
-  const remerge = (text: string | null) =>
-    planCodex(paths, { config: text }, launcher, vigilHome).files[0]?.after ?? null;
-  return { files: [{ path: paths.config, before, after, mode: 0o600, strip: withoutBlock, remerge }], notes: [] };
+  const remerge = (text: string | null) => planConfig(paths, text, launcher, vigilHome).after;
+  return { path: paths.config, before, after, mode: 0o600, strip: withoutBlock, remerge };
 }
 
 export function codexRemovers(paths: CodexPaths): Array<[string, (text: string) => string | null]> {
   return [
+    // The rules first: --remove then finds the folders setup created empty, deepest first.
+    [paths.rules, withoutRules],
     [
       paths.config,
       (text) => {

@@ -8,6 +8,7 @@ import {
   isAgentAlive,
   isCodexThreadOpen,
   isLockedBy,
+  lockHolders,
   mountDevice,
   parseProcLocks,
   processStart,
@@ -61,6 +62,8 @@ test("a lock on the same inode of another filesystem, or held by another user, i
   expect(isLockedBy(parseProcLocks(LOCKS.split("\n").slice(2).join("\n")), file, own)).toBe(false);
   // This file, but the holder is someone else's process.
   expect(isLockedBy(parseProcLocks(LOCKS), file, (pid) => pid === 17)).toBe(false);
+  // Who holds it (the Codex route depends on it: an app-server takes a queued wake, another process its hooks).
+  expect(lockHolders(parseProcLocks(LOCKS), file, own)).toEqual([4242]);
 });
 
 test("the filesystem's device of a path from mountinfo (btrfs subvolumes stat as another device)", () => {

@@ -128,18 +128,26 @@ function isOwnProcess(pid: number): boolean {
  * locks this readable file, holds nothing.
  */
 export function isCodexThreadOpen(codexHome: string, threadId: string): boolean {
+  return codexThreadHolders(codexHome, threadId) !== null;
+}
+
+/**
+ * The processes of this user holding a Codex thread's writer lock: null when nobody holds it, an
+ * empty list when it may be held but /proc cannot say by whom (no /proc/locks here).
+ */
+export function codexThreadHolders(codexHome: string, threadId: string): number[] | null {
   const path = join(codexHome, "thread-writer-locks", `${threadId}.lock`);
   let file: { dev: bigint; ino: bigint };
   try {
     file = statSync(path, { bigint: true });
   } catch {
-    return false;
+    return null;
   }
   let locks: ProcLock[];
   try {
     locks = parseProcLocks(readFileSync("/proc/locks", "utf8"));
   } catch {
-    return true; // no /proc here: the lock file's presence is all there is to go by
+    return []; // no /proc here: the lock file's presence is all there is to go by
   }
   const devices = new Set([deviceName(file.dev)]);
   try {
@@ -148,7 +156,19 @@ export function isCodexThreadOpen(codexHome: string, threadId: string): boolean 
   } catch {
     // No mountinfo: the file's own device is all there is to go by.
   }
-  return isLockedBy(locks, { devices, ino: String(file.ino) }, isOwnProcess);
+  const holders = lockHolders(locks, { devices, ino: String(file.ino) }, isOwnProcess);
+  return holders.length > 0 ? holders : null;
+}
+
+/** The pids holding one of `locks` on this file (one of its device names and its inode), own processes only. */
+export function lockHolders(
+  locks: ProcLock[],
+  file: { devices: ReadonlySet<string>; ino: string },
+  isOwn: (pid: number) => boolean,
+): number[] {
+  return locks
+    .filter((lock) => lock.ino === file.ino && file.devices.has(lock.device) && isOwn(lock.pid))
+    .map((lock) => lock.pid);
 }
 
 /** Does one of `locks` lie on this file (one of its device names and its inode), held by an own process? */
@@ -157,5 +177,5 @@ export function isLockedBy(
   file: { devices: ReadonlySet<string>; ino: string },
   isOwn: (pid: number) => boolean,
 ): boolean {
-  return locks.some((lock) => lock.ino === file.ino && file.devices.has(lock.device) && isOwn(lock.pid));
+  return lockHolders(locks, file, isOwn).length > 0;
 }

@@ -1,9 +1,10 @@
 /**
  * `claude` and `codex` adapters: never two writers on one session. While the agent's process is
  * alive the daemon holds the wakes for the session's own hooks (Stop, prompt, background rewake),
- * which take them in-session; once the process is gone it resumes the session headless in its own
- * folder with the turn's text on stdin, and counts it delivered only when the agent exits 0 and
- * names the same session.
+ * which take them in-session — except a Codex thread held by Codex's app-server (an open TUI, or
+ * one just closed), which takes them through Codex's own queue (codex-live.ts); once nothing holds
+ * the session it resumes it headless in its own folder with the turn's text on stdin, and counts it
+ * delivered only when the agent exits 0 and names the same session.
  * Design: docs/design.md §6.
  */
 import { homedir } from "node:os";
@@ -14,7 +15,8 @@ import { loadExeca } from "../../base/lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapter.js";
 import { tail, turnText } from "./adapter.js";
-import { isAgentAlive, isCodexThreadOpen } from "./agent-liveness.js";
+import { isAgentAlive } from "./agent-liveness.js";
+import { codexHeldBy, deliverThroughCodexQueue } from "./codex-live.js";
 import { lastLines, whyNotStarted } from "./run-failure.js";
 
 type AgentAdapter = Extract<Adapter, { kind: "claude" | "codex" }>;
@@ -154,12 +156,17 @@ function agentAdapter(kind: AgentAdapter["kind"]): PushAdapter<AgentAdapter> {
           ? `waiting for the open Claude Code session (pid ${adapter.pid}) to take it through its hooks`
           : null;
       }
-      const home = adapter.configDir ?? process.env.CODEX_HOME ?? join(homedir(), ".codex");
-      return isCodexThreadOpen(home, sessionId)
-        ? "waiting for the open Codex session to take it through its hooks"
-        : null;
+      return codexHeldBy(adapter as Extract<AgentAdapter, { kind: "codex" }>, sessionId);
     },
-    deliver: (adapter, turn, context) => resume(adapter, turn, context.cwd, context.signal),
+    async deliver(adapter, turn, context) {
+      if (adapter.kind === "codex") {
+        // The thread's app-server (an open TUI, or one just closed) takes it through Codex's queue.
+        const timeoutMs = (adapter.timeoutSeconds ?? DEFAULT_AGENT_TIMEOUT_SECONDS) * 1000;
+        const live = await deliverThroughCodexQueue(adapter, turn, context, timeoutMs);
+        if (live) return live;
+      }
+      return resume(adapter, turn, context.cwd, context.signal);
+    },
   };
 }
 

@@ -1,0 +1,171 @@
+/**
+ * Agent TUIs in real terminals for the agent tests: tmux on its own socket (`-L`, no user config),
+ * one server per terminal, killed with its processes when the test ends. tmux comes from apt when
+ * it is missing and the tests run as root (as Chromium does); otherwise the tests fail saying so.
+ * Also a sampler of /proc, to show that no second agent process ever ran on a live session.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { waitFor } from "../helpers/daemon.js";
+
+let checked = false;
+
+/** tmux on PATH, installed with apt when missing and root; else an error saying what to install. */
+export function ensureTmux(): void {
+  if (checked) return;
+  const has = () => {
+    try {
+      execFileSync("tmux", ["-V"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!has() && process.getuid?.() === 0) {
+    execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "tmux"], {
+      stdio: "ignore",
+      timeout: 300_000,
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+  }
+  if (!has())
+    throw new Error(
+      "The terminal tests need tmux (3.x): install it (apt-get install tmux) or run the tests as root so they install it",
+    );
+  checked = true;
+}
+
+let counter = 0;
+
+export interface Terminal {
+  /** Types `text` literally, then presses Enter. */
+  type(text: string): Promise<void>;
+  /** What the terminal shows now. */
+  screen(): Promise<string>;
+  /** Waits until the screen matches. */
+  waitFor(pattern: RegExp | string, what: string, timeoutMs?: number): Promise<string>;
+  /** The pid of the program the terminal runs. */
+  pid(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Runs `argv` in a new 200×50 terminal in `cwd` with exactly `env`. */
+export async function openTerminal(
+  argv: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<Terminal> {
+  ensureTmux();
+  const socket = `vigil-test-${process.pid}-${++counter}`;
+  const tmux = (...args: string[]) =>
+    execa("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env: options.env, extendEnv: false });
+  await tmux("new-session", "-d", "-x", "200", "-y", "50", "-c", options.cwd, "--", ...argv);
+  const screen = async () => (await tmux("capture-pane", "-p", "-J")).stdout;
+  const terminal: Terminal = {
+    async type(text) {
+      // A TUI still starting may drop keys: typed again (the line cleared first) until it shows.
+      const shown = text.slice(0, 40);
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await tmux("send-keys", "-l", text);
+        const seen = await waitFor(async () => (await screen()).includes(shown), {
+          timeoutMs: 5000,
+          everyMs: 200,
+          what: `the terminal to show what was typed (${shown})`,
+        }).catch((error: Error) => (Date.now() > deadline ? Promise.reject(error) : false));
+        if (seen) break;
+        await tmux("send-keys", "C-u");
+      }
+      await tmux("send-keys", "Enter");
+    },
+    screen,
+    async waitFor(pattern, what, timeoutMs = 120_000) {
+      const matches = (text: string) => (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text));
+      let last = "";
+      try {
+        return await waitFor(
+          async () => {
+            last = await screen();
+            return matches(last) ? last : null;
+          },
+          { timeoutMs, everyMs: 200, what },
+        );
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n--- the terminal shows ---\n${last}`);
+      }
+    },
+    async pid() {
+      return Number((await tmux("display-message", "-p", "#{pane_pid}")).stdout.trim());
+    },
+    async close() {
+      // Its programs end with it (all of them, before the test removes their folders).
+      const pane = await terminal.pid().catch(() => null);
+      const own = pane === null ? [] : [pane, ...descendants(pane)];
+      await tmux("kill-server").catch(() => undefined);
+      const alive = () => own.filter((pid) => existsSync(`/proc/${pid}`));
+      await waitFor(() => alive().length === 0, { timeoutMs: 10_000, what: "the terminal's programs to end" }).catch(
+        () => {
+          for (const pid of alive()) process.kill(pid, "SIGKILL");
+        },
+      );
+      rmSync(join(`/tmp/tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
+    },
+  };
+  return terminal;
+}
+
+/** The processes below `pid` now (children, their children, …). */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const walk = (of: number) => {
+    for (const child of children.get(of) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** The command lines of this user's processes now, by pid. */
+export function processes(): Map<number, string> {
+  const found = new Map<number, string>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      found.set(Number(name), readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").trim());
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/**
+ * Samples /proc every few milliseconds until stopped, keeping every process whose command line
+ * matches: what ran on a session while the test watched.
+ */
+export function sampleProcesses(matches: (cmdline: string) => boolean): { stop(): Map<number, string> } {
+  const seen = new Map<number, string>();
+  const timer = setInterval(() => {
+    for (const [pid, cmdline] of processes()) if (matches(cmdline)) seen.set(pid, cmdline);
+  }, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      return seen;
+    },
+  };
+}
