@@ -23,6 +23,7 @@ import { isAlive } from "../base/home.js";
 import { processStart } from "../base/process-start.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, printError, printJson } from "./context.js";
+import { GEMINI_EVENTS, type GeminiEvent, runGeminiHook } from "./gemini-hooks.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
 type AgentKind = keyof typeof AGENTS;
@@ -243,7 +244,12 @@ export function registerHookCommands(program: Command): void {
     .description("what an agent's hooks run (written by vigil setup); reads the hook JSON on stdin")
     .action(async (agent: string, event: string, _options: unknown, command: Command) => {
       try {
-        if (!(agent in AGENTS)) throw new Error(`Expected agent claude or codex, got ${agent}`);
+        if (agent === "gemini") {
+          if (!(GEMINI_EVENTS as readonly string[]).includes(event))
+            throw new Error(`Expected ${GEMINI_EVENTS.join(", ")}, got ${event}`);
+          return await runGeminiHook(event as GeminiEvent, await readStdin(), homeOf(command));
+        }
+        if (!(agent in AGENTS)) throw new Error(`Expected agent claude, codex or gemini, got ${agent}`);
         if (!(EVENTS as readonly string[]).includes(event))
           throw new Error(`Expected ${EVENTS.join(", ")}, got ${event}`);
         await run(agent as AgentKind, event as HookEvent, homeOf(command));

@@ -21,6 +21,7 @@ import { parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
 const AGENT_SESSION: Record<string, string> = {
   claude: "the Claude Code session (its next turn, or a resume once closed)",
   codex: "the Codex session (its next turn, or a resume once closed)",
+  gemini: "the Gemini CLI session (its next turn, or a resume once closed)",
 };
 
 export class Queries {
