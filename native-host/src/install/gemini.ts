@@ -52,27 +52,31 @@ export function geminiHookCommand(launcher: string, vigilHome: string | null, na
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** The hook groups of one event without Vigil's hooks (a group left empty by that goes too). */
+function withoutOurHooks(groups: HookGroup[]): HookGroup[] {
+  return groups
+    .map((group) => ({ ...group, hooks: (group.hooks ?? []).filter((h) => !OURS.test(h.command ?? "")) }))
+    .filter((group, i) => group.hooks.length > 0 || (groups[i]?.hooks ?? []).length === 0);
+}
+
+const isTable = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The settings without Vigil's hooks and MCP entry, every other key where it was. */
 function withoutOurs(settings: Json): Json {
-  const { hooks, mcpServers, ...rest } = settings;
-  const next: Json = { ...rest };
-  if (hooks && typeof hooks === "object" && !Array.isArray(hooks)) {
-    const kept: Record<string, unknown> = {};
-    for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
-      if (!Array.isArray(groups)) {
-        kept[event] = groups;
-        continue;
+  const next: Json = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (key === "hooks" && isTable(value)) {
+      const kept: Json = {};
+      for (const [event, groups] of Object.entries(value)) {
+        const left = Array.isArray(groups) ? withoutOurHooks(groups as HookGroup[]) : groups;
+        if (!Array.isArray(left) || left.length > 0) kept[event] = left;
       }
-      const left = (groups as HookGroup[])
-        .map((group) => ({ ...group, hooks: (group.hooks ?? []).filter((h) => !OURS.test(h.command ?? "")) }))
-        .filter((group, i) => group.hooks.length > 0 || ((groups as HookGroup[])[i]?.hooks ?? []).length === 0);
-      if (left.length > 0) kept[event] = left;
-    }
-    if (Object.keys(kept).length > 0) next.hooks = kept;
-  } else if (hooks !== undefined) next.hooks = hooks;
-  if (mcpServers && typeof mcpServers === "object" && !Array.isArray(mcpServers)) {
-    const { vigil: _ours, ...servers } = mcpServers as Json;
-    if (Object.keys(servers).length > 0) next.mcpServers = servers;
-  } else if (mcpServers !== undefined) next.mcpServers = mcpServers;
+      if (Object.keys(kept).length > 0) next.hooks = kept;
+    } else if (key === "mcpServers" && isTable(value)) {
+      const { vigil: _ours, ...servers } = value;
+      if (Object.keys(servers).length > 0) next.mcpServers = servers;
+    } else next[key] = value;
+  }
   return next;
 }
 
