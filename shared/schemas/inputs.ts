@@ -86,6 +86,9 @@ const CodexAdapterSchema = z.strictObject({ kind: z.literal("codex"), ...AgentFi
 /** A Gemini CLI session: woken in-session by its hooks while open, resumed headless (gemini --resume) once closed. */
 const GeminiAdapterSchema = z.strictObject({ kind: z.literal("gemini"), ...AgentFields });
 
+/** An OpenCode session: prompted by Vigil's plugin while open, resumed headless (opencode run --session) once closed. */
+const OpencodeAdapterSchema = z.strictObject({ kind: z.literal("opencode"), ...AgentFields });
+
 export const AdapterSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("inbox") }),
   CommandAdapterSchema,
@@ -94,12 +97,13 @@ export const AdapterSchema = z.discriminatedUnion("kind", [
   ClaudeAdapterSchema,
   CodexAdapterSchema,
   GeminiAdapterSchema,
+  OpencodeAdapterSchema,
 ]);
 export type Adapter = z.infer<typeof AdapterSchema>;
 export type AdapterKind = Adapter["kind"];
 
 /** The adapters of agent sessions: held while the agent is open, resumed headless once it is not. */
-export const AGENT_ADAPTER_KINDS = ["claude", "codex", "gemini"] as const;
+export const AGENT_ADAPTER_KINDS = ["claude", "codex", "gemini", "opencode"] as const;
 export type AgentAdapter = Extract<Adapter, { kind: (typeof AGENT_ADAPTER_KINDS)[number] }>;
 export const isAgentAdapter = (adapter: Adapter): adapter is AgentAdapter =>
   (AGENT_ADAPTER_KINDS as readonly string[]).includes(adapter.kind);

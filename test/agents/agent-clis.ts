@@ -12,6 +12,7 @@ export const AGENT_CLIS = {
   claude: { package: "@anthropic-ai/claude-code", version: "2.1.328", bin: "claude" },
   codex: { package: "@openai/codex", version: "0.169.0", bin: "codex" },
   gemini: { package: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  opencode: { package: "opencode-ai", version: "1.18.33", bin: "opencode" },
 } as const;
 
 export const CLI_CACHE = process.env.VIGIL_AGENT_CLI_CACHE || join(homedir(), ".cache", "vigil-agent-clis");

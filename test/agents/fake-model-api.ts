@@ -136,6 +136,63 @@ function geminiResponse(reply: Reply): unknown {
   };
 }
 
+/** OpenAI Chat Completions (OpenCode's OpenAI-compatible provider): the conversation offers the `bash` tool. */
+function chatRequest(body: any): { seen: SeenRequest; reply: Reply } {
+  const messages: any[] = body.messages ?? [];
+  const main = (body.tools ?? []).some((tool: any) => tool.function?.name === "bash");
+  const lastText = textOf(messages.filter((m) => m.role === "user").at(-1)?.content);
+  const seen: SeenRequest = {
+    api: "chat",
+    main,
+    text: messages.map((m) => textOf(m.content)).join("\n"),
+    last: lastText,
+    session: undefined,
+    body,
+  };
+  if (messages.at(-1)?.role === "tool") return { seen, reply: { kind: "text", text: "done" } };
+  const command = main ? runIn(lastText) : null;
+  if (command) return { seen, reply: { kind: "tool", command } };
+  return { seen, reply: { kind: "text", text: main ? `ack: ${lastText.replace(/\s+/g, " ").slice(-120)}` : "side" } };
+}
+
+function chatStream(res: ServerResponse, reply: Reply): void {
+  const n = ++counter;
+  const chunk = (delta: unknown, finish: string | null) => ({
+    id: `chatcmpl-fake-${n}`,
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "fake-model",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const delta =
+    reply.kind === "tool"
+      ? {
+          role: "assistant",
+          tool_calls: [
+            {
+              index: 0,
+              id: `call_fake_${n}`,
+              type: "function",
+              function: {
+                name: "bash",
+                arguments: JSON.stringify({ command: reply.command, description: "scripted" }),
+              },
+            },
+          ],
+        }
+      : { role: "assistant", content: reply.text };
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const data of [
+    chunk(delta, null),
+    {
+      ...chunk({}, reply.kind === "tool" ? "tool_calls" : "stop"),
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    },
+  ])
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  res.end("data: [DONE]\n\n");
+}
+
 function sse(res: ServerResponse, events: Array<[string, unknown]>): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const [event, data] of events) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -281,6 +338,12 @@ export async function startFakeModelApi(): Promise<FakeModelApi> {
         // Side requests (routing, next-speaker checks) ask for JSON: one object that satisfies each.
         const verdict = { complexity_reasoning: "fake", complexity_score: 10, reasoning: "fake", next_speaker: "user" };
         return json(geminiResponse(seen.main ? reply : { kind: "text", text: JSON.stringify(verdict) }));
+      }
+      if (req.method === "POST" && path.endsWith("/chat/completions")) {
+        const { seen, reply } = chatRequest(body);
+        requests.push(seen);
+        await heldBack(seen);
+        return chatStream(res, reply);
       }
       const isAnthropic = req.method === "POST" && path.endsWith("/messages");
       const isOpenai = req.method === "POST" && path.endsWith("/responses");

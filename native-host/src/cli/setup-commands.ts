@@ -1,5 +1,5 @@
 /**
- * `vigil setup claude-code|codex|gemini [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
+ * `vigil setup claude-code|codex|gemini|opencode [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
  * server entry, hooks, a launcher); a second run changes nothing; --dry-run prints the change;
  * --remove takes out exactly what setup added.
  * Design: docs/design.md §6, §7.
@@ -13,10 +13,11 @@ import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
 import { geminiPaths, geminiRemover, isGeminiSetUp, planGemini } from "../install/gemini.js";
 import { planLauncher } from "../install/launcher.js";
 import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
+import { isOpencodeSetUp, opencodePaths, planOpencode } from "../install/opencode.js";
 import { homeOf, print } from "./context.js";
 import { usageError } from "./options.js";
 
-const AGENTS = ["claude-code", "codex", "gemini"] as const;
+const AGENTS = ["claude-code", "codex", "gemini", "opencode"] as const;
 type Agent = (typeof AGENTS)[number];
 
 interface Plan {
@@ -51,6 +52,19 @@ function planSetup(agent: Agent, home: string): Plan {
         "Start Claude Code and ask it to wait for something, e.g.",
         '  "run the build in the background and come back when it is green"',
         "It arms a Vigil wait and ends its turn; the wake continues the session by itself.",
+      ],
+    };
+  }
+  if (agent === "opencode") {
+    const paths = opencodePaths();
+    files.push(...planOpencode(paths, { plugin: readText(paths.plugin) }, launcher.path, vigilHome));
+    return {
+      files,
+      notes: [launcher.note],
+      next: [
+        "Start OpenCode (restart it if it runs) and ask it to wait for something; it arms a Vigil wait",
+        "and ends its turn. An open idle session is prompted with the wake; a closed one is resumed",
+        "(opencode run --session) by itself.",
       ],
     };
   }
@@ -93,6 +107,9 @@ function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
     files.push(restore(paths.settings, claudeRemovers.settings), restore(paths.state, claudeRemovers.state));
   } else if (agent === "gemini") {
     files.push(restore(geminiPaths().settings, geminiRemover));
+  } else if (agent === "opencode") {
+    // The plugin file is wholly Vigil's: it goes (unless it is no longer the one setup wrote).
+    files.push(restore(opencodePaths().plugin, (text) => (isOpencodeSetUp(text) ? null : text)));
   } else {
     const paths = codexPaths();
     files.push(...codexRemovers(paths).map(([path, without]) => restore(path, without)));
@@ -106,6 +123,7 @@ function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
 function isSetUp(agent: Agent): boolean {
   if (agent === "claude-code") return /hook claude session-start/.test(readText(claudePaths().settings) ?? "");
   if (agent === "gemini") return isGeminiSetUp(readText(geminiPaths().settings));
+  if (agent === "opencode") return isOpencodeSetUp(readText(opencodePaths().plugin));
   return /# >>> vigil/.test(readText(codexPaths().config) ?? "");
 }
 
@@ -113,7 +131,7 @@ export function registerSetupCommands(program: Command): void {
   program
     .command("setup <agent>")
     .description(
-      "wire Claude Code (claude-code), Codex (codex) or Gemini CLI (gemini) to Vigil: MCP server, hooks, launcher",
+      "wire Claude Code (claude-code), Codex (codex), Gemini CLI (gemini) or OpenCode (opencode) to Vigil: hooks or plugin, MCP server, launcher",
     )
     .option("--dry-run", "print the change, write nothing")
     .option("--remove", "take out exactly what setup added")

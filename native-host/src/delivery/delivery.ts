@@ -28,6 +28,7 @@ import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
 import { processStart } from "./adapters/agent-liveness.js";
 import { commandAdapter } from "./adapters/command.js";
 import { geminiAdapter } from "./adapters/gemini.js";
+import { opencodeAdapter } from "./adapters/opencode.js";
 import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
 import { HANDOVER_RECHECK_MS, HANDOVER_UNSEEN, Handovers, handoverConfirmMs, transcriptOf } from "./handovers.js";
@@ -40,6 +41,7 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   claude: claudeAdapter as unknown as PushAdapter,
   codex: codexAdapter as unknown as PushAdapter,
   gemini: geminiAdapter as unknown as PushAdapter,
+  opencode: opencodeAdapter as unknown as PushAdapter,
 };
 
 /** How often a session whose wakes are held (a live agent) is looked at again. */

@@ -51,6 +51,7 @@ const CLAIM_VIA: Record<string, string> = {
   "codex-prompt": "Codex prompt hook",
   "gemini-stop": "Gemini CLI AfterAgent hook",
   "gemini-prompt": "Gemini CLI BeforeAgent hook",
+  "opencode-idle": "OpenCode plugin (idle session prompted)",
 };
 
 function waitSeconds(raw: string | undefined): number {
