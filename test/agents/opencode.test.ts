@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { BIN, waitFor } from "../helpers/daemon.js";
+import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
 
 const world = useAgentWorld("opencode", ({ api, home }) => {
