@@ -26,6 +26,8 @@ export const EnvSchema = z.object({
   VIGIL_SESSION: z.string().min(1).max(128).optional(),
   /** Set by Claude Code in its tool subprocesses: the session a CLI call binds to by itself. */
   CLAUDE_CODE_SESSION_ID: z.string().min(1).max(128).optional(),
+  /** Set to 1 by Gemini CLI in its shell tool: the session is the one its Gemini ancestor recorded. */
+  GEMINI_CLI: z.string().optional(),
   /** Set by Vigil's OpenCode plugin in OpenCode's shell tool: the session. */
   OPENCODE_SESSION_ID: z.string().min(1).max(128).optional(),
   /** Set by Codex in its tool subprocesses: the thread (`codex exec resume` takes it). */
@@ -93,7 +95,7 @@ export function agentOfShell(): { kind: "claude" | "codex" | "gemini" | "opencod
   if (env.CODEX_THREAD_ID) return { kind: "codex", id: env.CODEX_THREAD_ID };
   if (env.OPENCODE_SESSION_ID) return { kind: "opencode", id: env.OPENCODE_SESSION_ID };
   // Gemini CLI names no session to its tools: its SessionStart hook recorded its process's.
-  if (process.env.GEMINI_CLI === "1") {
+  if (env.GEMINI_CLI === "1") {
     const bound = boundSession(resolve(env.VIGIL_HOME ?? join(homedir(), ".vigil")));
     if (bound?.kind === "gemini") return { kind: "gemini", id: bound.id, pid: bound.pid };
   }
