@@ -3,7 +3,7 @@
  * four hooks and its MCP entry, the user's own settings and hooks stay; a second run changes
  * nothing; --dry-run writes nothing; --remove restores the bytes (or takes out only Vigil's part
  * after the user's edits); the shared launcher stays while another agent is set up; doctor says
- * what is missing.
+ * what is missing. And `vigil setup opencode`, whose plugin file is wholly Vigil's.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -116,4 +116,23 @@ test("doctor names what Gemini CLI lacks, and says when it is set up", async () 
   const after = await doctor();
   expect(after).toMatch(/ok\s+Gemini CLI hooks and MCP server in/);
   expect(after).toMatch(/ok\s+gemini's hooks run /);
+});
+
+test("opencode: setup writes the plugin, a second run changes nothing, doctor checks it, --remove deletes it", async () => {
+  const plugin = join(home, ".config", "opencode", "plugin", "vigil.js");
+  const doctor = async () =>
+    (await execa(process.execPath, [BIN, "--home", vigilHome, "doctor"], { env, reject: false })).stdout;
+  mkdirSync(join(home, ".config", "opencode"), { recursive: true });
+  expect(await doctor()).toMatch(/FIX\s+OpenCode lacks Vigil's plugin/);
+  expect((await setup("opencode", "--dry-run")).stdout).toContain(`create ${plugin}`);
+  expect(existsSync(plugin)).toBe(false);
+  await setup("opencode");
+  expect(read(plugin)).toContain(
+    `const HOOK = ${JSON.stringify([join(home, ".local", "bin", "vigil"), "--home", vigilHome, "hook", "opencode"])};`,
+  );
+  expect((await setup("opencode")).stdout).toContain("opencode: already set up; nothing changed");
+  expect(await doctor()).toMatch(/ok\s+OpenCode plugin \S+ runs /);
+  await setup("opencode", "--remove");
+  expect(existsSync(plugin)).toBe(false);
+  expect(readdirSync(join(home, ".config", "opencode"))).toEqual([]);
 });

@@ -15,6 +15,7 @@ import { CODEX_HOOKS, codexHookHash, codexPaths } from "./codex.js";
 import { GEMINI_HOOKS, geminiPaths } from "./gemini.js";
 import type { Finding } from "./install.js";
 import { readText } from "./managed-files.js";
+import { isOpencodeSetUp, opencodePaths } from "./opencode.js";
 
 const SETUP = (agent: string) => `${vigilCommand()} setup ${agent}`;
 
@@ -72,6 +73,26 @@ export function geminiFindings(env: NodeJS.ProcessEnv = process.env): Finding[] 
       fix: SETUP("gemini"),
     },
   ];
+}
+
+/** OpenCode, once it is installed (its config folder exists): is Vigil's plugin there, and does the program it runs exist? */
+export function opencodeFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
+  const paths = opencodePaths(env);
+  if (!existsSync(paths.configDir)) return [];
+  const text = readText(paths.plugin);
+  if (!isOpencodeSetUp(text))
+    return [{ ok: false, what: `OpenCode lacks Vigil's plugin (${paths.plugin})`, fix: SETUP("opencode") }];
+  const program = /^const HOOK = (\[.*\]);$/m.exec(text ?? "")?.[1];
+  const launcher = program ? (JSON.parse(program) as string[])[0] : undefined;
+  return launcher && existsSync(launcher) && isExecutable(launcher)
+    ? [{ ok: true, what: `OpenCode plugin ${paths.plugin} runs ${launcher}` }]
+    : [
+        {
+          ok: false,
+          what: `OpenCode plugin ${paths.plugin} runs ${launcher ?? "nothing"}, which does not exist or is not executable`,
+          fix: SETUP("opencode"),
+        },
+      ];
 }
 
 /** The hook commands and trust entries of Vigil's block, as Codex reads them. */
