@@ -137,7 +137,7 @@ export function registerSetupCommands(program: Command): void {
     .option("--remove", "take out exactly what setup added")
     .action(async (agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
       if (!(AGENTS as readonly string[]).includes(agent)) {
-        throw usageError(`Expected an agent: ${AGENTS.join(" or ")}, got ${agent}`);
+        throw usageError(`Expected an agent: ${AGENTS.slice(0, -1).join(", ")} or ${AGENTS.at(-1)}, got ${agent}`);
       }
       const home = homeOf(command);
       const managed = new ManagedFiles(join(home, "setup"));
