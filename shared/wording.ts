@@ -219,8 +219,6 @@ export function overloadText(load: CheckLoadView): string | null {
 
 // ------------------------------------------------------------------ the side panel's words (#26)
 // The panel's words for what needs the person and how a monitor ended.
-// MERGE NOTE: h/panel-data adds `countOf` and `deviceWaitText` with the same signatures: keep
-// theirs and delete the two below (the panel calls them the same way).
 
 /** What an entry of the panel's "Needs you" list is about, in a few words. */
 export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {

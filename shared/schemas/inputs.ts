@@ -61,9 +61,9 @@ const AgentFields = {
     .string()
     .regex(/^\d{1,20}$/)
     .optional(),
-  /** The agent CLI to resume a closed session with (default: `claude` / `codex` on PATH). */
+  /** The agent CLI to resume a closed session with (default: `claude` / `codex` / `gemini` on PATH). */
   program: z.string().min(1).max(4096).optional(),
-  /** The agent's config folder ($CLAUDE_CONFIG_DIR / $CODEX_HOME) when not the default. */
+  /** The agent's config folder ($CLAUDE_CONFIG_DIR / $CODEX_HOME / $GEMINI_CLI_HOME) when not the default. */
   configDir: z.string().min(1).max(4096).optional(),
   /** Extra arguments for the headless resume, e.g. ["--allowedTools", "Bash"]. */
   resumeArgs: z.array(z.string().max(4096)).max(64).optional(),
@@ -83,6 +83,12 @@ const ClaudeAdapterSchema = z.strictObject({ kind: z.literal("claude"), ...Agent
 /** A Codex thread: resumed headless (codex exec resume) once closed. */
 const CodexAdapterSchema = z.strictObject({ kind: z.literal("codex"), ...AgentFields });
 
+/** A Gemini CLI session: woken in-session by its hooks while open, resumed headless (gemini --resume) once closed. */
+const GeminiAdapterSchema = z.strictObject({ kind: z.literal("gemini"), ...AgentFields });
+
+/** An OpenCode session: prompted by Vigil's plugin while open, resumed headless (opencode run --session) once closed. */
+const OpencodeAdapterSchema = z.strictObject({ kind: z.literal("opencode"), ...AgentFields });
+
 export const AdapterSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("inbox") }),
   CommandAdapterSchema,
@@ -90,9 +96,17 @@ export const AdapterSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("mcp") }),
   ClaudeAdapterSchema,
   CodexAdapterSchema,
+  GeminiAdapterSchema,
+  OpencodeAdapterSchema,
 ]);
 export type Adapter = z.infer<typeof AdapterSchema>;
 export type AdapterKind = Adapter["kind"];
+
+/** The adapters of agent sessions: held while the agent is open, resumed headless once it is not. */
+export const AGENT_ADAPTER_KINDS = ["claude", "codex", "gemini", "opencode"] as const;
+export type AgentAdapter = Extract<Adapter, { kind: (typeof AGENT_ADAPTER_KINDS)[number] }>;
+export const isAgentAdapter = (adapter: Adapter): adapter is AgentAdapter =>
+  (AGENT_ADAPTER_KINDS as readonly string[]).includes(adapter.kind);
 
 export const SessionPatchSchema = z.strictObject({
   label: z.string().max(200).optional(),

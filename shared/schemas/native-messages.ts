@@ -74,8 +74,8 @@ export type {
   AttentionItem,
   AttentionReason,
   PanelCounts,
-  PanelRow as PanelItem,
   PanelPage as PanelList,
+  PanelRow as PanelItem,
 } from "./views.js";
 export { ATTENTION_REASONS } from "./views.js";
 

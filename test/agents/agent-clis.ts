@@ -11,6 +11,8 @@ import { join } from "node:path";
 export const AGENT_CLIS = {
   claude: { package: "@anthropic-ai/claude-code", version: "2.1.328", bin: "claude" },
   codex: { package: "@openai/codex", version: "0.169.0", bin: "codex" },
+  gemini: { package: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
+  opencode: { package: "opencode-ai", version: "1.18.33", bin: "opencode" },
 } as const;
 
 export const CLI_CACHE = process.env.VIGIL_AGENT_CLI_CACHE || join(homedir(), ".cache", "vigil-agent-clis");
@@ -30,7 +32,8 @@ export default function setup(): void {
   const missing = Object.values(AGENT_CLIS).filter((cli) => installedVersion(cli.package) !== cli.version);
   if (missing.length === 0) return;
   mkdirSync(CLI_CACHE, { recursive: true });
-  const specs = missing.map((cli) => `${cli.package}@${cli.version}`);
+  // All of them in one install: npm removes from the prefix what a --no-save install does not name.
+  const specs = Object.values(AGENT_CLIS).map((cli) => `${cli.package}@${cli.version}`);
   try {
     execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", CLI_CACHE, ...specs], {
       stdio: ["ignore", "ignore", "pipe"],

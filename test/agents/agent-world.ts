@@ -25,7 +25,7 @@ export interface AgentWorld {
 }
 
 export function useAgentWorld(
-  agent: "claude-code" | "codex",
+  agent: "claude-code" | "codex" | "gemini" | "opencode",
   configure: (world: Omit<AgentWorld, "env" | "vigil">) => Record<string, string>,
 ): AgentWorld {
   const world = {} as AgentWorld;
@@ -45,7 +45,14 @@ export function useAgentWorld(
       PATH: `${join(world.home, ".local", "bin")}:${cliBinDir()}:${process.env.PATH}`,
       ...configure(world),
     };
-    for (const name of ["CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "VIGIL_SESSION"]) delete world.env[name];
+    for (const name of [
+      "CLAUDE_CODE_SESSION_ID",
+      "CODEX_THREAD_ID",
+      "VIGIL_SESSION",
+      "GEMINI_CLI",
+      "OPENCODE_SESSION_ID",
+    ])
+      delete world.env[name];
     world.vigil = async (...args: string[]) =>
       JSON.parse((await execa(process.execPath, [BIN, ...args, "--json"], { env: world.env })).stdout);
     execFileSync(process.execPath, [BIN, "setup", agent], { env: world.env, stdio: "pipe" });

@@ -1,6 +1,7 @@
 /**
- * A scripted fake of the two model APIs the real agent CLIs call — Anthropic Messages (Claude
- * Code) and OpenAI Responses (Codex) — streaming SSE like the real ones, on 127.0.0.1.
+ * A scripted fake of the model APIs the real agent CLIs call — Anthropic Messages (Claude Code),
+ * OpenAI Responses (Codex), Gemini's generateContent (Gemini CLI) and OpenAI Chat Completions
+ * (OpenCode's OpenAI-compatible provider) — streaming SSE like the real ones, on 127.0.0.1.
  *
  * The script is the conversation itself: a user message holding `RUN: <command>` gets a call of the
  * shell tool with that command; a tool result gets the text "done"; anything else gets
@@ -11,7 +12,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 
 export interface SeenRequest {
-  api: "anthropic" | "openai";
+  api: "anthropic" | "openai" | "gemini" | "chat";
   /** Offered tools: the main conversation (side requests offer none). */
   main: boolean;
   /** Every user-side text in the request, joined (what the model was shown). */
@@ -84,6 +85,112 @@ function openaiRequest(body: any): { seen: SeenRequest; reply: Reply } {
   const command = main ? runIn(lastText) : null;
   if (command) return { seen, reply: { kind: "tool", command } };
   return { seen, reply: { kind: "text", text: main ? `ack: ${lastText.replace(/\s+/g, " ").slice(-120)}` : "side" } };
+}
+
+/** Gemini `contents`: a user turn's text parts (function responses are not what the user said). */
+const geminiText = (parts: unknown): string =>
+  Array.isArray(parts)
+    ? parts
+        .map((part: any) =>
+          typeof part?.text === "string"
+            ? part.text
+            : part?.functionResponse
+              ? JSON.stringify(part.functionResponse.response ?? {})
+              : "",
+        )
+        .join("\n")
+    : "";
+
+/** `main`: the conversation streams (Gemini CLI's side requests — routing, checks — do not). */
+function geminiRequest(body: any, main: boolean): { seen: SeenRequest; reply: Reply } {
+  const contents: any[] = body.contents ?? [];
+  const userTexts = contents.filter(
+    (c) => c.role === "user" && (c.parts ?? []).some((p: any) => typeof p?.text === "string"),
+  );
+  const lastText = geminiText(userTexts.at(-1)?.parts);
+  const seen: SeenRequest = {
+    api: "gemini",
+    main,
+    text: [geminiText(body.systemInstruction?.parts), ...contents.map((c) => geminiText(c.parts))].join("\n"),
+    last: lastText,
+    session: undefined,
+    body,
+  };
+  const tail = contents.at(-1);
+  if ((tail?.parts ?? []).some((p: any) => p?.functionResponse)) return { seen, reply: { kind: "text", text: "done" } };
+  const command = main ? runIn(lastText) : null;
+  if (command) return { seen, reply: { kind: "tool", command } };
+  return { seen, reply: { kind: "text", text: main ? `ack: ${lastText.replace(/\s+/g, " ").slice(-120)}` : "side" } };
+}
+
+/** One Gemini response: a function call of the shell tool, or text. */
+function geminiResponse(reply: Reply): unknown {
+  const part =
+    reply.kind === "tool"
+      ? { functionCall: { name: "run_shell_command", args: { command: reply.command, description: "scripted" } } }
+      : { text: reply.text };
+  return {
+    candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+    modelVersion: "gemini-fake",
+  };
+}
+
+/** OpenAI Chat Completions (OpenCode's OpenAI-compatible provider): the conversation offers the `bash` tool. */
+function chatRequest(body: any): { seen: SeenRequest; reply: Reply } {
+  const messages: any[] = body.messages ?? [];
+  const main = (body.tools ?? []).some((tool: any) => tool.function?.name === "bash");
+  const lastText = textOf(messages.filter((m) => m.role === "user").at(-1)?.content);
+  const seen: SeenRequest = {
+    api: "chat",
+    main,
+    text: messages.map((m) => textOf(m.content)).join("\n"),
+    last: lastText,
+    session: undefined,
+    body,
+  };
+  if (messages.at(-1)?.role === "tool") return { seen, reply: { kind: "text", text: "done" } };
+  const command = main ? runIn(lastText) : null;
+  if (command) return { seen, reply: { kind: "tool", command } };
+  return { seen, reply: { kind: "text", text: main ? `ack: ${lastText.replace(/\s+/g, " ").slice(-120)}` : "side" } };
+}
+
+function chatStream(res: ServerResponse, reply: Reply): void {
+  const n = ++counter;
+  const chunk = (delta: unknown, finish: string | null) => ({
+    id: `chatcmpl-fake-${n}`,
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "fake-model",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const delta =
+    reply.kind === "tool"
+      ? {
+          role: "assistant",
+          tool_calls: [
+            {
+              index: 0,
+              id: `call_fake_${n}`,
+              type: "function",
+              function: {
+                name: "bash",
+                arguments: JSON.stringify({ command: reply.command, description: "scripted" }),
+              },
+            },
+          ],
+        }
+      : { role: "assistant", content: reply.text };
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const data of [
+    chunk(delta, null),
+    {
+      ...chunk({}, reply.kind === "tool" ? "tool_calls" : "stop"),
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    },
+  ])
+    res.write(`data: ${JSON.stringify(data)}\n\n`);
+  res.end("data: [DONE]\n\n");
 }
 
 function sse(res: ServerResponse, events: Array<[string, unknown]>): void {
@@ -194,6 +301,11 @@ export interface FakeModelApi {
 export async function startFakeModelApi(): Promise<FakeModelApi> {
   const requests: SeenRequest[] = [];
   const holds: Array<{ predicate: (r: SeenRequest) => boolean; released: boolean; waiting: Array<() => void> }> = [];
+  const heldBack = async (seen: SeenRequest) => {
+    for (const hold of holds) {
+      if (!hold.released && hold.predicate(seen)) await new Promise<void>((resolve) => hold.waiting.push(resolve));
+    }
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -213,14 +325,32 @@ export async function startFakeModelApi(): Promise<FakeModelApi> {
       if (req.method === "GET" && path.endsWith("/models")) {
         return json({ object: "list", data: [{ id: "fake-model", object: "model" }], models: [] });
       }
+      if (req.method === "POST" && path.endsWith(":countTokens")) return json({ totalTokens: 10 });
+      if (req.method === "POST" && /:(stream)?[gG]enerateContent$/.test(path)) {
+        const { seen, reply } = geminiRequest(body, path.endsWith(":streamGenerateContent"));
+        requests.push(seen);
+        await heldBack(seen);
+        if (path.endsWith(":streamGenerateContent")) {
+          res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+          res.end(`data: ${JSON.stringify(geminiResponse(reply))}\n\n`);
+          return;
+        }
+        // Side requests (routing, next-speaker checks) ask for JSON: one object that satisfies each.
+        const verdict = { complexity_reasoning: "fake", complexity_score: 10, reasoning: "fake", next_speaker: "user" };
+        return json(geminiResponse(seen.main ? reply : { kind: "text", text: JSON.stringify(verdict) }));
+      }
+      if (req.method === "POST" && path.endsWith("/chat/completions")) {
+        const { seen, reply } = chatRequest(body);
+        requests.push(seen);
+        await heldBack(seen);
+        return chatStream(res, reply);
+      }
       const isAnthropic = req.method === "POST" && path.endsWith("/messages");
       const isOpenai = req.method === "POST" && path.endsWith("/responses");
       if (!isAnthropic && !isOpenai) return json({});
       const { seen, reply } = isAnthropic ? anthropicRequest(body, req.headers) : openaiRequest(body);
       requests.push(seen);
-      for (const hold of holds) {
-        if (!hold.released && hold.predicate(seen)) await new Promise<void>((resolve) => hold.waiting.push(resolve));
-      }
+      await heldBack(seen);
       if (isAnthropic) {
         if (body.stream) anthropicStream(res, body.model ?? "claude-fake", reply);
         else

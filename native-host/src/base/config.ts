@@ -7,10 +7,12 @@
  * Design: docs/design.md §1, §7.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { type Settings, SettingsSchema } from "../../../shared/schemas/settings.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
+import { boundSession } from "./agent-process.js";
 
 const Whole = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).optional();
 
@@ -24,6 +26,10 @@ export const EnvSchema = z.object({
   VIGIL_SESSION: z.string().min(1).max(128).optional(),
   /** Set by Claude Code in its tool subprocesses: the session a CLI call binds to by itself. */
   CLAUDE_CODE_SESSION_ID: z.string().min(1).max(128).optional(),
+  /** Set to 1 by Gemini CLI in its shell tool: the session is the one its Gemini ancestor recorded. */
+  GEMINI_CLI: z.string().optional(),
+  /** Set by Vigil's OpenCode plugin in OpenCode's shell tool: the session. */
+  OPENCODE_SESSION_ID: z.string().min(1).max(128).optional(),
   /** Set by Codex in its tool subprocesses: the thread (`codex exec resume` takes it). */
   CODEX_THREAD_ID: z.string().min(1).max(128).optional(),
   VIGIL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
@@ -77,8 +83,8 @@ export function parseEnv(env: NodeJS.ProcessEnv): EnvConfig {
 
 let cached: EnvConfig | undefined;
 
-/** The agent session this process runs in (a tool subprocess of Claude Code or Codex), if any. */
-export function agentOfShell(): { kind: "claude" | "codex"; id: string; pid?: number } | null {
+/** The agent session this process runs in (a tool subprocess of Claude Code, Codex or Gemini CLI), if any. */
+export function agentOfShell(): { kind: "claude" | "codex" | "gemini" | "opencode"; id: string; pid?: number } | null {
   const env = envConfig();
   const pid = (raw: string | undefined) => {
     const n = Number(raw);
@@ -87,6 +93,12 @@ export function agentOfShell(): { kind: "claude" | "codex"; id: string; pid?: nu
   if (env.CLAUDE_CODE_SESSION_ID)
     return { kind: "claude", id: env.CLAUDE_CODE_SESSION_ID, ...pid(process.env.CLAUDE_PID) };
   if (env.CODEX_THREAD_ID) return { kind: "codex", id: env.CODEX_THREAD_ID };
+  if (env.OPENCODE_SESSION_ID) return { kind: "opencode", id: env.OPENCODE_SESSION_ID };
+  // Gemini CLI names no session to its tools: its SessionStart hook recorded its process's.
+  if (env.GEMINI_CLI === "1") {
+    const bound = boundSession(resolve(env.VIGIL_HOME ?? join(homedir(), ".vigil")));
+    if (bound?.kind === "gemini") return { kind: "gemini", id: bound.id, pid: bound.pid };
+  }
   return null;
 }
 
@@ -98,7 +110,7 @@ export function agentOfShell(): { kind: "claude" | "codex"; id: string; pid?: nu
  */
 export function withoutAgentSession(env: NodeJS.ProcessEnv): Record<string, string> {
   const session =
-    /^(CLAUDECODE|CLAUDE_PID|CLAUDE_ENV_FILE|CLAUDE_PROJECT_DIR|AI_AGENT|CODEX_(THREAD_ID|SESSION_ID|TOOL_CALL_ID|CI|SANDBOX.*|MANAGED_BY.*))$|^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|CHILD_.*|MESSAGING_.*|SESSION_ATTENDED)$/;
+    /^(CLAUDECODE|CLAUDE_PID|CLAUDE_ENV_FILE|CLAUDE_PROJECT_DIR|AI_AGENT|CODEX_(THREAD_ID|SESSION_ID|TOOL_CALL_ID|CI|SANDBOX.*|MANAGED_BY.*)|GEMINI_(CLI|SESSION_ID|CWD|PROJECT_DIR|PLANS_DIR)|OPENCODE_SESSION_ID|OPENCODE)$|^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|CHILD_.*|MESSAGING_.*|SESSION_ATTENDED)$/;
   return Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && !session.test(entry[0])),
   );

@@ -23,6 +23,8 @@ import { isAlive } from "../base/home.js";
 import { processStart } from "../base/process-start.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, printError, printJson } from "./context.js";
+import { GEMINI_EVENTS, type GeminiEvent, runGeminiHook } from "./gemini-hooks.js";
+import { OPENCODE_EVENTS, type OpencodeEvent, runOpencodeHook } from "./opencode-hooks.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
 type AgentKind = keyof typeof AGENTS;
@@ -251,7 +253,17 @@ export function registerHookCommands(program: Command): void {
     .description("what an agent's hooks run (written by vigil setup); reads the hook JSON on stdin")
     .action(async (agent: string, event: string, _options: unknown, command: Command) => {
       try {
-        if (!(agent in AGENTS)) throw new Error(`Expected agent claude or codex, got ${agent}`);
+        if (agent === "gemini") {
+          if (!(GEMINI_EVENTS as readonly string[]).includes(event))
+            throw new Error(`Expected ${GEMINI_EVENTS.join(", ")}, got ${event}`);
+          return await runGeminiHook(event as GeminiEvent, await readStdin(), homeOf(command));
+        }
+        if (agent === "opencode") {
+          if (!(OPENCODE_EVENTS as readonly string[]).includes(event))
+            throw new Error(`Expected ${OPENCODE_EVENTS.join(", ")}, got ${event}`);
+          return await runOpencodeHook(event as OpencodeEvent, await readStdin(), homeOf(command));
+        }
+        if (!(agent in AGENTS)) throw new Error(`Expected agent claude, codex, gemini or opencode, got ${agent}`);
         if (!(EVENTS as readonly string[]).includes(event))
           throw new Error(`Expected ${EVENTS.join(", ")}, got ${event}`);
         await run(agent as AgentKind, event as HookEvent, homeOf(command));

@@ -11,7 +11,13 @@ import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
 import { vigilCommand, vigilCommandLine } from "../base/how-to-run.js";
 import { homePaths, packageRoot } from "../base/paths.js";
-import { agentPathFindings, claudeFindings, codexFindings } from "../install/agent-doctor.js";
+import {
+  agentPathFindings,
+  claudeFindings,
+  codexFindings,
+  geminiFindings,
+  opencodeFindings,
+} from "../install/agent-doctor.js";
 import {
   checkLauncher,
   checkManifest,
@@ -140,7 +146,13 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
   const firefox = relevant.some((target) => target.browser === "firefox");
   if (relevant.some((target) => target.browser !== "firefox") || !firefox) findings.push(checkBuiltExtension());
   if (firefox) findings.push(checkFirefoxExtension(), FIREFOX_SITES);
-  findings.push(...claudeFindings(), ...codexFindings(), ...(await agentPathFindings()));
+  findings.push(
+    ...claudeFindings(),
+    ...codexFindings(),
+    ...geminiFindings(),
+    ...opencodeFindings(),
+    ...(await agentPathFindings()),
+  );
   if (running) {
     try {
       const status = await new ApiClient(home).call("status");

@@ -1,5 +1,5 @@
 /**
- * `vigil setup claude-code|codex [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
+ * `vigil setup claude-code|codex|gemini|opencode [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
  * server entry, hooks, a launcher); a second run changes nothing; --dry-run prints the change;
  * --remove takes out exactly what setup added.
  * Design: docs/design.md §6, §7.
@@ -10,12 +10,14 @@ import type { Command } from "commander";
 import { ensureDaemon } from "../daemon-launch.js";
 import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
 import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
+import { geminiPaths, geminiRemover, isGeminiSetUp, planGemini } from "../install/gemini.js";
 import { planLauncher } from "../install/launcher.js";
 import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
+import { isOpencodeSetUp, opencodePaths, planOpencode } from "../install/opencode.js";
 import { homeOf, print } from "./context.js";
 import { usageError } from "./options.js";
 
-const AGENTS = ["claude-code", "codex"] as const;
+const AGENTS = ["claude-code", "codex", "gemini", "opencode"] as const;
 type Agent = (typeof AGENTS)[number];
 
 interface Plan {
@@ -53,6 +55,32 @@ function planSetup(agent: Agent, home: string): Plan {
       ],
     };
   }
+  if (agent === "opencode") {
+    const paths = opencodePaths();
+    files.push(...planOpencode(paths, { plugin: readText(paths.plugin) }, launcher.path, vigilHome));
+    return {
+      files,
+      notes: [launcher.note],
+      next: [
+        "Start OpenCode (restart it if it runs) and ask it to wait for something; it arms a Vigil wait",
+        "and ends its turn. An open idle session is prompted with the wake; a closed one is resumed",
+        "(opencode run --session) by itself.",
+      ],
+    };
+  }
+  if (agent === "gemini") {
+    const paths = geminiPaths();
+    files.push(...planGemini(paths, { settings: readText(paths.settings) }, launcher.path, vigilHome));
+    return {
+      files,
+      notes: [launcher.note],
+      next: [
+        "Start Gemini CLI and ask it to wait for something; it arms a Vigil wait and ends its turn.",
+        "An open session takes the wake at the end of its turn or with your next prompt; a closed one",
+        "is resumed (gemini --resume) by itself.",
+      ],
+    };
+  }
   const paths = codexPaths();
   const plan = planCodex(paths, { config: readText(paths.config) }, launcher.path, vigilHome);
   files.push(...plan.files);
@@ -77,30 +105,39 @@ function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
   if (agent === "claude-code") {
     const paths = claudePaths();
     files.push(restore(paths.settings, claudeRemovers.settings), restore(paths.state, claudeRemovers.state));
+  } else if (agent === "gemini") {
+    files.push(restore(geminiPaths().settings, geminiRemover));
+  } else if (agent === "opencode") {
+    // The plugin file is wholly Vigil's: it goes (unless it is no longer the one setup wrote).
+    files.push(restore(opencodePaths().plugin, (text) => (isOpencodeSetUp(text) ? null : text)));
   } else {
     const paths = codexPaths();
     files.push(...codexRemovers(paths).map(([path, without]) => restore(path, without)));
   }
-  // The launcher serves both agents: it goes only when the other agent is not set up either.
-  const other = agent === "claude-code" ? "codex" : "claude-code";
-  if (launcher.file && !isSetUp(other)) files.push({ ...launcher.file, after: null });
+  // The launcher serves every agent: it goes only when no other agent is set up.
+  if (launcher.file && !AGENTS.some((other) => other !== agent && isSetUp(other)))
+    files.push({ ...launcher.file, after: null });
   return files;
 }
 
 function isSetUp(agent: Agent): boolean {
   if (agent === "claude-code") return /hook claude session-start/.test(readText(claudePaths().settings) ?? "");
+  if (agent === "gemini") return isGeminiSetUp(readText(geminiPaths().settings));
+  if (agent === "opencode") return isOpencodeSetUp(readText(opencodePaths().plugin));
   return /# >>> vigil/.test(readText(codexPaths().config) ?? "");
 }
 
 export function registerSetupCommands(program: Command): void {
   program
     .command("setup <agent>")
-    .description("wire Claude Code (claude-code) or Codex (codex) to Vigil: MCP server, hooks, launcher")
+    .description(
+      "wire Claude Code (claude-code), Codex (codex), Gemini CLI (gemini) or OpenCode (opencode) to Vigil: hooks or plugin, MCP server, launcher",
+    )
     .option("--dry-run", "print the change, write nothing")
     .option("--remove", "take out exactly what setup added")
     .action(async (agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
       if (!(AGENTS as readonly string[]).includes(agent)) {
-        throw usageError(`Expected an agent: ${AGENTS.join(" or ")}, got ${agent}`);
+        throw usageError(`Expected an agent: ${AGENTS.slice(0, -1).join(", ")} or ${AGENTS.at(-1)}, got ${agent}`);
       }
       const home = homeOf(command);
       const managed = new ManagedFiles(join(home, "setup"));

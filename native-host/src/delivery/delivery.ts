@@ -9,7 +9,7 @@
  */
 
 import { homedir } from "node:os";
-import type { Adapter } from "../../../shared/schemas/inputs.js";
+import { type Adapter, isAgentAdapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
@@ -27,6 +27,8 @@ import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
 import { processStart } from "./adapters/agent-liveness.js";
 import { commandAdapter } from "./adapters/command.js";
+import { geminiAdapter } from "./adapters/gemini.js";
+import { opencodeAdapter } from "./adapters/opencode.js";
 import { webhookAdapter } from "./adapters/webhook.js";
 import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
 import { HANDOVER_RECHECK_MS, HANDOVER_UNSEEN, Handovers, handoverConfirmMs, transcriptOf } from "./handovers.js";
@@ -38,6 +40,8 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   webhook: webhookAdapter as unknown as PushAdapter,
   claude: claudeAdapter as unknown as PushAdapter,
   codex: codexAdapter as unknown as PushAdapter,
+  gemini: geminiAdapter as unknown as PushAdapter,
+  opencode: opencodeAdapter as unknown as PushAdapter,
 };
 
 /** How often a session whose wakes are held (a live agent) is looked at again. */
@@ -61,7 +65,7 @@ export const INTERRUPTED =
  * agent, or keeps it with a recorded pid), else read now; none without a pid.
  */
 function withPidStart(adapter: Adapter): Adapter {
-  if (adapter.kind !== "claude" && adapter.kind !== "codex") return adapter;
+  if (!isAgentAdapter(adapter)) return adapter;
   const { pidStart, ...rest } = adapter;
   if (!rest.pid) return rest;
   const started = pidStart ?? processStart(rest.pid);

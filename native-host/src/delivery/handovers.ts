@@ -8,6 +8,7 @@
  * Design: docs/design.md §6, §8.
  */
 import { randomBytes } from "node:crypto";
+import { isAgentAdapter } from "../../../shared/schemas/inputs.js";
 import { handoverMarker } from "../../../shared/wording.js";
 import { envConfig } from "../base/config.js";
 import type { SessionRow } from "../store/sessions.js";
@@ -24,10 +25,7 @@ export const handoverConfirmMs = (): number => (envConfig().VIGIL_HOOK_CONFIRM_S
 
 /** The transcript a handed-over wake is checked against: the agent session's own file, if known. */
 export function transcriptOf(session: SessionRow): string | null {
-  const adapter = session.adapter as { kind: string; transcriptPath?: string };
-  return (adapter.kind === "claude" || adapter.kind === "codex") && adapter.transcriptPath
-    ? adapter.transcriptPath
-    : null;
+  return isAgentAdapter(session.adapter) && session.adapter.transcriptPath ? session.adapter.transcriptPath : null;
 }
 
 interface Handover extends Needle {

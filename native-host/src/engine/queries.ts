@@ -22,6 +22,8 @@ import { parseWakeId, type RawWake, toDeliveryView, toWakeView } from "../store/
 const AGENT_SESSION: Record<string, string> = {
   claude: "the Claude Code session (its next turn, or a resume once closed)",
   codex: "the Codex session (its next turn, or a resume once closed)",
+  gemini: "the Gemini CLI session (its next turn, or a resume once closed)",
+  opencode: "the OpenCode session (prompted once idle, or a resume once closed)",
 };
 
 export class Queries {

@@ -50,6 +50,9 @@ const CLAIM_VIA: Record<string, string> = {
   "claude-rewake": "Claude Code rewake hook",
   "codex-stop": "Codex Stop hook",
   "codex-prompt": "Codex prompt hook",
+  "gemini-stop": "Gemini CLI AfterAgent hook",
+  "gemini-prompt": "Gemini CLI BeforeAgent hook",
+  "opencode-idle": "OpenCode plugin (idle session prompted)",
 };
 
 function waitSeconds(raw: string | undefined): number {
@@ -203,7 +206,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     queries.session(sid);
     const via = CLAIM_VIA[c.query.via ?? ""] ?? "inbox claim";
     // An agent's own hook: its wakes count once the agent's transcript shows them.
-    const handover = /^(claude|codex)-/.test(c.query.via ?? "");
+    const handover = /^(claude|codex|gemini)-/.test(c.query.via ?? "");
     const wakes = await delivery.claim(sid, {
       waitMs: waitSeconds(c.query.wait) * 1000,
       via,

@@ -1,6 +1,6 @@
 /**
- * `vigil doctor` for the agents: is Claude Code set up (its hooks and MCP entry present), is Codex
- * set up, and are Codex's hooks trusted — an untrusted Codex hook silently does not run, so a
+ * `vigil doctor` for the agents: is Claude Code set up (its hooks and MCP entry present), is Gemini
+ * CLI set up, is Codex set up, and are Codex's hooks trusted — an untrusted Codex hook silently does not run, so a
  * session would never bind itself and an open one would never take its wakes. Once one is set up:
  * does every hook's program exist (outside npm's temporary folders), and does `vigil` resolve in the
  * user's login shell, where the agent's shell tool runs `vigil wait …`.
@@ -12,8 +12,10 @@ import { execa } from "execa";
 import { isTemporaryPathEntry, userPathEntries, vigilCommand } from "../base/how-to-run.js";
 import { claudePaths } from "./claude-code.js";
 import { CODEX_HOOKS, codexHookHash, codexPaths } from "./codex.js";
+import { GEMINI_HOOKS, geminiPaths } from "./gemini.js";
 import type { Finding } from "./install.js";
 import { readText } from "./managed-files.js";
+import { isOpencodeSetUp, opencodePaths } from "./opencode.js";
 
 const SETUP = (agent: string) => `${vigilCommand()} setup ${agent}`;
 
@@ -46,6 +48,51 @@ export function claudeFindings(env: NodeJS.ProcessEnv = process.env): Finding[] 
       : { ok: false, what: `no "vigil" MCP server in ${paths.state}`, fix: SETUP("claude-code") },
   );
   return findings;
+}
+
+/** Gemini CLI, once it is installed (its folder exists): are Vigil's hooks and MCP entry in its settings? */
+export function geminiFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
+  const paths = geminiPaths(env);
+  if (!existsSync(paths.configDir)) return [];
+  const text = readText(paths.settings);
+  const missing = Object.values(GEMINI_HOOKS)
+    .map((hook) => hook.name)
+    .filter((name) => !(text ?? "").includes(` hook gemini ${name}"`));
+  let server = false;
+  try {
+    server = Boolean((JSON.parse(text ?? "") as { mcpServers?: Record<string, unknown> }).mcpServers?.vigil);
+  } catch {
+    server = false;
+  }
+  if (missing.length === 0 && server)
+    return [{ ok: true, what: `Gemini CLI hooks and MCP server in ${paths.settings}` }];
+  return [
+    {
+      ok: false,
+      what: `Gemini CLI lacks Vigil's ${[...missing.map((name) => `${name} hook`), ...(server ? [] : ["MCP server"])].join(", ")} in ${paths.settings}`,
+      fix: SETUP("gemini"),
+    },
+  ];
+}
+
+/** OpenCode, once it is installed (its config folder exists): is Vigil's plugin there, and does the program it runs exist? */
+export function opencodeFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
+  const paths = opencodePaths(env);
+  if (!existsSync(paths.configDir)) return [];
+  const text = readText(paths.plugin);
+  if (!isOpencodeSetUp(text))
+    return [{ ok: false, what: `OpenCode lacks Vigil's plugin (${paths.plugin})`, fix: SETUP("opencode") }];
+  const program = /^const HOOK = (\[.*\]);$/m.exec(text ?? "")?.[1];
+  const launcher = program ? (JSON.parse(program) as string[])[0] : undefined;
+  return launcher && existsSync(launcher) && isExecutable(launcher)
+    ? [{ ok: true, what: `OpenCode plugin ${paths.plugin} runs ${launcher}` }]
+    : [
+        {
+          ok: false,
+          what: `OpenCode plugin ${paths.plugin} runs ${launcher ?? "nothing"}, which does not exist or is not executable`,
+          fix: SETUP("opencode"),
+        },
+      ];
 }
 
 /** The hook commands and trust entries of Vigil's block, as Codex reads them. */
@@ -114,6 +161,19 @@ function vigilHookCommands(env: NodeJS.ProcessEnv): { agent: string; commands: s
       if (commands.length > 0) found.push({ agent: "claude-code", commands });
     } catch {
       // claudeFindings says the file is unreadable as hooks
+    }
+  }
+  const gemini = readText(geminiPaths(env).settings);
+  if (gemini) {
+    try {
+      const hooks = (JSON.parse(gemini) as { hooks?: Record<string, { hooks?: { command?: string }[] }[]> }).hooks;
+      const commands = Object.values(hooks ?? {})
+        .flatMap((groups) => (Array.isArray(groups) ? groups : []).flatMap((group) => group.hooks ?? []))
+        .map((hook) => hook.command ?? "")
+        .filter((command) => / hook gemini /.test(command));
+      if (commands.length > 0) found.push({ agent: "gemini", commands });
+    } catch {
+      // geminiFindings says the file is unreadable as hooks
     }
   }
   const config = readText(codexPaths(env).config) ?? "";

@@ -23,7 +23,8 @@ type AgentAdapter = Extract<Adapter, { kind: "claude" | "codex" }>;
 
 export const DEFAULT_AGENT_TIMEOUT_SECONDS = 1800;
 
-interface Resume {
+/** How one agent resumes a closed session headless (each agent's file makes its own). */
+export interface Resume {
   argv: string[];
   env: Record<string, string>;
   /** Did the agent's output name this session and report no error? */
@@ -90,8 +91,18 @@ function codexResume(adapter: AgentAdapter, sessionId: string): Resume {
   };
 }
 
-async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: AbortSignal): Promise<DeliveryOutcome> {
-  const plan = adapter.kind === "claude" ? claudeResume(adapter, turn.sessionId) : codexResume(adapter, turn.sessionId);
+/**
+ * Runs `plan` in the session's folder with the turn's text on stdin; `name` says which resume it
+ * was in errors and in `deliveredVia`.
+ */
+export async function runResume(
+  plan: Resume,
+  name: string,
+  adapter: { timeoutSeconds?: number },
+  turn: Turn,
+  cwd: string,
+  signal: AbortSignal,
+): Promise<DeliveryOutcome> {
   const [program, ...args] = plan.argv;
   const execa = await loadExeca();
   const subprocess = execa(program as string, args, {
@@ -117,7 +128,6 @@ async function resume(adapter: AgentAdapter, turn: Turn, cwd: string, signal: Ab
   const stdout = typeof result.stdout === "string" ? result.stdout : "";
   const stderr = typeof result.stderr === "string" ? result.stderr : "";
   const output = tail([stdout, stderr].filter(Boolean).join("\n")) || null;
-  const name = adapter.kind === "claude" ? "claude --resume" : "codex exec resume";
   if (timedOut)
     return { ok: false, retry: true, error: `${name} ran over ${timeoutMs / 1000}s and was killed`, output };
   if (result.exitCode === undefined) {
@@ -165,7 +175,23 @@ function agentAdapter(kind: AgentAdapter["kind"]): PushAdapter<AgentAdapter> {
         const live = await deliverThroughCodexQueue(adapter, turn, context, timeoutMs);
         if (live) return live;
       }
-      return resume(adapter, turn, context.cwd, context.signal);
+      return kind === "claude"
+        ? runResume(
+            claudeResume(adapter, turn.sessionId),
+            "claude --resume",
+            adapter,
+            turn,
+            context.cwd,
+            context.signal,
+          )
+        : runResume(
+            codexResume(adapter, turn.sessionId),
+            "codex exec resume",
+            adapter,
+            turn,
+            context.cwd,
+            context.signal,
+          );
     },
   };
 }
