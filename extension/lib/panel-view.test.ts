@@ -62,6 +62,9 @@ function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {
     maxWakesPerHour: 12,
     heldUntil: null,
     signals: [],
+    deviceState: null,
+    stall: null,
+    lastSignalAt: null,
     ...overrides,
   };
 }

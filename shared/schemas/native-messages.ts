@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "./ids.js";
-import type { CheckLoadView, DeviceView, MonitorView, WaitpointView } from "./views.js";
+import type { PanelPage } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
 /** Chrome refuses host → browser messages over 1 MB. */
@@ -74,10 +74,13 @@ export type {
   AttentionItem,
   AttentionReason,
   PanelCounts,
-  PanelPage as PanelList,
   PanelRow as PanelItem,
 } from "./views.js";
 export { ATTENTION_REASONS } from "./views.js";
+
+/** The list as the panel reads it: a daemon from before the dashboard sends no counts, sessions or attention. */
+export type PanelList = Omit<PanelPage, "counts" | "sessions" | "attention"> &
+  Partial<Pick<PanelPage, "counts" | "sessions" | "attention">>;
 
 export type NativeReply =
   | { id: string | number | null; ok: true; result: unknown }

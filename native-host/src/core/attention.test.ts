@@ -4,10 +4,9 @@
  */
 import { describe, expect, test } from "vitest";
 import { ATTENTION_REASONS, type CheckLoadView, type DeviceView } from "../../../shared/schemas/views.js";
-import { INTERRUPTED } from "../delivery/delivery.js";
-import { HANDOVER_UNSEEN } from "../delivery/handovers.js";
 import type { MonitorAttentionRow, WakeAttentionRow } from "../store/panel.js";
 import { type AttentionInput, attentionList } from "./attention.js";
+import { HANDOVER_UNSEEN, INTERRUPTED } from "./review-causes.js";
 
 const NOW = Date.parse("2026-12-02T12:00:00Z");
 const MIN = 60_000;

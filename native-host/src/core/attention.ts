@@ -20,10 +20,9 @@ import {
 } from "../../../shared/schemas/views.js";
 import { formatDuration, formatSeconds, overloadText, stalledText } from "../../../shared/wording.js";
 import { iso } from "../base/iso.js";
-import { INTERRUPTED } from "../delivery/delivery.js";
-import { HANDOVER_UNSEEN } from "../delivery/handovers.js";
 import type { MonitorAttentionRow, WakeAttentionRow } from "../store/panel.js";
 import { wakeIdOf } from "../store/wakes.js";
+import { HANDOVER_UNSEEN, INTERRUPTED } from "./review-causes.js";
 import type { isActive } from "./states.js";
 import { stallOf } from "./waitpoint-view.js";
 

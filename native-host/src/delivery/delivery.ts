@@ -57,8 +57,9 @@ const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
 
-export const INTERRUPTED =
-  "delivery interrupted: the daemon stopped while delivering, so whether it arrived is unknown; it was not repeated (retry it on purpose if that is safe)";
+import { INTERRUPTED } from "../core/review-causes.js";
+
+export { INTERRUPTED };
 
 /**
  * An agent adapter's pid with its start time: the one the caller sent (the hook reads it under the

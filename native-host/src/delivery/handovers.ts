@@ -17,8 +17,7 @@ import { type Needle, scanTranscript, type TranscriptMark } from "./transcript-s
 
 /** How often a transcript is read while a handed-over wake is not yet shown in it. */
 export const HANDOVER_RECHECK_MS = 1000;
-export const HANDOVER_UNSEEN =
-  "the agent's hook took it, but the session's transcript never showed it (the agent may have dropped it); it was not repeated (retry it on purpose if that is safe)";
+export { HANDOVER_UNSEEN } from "../core/review-causes.js";
 
 /** How long a handed-over wake may wait for the transcript (VIGIL_HOOK_CONFIRM_SECONDS, 600). */
 export const handoverConfirmMs = (): number => (envConfig().VIGIL_HOOK_CONFIRM_SECONDS ?? 600) * 1000;

@@ -1,6 +1,6 @@
 /** The panel route's query: defaults, the waitpoint kind, and 400s that say what was expected. */
 import { describe, expect, test } from "vitest";
-import { excerpt } from "../core/panel-page.js";
+import { excerpt } from "../engine/panel-page.js";
 import { panelQuery } from "./panel-query.js";
 
 describe("panelQuery", () => {

@@ -9,7 +9,7 @@ import { SessionIdSchema } from "../../../shared/schemas/ids.js";
 import { DeviceNameSchema } from "../../../shared/schemas/inputs.js";
 import type { SourceKind } from "../../../shared/schemas/sources.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
-import type { PanelQuery } from "../core/panel-page.js";
+import type { PanelQuery } from "../engine/panel-page.js";
 import { LIST_FILTERS, type ListFilter } from "../store/panel.js";
 import { HttpError } from "./json-io.js";
 

@@ -22,9 +22,9 @@ import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
-import { panelPage } from "../core/panel-page.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
+import { panelPage } from "../engine/panel-page.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import { panelQuery } from "./panel-query.js";
@@ -101,7 +101,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   }));
 
   /**
-   * What the side panel and `vigil ls --all` show (core/panel-page.ts): one page of monitors and
+   * What the side panel and `vigil ls --all` show (engine/panel-page.ts): one page of monitors and
    * waitpoints under the panel's filters, the counts, the sessions, the devices and "Needs you".
    */
   routes.on("panel", (c) => ({

@@ -13,13 +13,13 @@ import type {
   PanelSession,
   WaitpointView,
 } from "../../../shared/schemas/views.js";
-import type { Queries } from "../engine/queries.js";
+import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "../core/attention.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { ListFilter, PanelFilter } from "../store/panel.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
-import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "./attention.js";
+import type { Queries } from "./queries.js";
 
 /** The longest observation, event or signal text a list item carries. */
 export const EXCERPT_CHARS = 300;
