@@ -114,7 +114,7 @@ test("migrating a populated database keeps every row, index, trigger and referen
   delete after.sqlite_sequence;
   expect(after).toEqual(before);
   expect(migrate(db, migrations)).toEqual(migrations.filter((m) => m.version > 12).map((m) => m.version));
-  // 0018 drops signals_monitor (the unique (monitor_uid, key) index serves its reads); every other index stays.
+  // 0015 drops signals_monitor (the unique (monitor_uid, key) index serves its reads); every other index stays.
   expect(namesOf(db, "index")).toEqual(expect.arrayContaining(indexes.filter((name) => name !== "signals_monitor")));
   expect(namesOf(db, "index")).not.toContain("signals_monitor");
   expect(namesOf(db, "trigger")).toEqual(triggers);

@@ -4,7 +4,7 @@ import { Store } from "./store.js";
 let store: Store;
 afterEach(() => store?.close());
 
-// Each signal writes a page of every index on signals to the WAL (migration 0018, issue #30): the
+// Each signal writes a page of every index on signals to the WAL (migration 0015, issue #30): the
 // table keeps only its UNIQUE (monitor_uid, key), and every read of a waitpoint's signals still
 // searches it rather than scanning the table.
 test("signals have one index, their unique (monitor_uid, key), and every read of a waitpoint's signals searches it", () => {
