@@ -18,7 +18,7 @@ test("the Chromium build carries the key, the side panel and only the permission
   expect(chrome.side_panel).toEqual({ default_path: "sidepanel.html" });
   expect(chrome.background).toEqual({ service_worker: "background.js" });
   expect([...chrome.permissions].sort()).toEqual(
-    ["alarms", "nativeMessaging", "scripting", "sidePanel", "storage", "tabs"].sort(),
+    ["alarms", "nativeMessaging", "notifications", "scripting", "sidePanel", "storage", "tabs"].sort(),
   );
   expect(chrome.host_permissions).toEqual(["http://localhost/*", "http://127.0.0.1/*"]);
 });

@@ -226,24 +226,25 @@ describe("the Needs-you list", () => {
     expect(attentionList(input()).items).toEqual([]);
   });
 
-  test("only devices in error; offline or connected ones need nothing", () => {
+  test("devices in error, or unreachable with the error that says why; a quiet offline or a connected one needs nothing", () => {
     const { items } = attentionList(
       input({
         devices: [
           device({ name: "a", state: "offline" }),
           device({ name: "b" }),
           device({ name: "c", state: "connected" }),
+          device({ name: "d", state: "offline", lastError: null }),
         ],
       }),
     );
-    expect(items).toEqual([
+    expect(items.map((item) => item.device)).toEqual(["a", "b"]);
+    expect(items[0]).toEqual(
       expect.objectContaining({
         reason: "device_error",
-        device: "b",
-        title: "b",
+        title: "a",
         detail: expect.stringContaining("Connection refused"),
       }),
-    ]);
+    );
   });
 
   test("a waitpoint that failed or expired needs a look; other endings do not", () => {

@@ -164,7 +164,10 @@ export function attentionList(input: AttentionInput): Attention {
   const entries: Entry[] = [
     ...input.wakes.map((row) => wakeEntry(row, input)),
     ...input.monitors.flatMap((row) => monitorEntry(row, input) ?? []),
-    ...input.devices.filter((device) => device.state === "error").map((device) => deviceEntry(device, input)),
+    // In error (its configuration), or unreachable with the error that says why.
+    ...input.devices
+      .filter((device) => device.state === "error" || (device.state === "offline" && device.lastError !== null))
+      .map((device) => deviceEntry(device, input)),
     ...(overload ? [overload] : []),
   ];
   entries.sort((a, b) => byUrgency(a.item, b.item));

@@ -10,7 +10,6 @@
  */
 import { connect, type Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
-import { ROUTES } from "../../../shared/api-routes.js";
 import {
   type HostPush,
   HostReplySchema,
@@ -39,24 +38,14 @@ function handlers(home: string): Handlers {
     list: ({ offset, limit, filter, session, kind, device, q }) =>
       api().call("panel", { query: { offset, limit, filter, session, kind, device, q } }),
     retry: ({ sessionId, wakeId }) => api().call("retryWake", { params: { sid: sessionId, wid: wakeId } }),
-    dismiss: ({ sessionId, wakeId }) => newRoute(api(), "dismissWake", { sid: sessionId, wid: wakeId }),
-    clearEnded: ({ sessionId }) => newRoute(api(), "clearEndedMonitors", { sid: sessionId }),
+    dismiss: ({ sessionId, wakeId }) => api().call("dismissWake", { params: { sid: sessionId, wid: wakeId } }),
+    clearEnded: ({ sessionId }) => api().call("clearEnded", { params: { sid: sessionId } }),
     control: ({ sessionId, monitorId, action }) =>
       api().call("controlMonitor", { params: { sid: sessionId, mid: monitorId }, body: { action } }),
     checks: ({ sessionId, monitorId }) => api().call("monitorChecks", { params: { sid: sessionId, mid: monitorId } }),
     waitpoint: ({ sessionId, waitpointId }) =>
       api().call("getWaitpoint", { params: { sid: sessionId, wid: waitpointId } }),
   };
-}
-
-/**
- * A route of issue #26 that an older daemon build lacks: called by name when the route table has
- * it, else a clear error (instead of a crash on an unknown name).
- */
-function newRoute(api: ApiClient, name: string, params: Record<string, string>): Promise<unknown> {
-  if (!(name in ROUTES)) throw new Error(`This Vigil has no ${name} route yet: update Vigil and restart the daemon`);
-  const call = api.call as (name: string, options: { params: Record<string, string> }) => Promise<unknown>;
-  return call.call(api, name, { params });
 }
 
 /** Keeps one connection to the daemon's browser socket, reconnecting with backoff while the bridge lives. */
