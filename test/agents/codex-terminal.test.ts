@@ -5,38 +5,18 @@
  * its turn — each once, through Codex's own queue, with no second Codex process on the thread
  * (sampled from /proc throughout).
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
+import { fakeCodexHome } from "./codex-home.js";
 import { openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 
 const QUEUE_VIA = "codex queue (the thread's app-server)";
 
 const world = useAgentWorld("codex", ({ api, home, work }) => {
-  const codexHome = join(home, ".codex");
-  mkdirSync(codexHome, { recursive: true });
-  // Test setup only: what Codex asks on first start (folder trust, approvals) answered beforehand.
-  writeFileSync(
-    join(codexHome, "config.toml"),
-    [
-      'model = "gpt-fake"',
-      'model_provider = "fake"',
-      'approval_policy = "never"',
-      'sandbox_mode = "danger-full-access"',
-      "",
-      "[model_providers.fake]",
-      'name = "fake"',
-      `base_url = "${api.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "FAKE_API_KEY"',
-      "",
-      `[projects.${JSON.stringify(work)}]`,
-      'trust_level = "trusted"',
-      "",
-    ].join("\n"),
-  );
+  const codexHome = fakeCodexHome(home, api.url, work);
   return { CODEX_HOME: codexHome, FAKE_API_KEY: "sk-fake", TERM: "xterm-256color" };
 });
 const vigil = (...args: string[]) => world.vigil(...args);

@@ -3,32 +3,16 @@
  * wired to a real Vigil daemon by `vigil setup codex` alone: the agent arms a wait through its shell
  * tool with no session flag, exits, and the wake resumes that same thread headless, once.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
+import { fakeCodexHome } from "./codex-home.js";
 
 const world = useAgentWorld("codex", ({ api, home }) => {
-  const codexHome = join(home, ".codex");
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(
-    join(codexHome, "config.toml"),
-    [
-      'model = "gpt-fake"',
-      'model_provider = "fake"',
-      'approval_policy = "never"',
-      'sandbox_mode = "danger-full-access"',
-      "",
-      "[model_providers.fake]",
-      'name = "fake"',
-      `base_url = "${api.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "FAKE_API_KEY"',
-      "",
-    ].join("\n"),
-  );
+  const codexHome = fakeCodexHome(home, api.url);
   return { CODEX_HOME: codexHome, FAKE_API_KEY: "sk-fake" };
 });
 const vigil = (...args: string[]) => world.vigil(...args);

@@ -21,6 +21,7 @@ import { ApiClient } from "../api/client.js";
 import { type AgentProcess, agentAncestor, dropBinding, recordBinding, runs } from "../base/agent-process.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { printJson } from "./context.js";
+import { parseHookJson } from "./hook-input.js";
 
 export const GEMINI_EVENTS = ["session-start", "prompt", "stop", "session-end"] as const;
 export type GeminiEvent = (typeof GEMINI_EVENTS)[number];
@@ -41,19 +42,6 @@ export function geminiSessionNote(sessionId: string): string {
     "(the command is a check that exits 0 when it is done). When it matches, fails or times out,",
     "Gemini CLI continues this session with the wake, even if it was closed.",
   ].join("\n");
-}
-
-function parseInput(text: string): Input {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new Error(`Expected the hook's JSON on stdin, got ${text.trim() === "" ? "nothing" : "malformed JSON"}`);
-  }
-  const parsed = InputSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new Error(`Expected a session_id in the hook's JSON, got ${JSON.stringify(raw).slice(0, 80)}`);
-  return parsed.data;
 }
 
 /** The Gemini process that runs this hook (the nearest ancestor running `gemini`). */
@@ -82,7 +70,7 @@ const joinWakes = (wakes: WakeView[]) =>
   turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
 
 export async function runGeminiHook(event: GeminiEvent, stdin: string, home: string): Promise<void> {
-  const input = parseInput(stdin);
+  const input = parseHookJson(stdin, InputSchema);
   const sid = input.session_id;
   if (event === "session-start" || event === "session-end") {
     const live = event === "session-start";

@@ -24,6 +24,7 @@ import { processStart } from "../base/process-start.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, printError, printJson } from "./context.js";
 import { GEMINI_EVENTS, type GeminiEvent, runGeminiHook } from "./gemini-hooks.js";
+import { parseHookJson } from "./hook-input.js";
 import { OPENCODE_EVENTS, type OpencodeEvent, runOpencodeHook } from "./opencode-hooks.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
@@ -64,19 +65,6 @@ async function readStdin(timeoutMs = 5000): Promise<string> {
     clearTimeout(timer);
   }
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseInput(text: string): HookInput {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new Error(`Expected the hook's JSON on stdin, got ${text.trim() === "" ? "nothing" : "malformed JSON"}`);
-  }
-  const parsed = HookInputSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new Error(`Expected a session_id in the hook's JSON, got ${JSON.stringify(raw).slice(0, 80)}`);
-  return parsed.data;
 }
 
 /**
@@ -181,7 +169,7 @@ function isOneShot(pid: number | undefined): boolean {
 }
 
 async function run(agent: AgentKind, event: HookEvent, home: string): Promise<void> {
-  const input = parseInput(await readStdin());
+  const input = parseHookJson(await readStdin(), HookInputSchema);
   const sid = input.session_id;
   if (event === "session-start" || event === "session-end") {
     if (event === "session-start") await ensureDaemon(home);

@@ -14,6 +14,17 @@ import { homeOf, print, printJson, SESSION_HELP, sessionOf } from "./context.js"
 import { wakeBlock } from "./format.js";
 import { optionalSeconds, parseId, parseSeconds, usageError } from "./options.js";
 
+/** A wake named on the command line and its session: `--session`, else found from the wake id (unique). */
+async function wakeTarget(raw: string, session: string | undefined, command: Command) {
+  const wake = parseId(WakeIdSchema, raw);
+  const client = new ApiClient(homeOf(command));
+  const sid =
+    session === undefined
+      ? (await client.call("findWake", { params: { wid: wake } })).sessionId
+      : parseId(SessionIdSchema, session, "--session");
+  return { client, wake, sid };
+}
+
 export function registerSessionCommands(program: Command): void {
   program
     .command("status")
@@ -142,12 +153,7 @@ export function registerSessionCommands(program: Command): void {
     .description("send a wake that needs review again, on purpose (a new message: a webhook gets a new id)")
     .option("--session <id>", "the wake's session (default: found from the wake id, which is unique)")
     .action(async (raw: string, options: { session?: string }, command: Command) => {
-      const wake = parseId(WakeIdSchema, raw);
-      const client = new ApiClient(homeOf(command));
-      const sid =
-        options.session === undefined
-          ? (await client.call("findWake", { params: { wid: wake } })).sessionId
-          : parseId(SessionIdSchema, options.session, "--session");
+      const { client, wake, sid } = await wakeTarget(raw, options.session, command);
       const reply = await client.call("retryWake", { params: { sid, wid: wake } });
       print(`${reply.id} ${reply.state} (session ${sid})`);
     });
@@ -157,12 +163,7 @@ export function registerSessionCommands(program: Command): void {
     .description("set aside a wake that needs review or is being retried: it is never delivered")
     .option("--session <id>", "the wake's session (default: found from the wake id, which is unique)")
     .action(async (raw: string, options: { session?: string }, command: Command) => {
-      const wake = parseId(WakeIdSchema, raw);
-      const client = new ApiClient(homeOf(command));
-      const sid =
-        options.session === undefined
-          ? (await client.call("findWake", { params: { wid: wake } })).sessionId
-          : parseId(SessionIdSchema, options.session, "--session");
+      const { client, wake, sid } = await wakeTarget(raw, options.session, command);
       const reply = await client.call("dismissWake", { params: { sid, wid: wake } });
       print(`${reply.id} dismissed (session ${sid}): it will not be delivered`);
     });
