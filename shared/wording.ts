@@ -227,7 +227,7 @@ export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {
   delivery_retrying: "delivery retrying",
   monitor_error: "checks failing",
   waitpoint_stalled: "stalled",
-  waitpoint_failed: "waitpoint failed",
+  waitpoint_failed: "waitpoint failed or expired",
   device_error: "device unreachable",
   wake_not_taken: "wake not taken",
   overload: "checks running late",
