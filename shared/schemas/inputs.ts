@@ -63,7 +63,7 @@ const AgentFields = {
     .optional(),
   /** The agent CLI to resume a closed session with (default: `claude` / `codex` / `gemini` on PATH). */
   program: z.string().min(1).max(4096).optional(),
-  /** The agent's config folder ($CLAUDE_CONFIG_DIR / $CODEX_HOME / $GEMINI_CLI_HOME) when not the default. */
+  /** The agent's config folder ($CLAUDE_CONFIG_DIR / $CODEX_HOME / $GEMINI_CLI_HOME / $COPILOT_HOME) when not the default. */
   configDir: z.string().min(1).max(4096).optional(),
   /** Extra arguments for the headless resume, e.g. ["--allowedTools", "Bash"]. */
   resumeArgs: z.array(z.string().max(4096)).max(64).optional(),
@@ -89,6 +89,9 @@ const GeminiAdapterSchema = z.strictObject({ kind: z.literal("gemini"), ...Agent
 /** An OpenCode session: prompted by Vigil's plugin while open, resumed headless (opencode run --session) once closed. */
 const OpencodeAdapterSchema = z.strictObject({ kind: z.literal("opencode"), ...AgentFields });
 
+/** A GitHub Copilot CLI session: woken in-session by its hooks while open, resumed headless (copilot --resume) once closed. */
+const CopilotAdapterSchema = z.strictObject({ kind: z.literal("copilot"), ...AgentFields });
+
 export const AdapterSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("inbox") }),
   CommandAdapterSchema,
@@ -98,12 +101,13 @@ export const AdapterSchema = z.discriminatedUnion("kind", [
   CodexAdapterSchema,
   GeminiAdapterSchema,
   OpencodeAdapterSchema,
+  CopilotAdapterSchema,
 ]);
 export type Adapter = z.infer<typeof AdapterSchema>;
 export type AdapterKind = Adapter["kind"];
 
 /** The adapters of agent sessions: held while the agent is open, resumed headless once it is not. */
-export const AGENT_ADAPTER_KINDS = ["claude", "codex", "gemini", "opencode"] as const;
+export const AGENT_ADAPTER_KINDS = ["claude", "codex", "gemini", "opencode", "copilot"] as const;
 export type AgentAdapter = Extract<Adapter, { kind: (typeof AGENT_ADAPTER_KINDS)[number] }>;
 export const isAgentAdapter = (adapter: Adapter): adapter is AgentAdapter =>
   (AGENT_ADAPTER_KINDS as readonly string[]).includes(adapter.kind);

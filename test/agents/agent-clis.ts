@@ -13,6 +13,8 @@ export const AGENT_CLIS = {
   codex: { package: "@openai/codex", version: "0.169.0", bin: "codex" },
   gemini: { package: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
   opencode: { package: "opencode-ai", version: "1.18.33", bin: "opencode" },
+  // A native binary (its npm package only launches it): runs whatever Node the machine has.
+  copilot: { package: "@github/copilot", version: "1.0.102", bin: "copilot" },
 } as const;
 
 export const CLI_CACHE = process.env.VIGIL_AGENT_CLI_CACHE || join(homedir(), ".cache", "vigil-agent-clis");

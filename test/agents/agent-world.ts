@@ -25,7 +25,7 @@ export interface AgentWorld {
 }
 
 export function useAgentWorld(
-  agent: "claude-code" | "codex" | "gemini" | "opencode",
+  agent: "claude-code" | "codex" | "gemini" | "opencode" | "copilot",
   configure: (world: Omit<AgentWorld, "env" | "vigil">) => Record<string, string>,
 ): AgentWorld {
   const world = {} as AgentWorld;
@@ -51,6 +51,8 @@ export function useAgentWorld(
       "VIGIL_SESSION",
       "GEMINI_CLI",
       "OPENCODE_SESSION_ID",
+      "COPILOT_AGENT_SESSION_ID",
+      "COPILOT_HOME",
     ])
       delete world.env[name];
     world.vigil = async (...args: string[]) =>

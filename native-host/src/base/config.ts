@@ -30,6 +30,8 @@ export const EnvSchema = z.object({
   GEMINI_CLI: z.string().optional(),
   /** Set by Vigil's OpenCode plugin in OpenCode's shell tool: the session. */
   OPENCODE_SESSION_ID: z.string().min(1).max(128).optional(),
+  /** Set by GitHub Copilot CLI in its shell tool: the session (`copilot --resume` takes it). */
+  COPILOT_AGENT_SESSION_ID: z.string().min(1).max(128).optional(),
   /** Set by Codex in its tool subprocesses: the thread (`codex exec resume` takes it). */
   CODEX_THREAD_ID: z.string().min(1).max(128).optional(),
   VIGIL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).optional(),
@@ -84,7 +86,11 @@ export function parseEnv(env: NodeJS.ProcessEnv): EnvConfig {
 let cached: EnvConfig | undefined;
 
 /** The agent session this process runs in (a tool subprocess of Claude Code, Codex or Gemini CLI), if any. */
-export function agentOfShell(): { kind: "claude" | "codex" | "gemini" | "opencode"; id: string; pid?: number } | null {
+export function agentOfShell(): {
+  kind: "claude" | "codex" | "gemini" | "opencode" | "copilot";
+  id: string;
+  pid?: number;
+} | null {
   const env = envConfig();
   const pid = (raw: string | undefined) => {
     const n = Number(raw);
@@ -94,6 +100,7 @@ export function agentOfShell(): { kind: "claude" | "codex" | "gemini" | "opencod
     return { kind: "claude", id: env.CLAUDE_CODE_SESSION_ID, ...pid(process.env.CLAUDE_PID) };
   if (env.CODEX_THREAD_ID) return { kind: "codex", id: env.CODEX_THREAD_ID };
   if (env.OPENCODE_SESSION_ID) return { kind: "opencode", id: env.OPENCODE_SESSION_ID };
+  if (env.COPILOT_AGENT_SESSION_ID) return { kind: "copilot", id: env.COPILOT_AGENT_SESSION_ID };
   // Gemini CLI names no session to its tools: its SessionStart hook recorded its process's.
   if (env.GEMINI_CLI === "1") {
     const bound = boundSession(resolve(env.VIGIL_HOME ?? join(homedir(), ".vigil")));
@@ -110,7 +117,7 @@ export function agentOfShell(): { kind: "claude" | "codex" | "gemini" | "opencod
  */
 export function withoutAgentSession(env: NodeJS.ProcessEnv): Record<string, string> {
   const session =
-    /^(CLAUDECODE|CLAUDE_PID|CLAUDE_ENV_FILE|CLAUDE_PROJECT_DIR|AI_AGENT|CODEX_(THREAD_ID|SESSION_ID|TOOL_CALL_ID|CI|SANDBOX.*|MANAGED_BY.*)|GEMINI_(CLI|SESSION_ID|CWD|PROJECT_DIR|PLANS_DIR)|OPENCODE_SESSION_ID|OPENCODE)$|^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|CHILD_.*|MESSAGING_.*|SESSION_ATTENDED)$/;
+    /^(CLAUDECODE|CLAUDE_PID|CLAUDE_ENV_FILE|CLAUDE_PROJECT_DIR|AI_AGENT|CODEX_(THREAD_ID|SESSION_ID|TOOL_CALL_ID|CI|SANDBOX.*|MANAGED_BY.*)|GEMINI_(CLI|SESSION_ID|CWD|PROJECT_DIR|PLANS_DIR)|OPENCODE_SESSION_ID|OPENCODE|COPILOT_(AGENT_SESSION_ID|CLI|HOOK_DIR|PROJECT_DIR|CLI_BINARY_VERSION|CLI_RESOLVED_DIST_DIR))$|^CLAUDE_CODE_(SESSION_ID|ENTRYPOINT|CHILD_.*|MESSAGING_.*|SESSION_ATTENDED)$/;
   return Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && !session.test(entry[0])),
   );

@@ -23,6 +23,7 @@ import { isAlive } from "../base/home.js";
 import { processStart } from "../base/process-start.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, printError, printJson } from "./context.js";
+import { COPILOT_EVENTS, type CopilotEvent, runCopilotHook } from "./copilot-hooks.js";
 import { GEMINI_EVENTS, type GeminiEvent, runGeminiHook } from "./gemini-hooks.js";
 import { parseHookJson } from "./hook-input.js";
 import { OPENCODE_EVENTS, type OpencodeEvent, runOpencodeHook } from "./opencode-hooks.js";
@@ -251,7 +252,13 @@ export function registerHookCommands(program: Command): void {
             throw new Error(`Expected ${OPENCODE_EVENTS.join(", ")}, got ${event}`);
           return await runOpencodeHook(event as OpencodeEvent, await readStdin(), homeOf(command));
         }
-        if (!(agent in AGENTS)) throw new Error(`Expected agent claude, codex, gemini or opencode, got ${agent}`);
+        if (agent === "copilot") {
+          if (!(COPILOT_EVENTS as readonly string[]).includes(event))
+            throw new Error(`Expected ${COPILOT_EVENTS.join(", ")}, got ${event}`);
+          return await runCopilotHook(event as CopilotEvent, await readStdin(), homeOf(command));
+        }
+        if (!(agent in AGENTS))
+          throw new Error(`Expected agent claude, codex, gemini, opencode or copilot, got ${agent}`);
         if (!(EVENTS as readonly string[]).includes(event))
           throw new Error(`Expected ${EVENTS.join(", ")}, got ${event}`);
         await run(agent as AgentKind, event as HookEvent, homeOf(command));

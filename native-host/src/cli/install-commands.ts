@@ -15,6 +15,7 @@ import {
   agentPathFindings,
   claudeFindings,
   codexFindings,
+  copilotFindings,
   geminiFindings,
   opencodeFindings,
 } from "../install/agent-doctor.js";
@@ -151,6 +152,7 @@ async function diagnose(home: string, options: BrowserOptions): Promise<Finding[
     ...codexFindings(),
     ...geminiFindings(),
     ...opencodeFindings(),
+    ...copilotFindings(),
     ...(await agentPathFindings()),
   );
   if (running) {

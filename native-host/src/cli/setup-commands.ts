@@ -1,5 +1,5 @@
 /**
- * `vigil setup claude-code|codex|gemini|opencode [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
+ * `vigil setup claude-code|codex|gemini|opencode|copilot [--dry-run] [--remove]`: one command wires an agent to Vigil (MCP
  * server entry, hooks, a launcher); a second run changes nothing; --dry-run prints the change;
  * --remove takes out exactly what setup added.
  * Design: docs/design.md §6, §7.
@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { ensureDaemon } from "../daemon-launch.js";
 import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
 import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
+import { copilotPaths, copilotRemover, isCopilotSetUp, planCopilot } from "../install/copilot.js";
 import { geminiPaths, geminiRemover, isGeminiSetUp, planGemini } from "../install/gemini.js";
 import { planLauncher } from "../install/launcher.js";
 import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
@@ -17,7 +18,7 @@ import { isOpencodeSetUp, opencodePaths, planOpencode } from "../install/opencod
 import { homeOf, print } from "./context.js";
 import { usageError } from "./options.js";
 
-const AGENTS = ["claude-code", "codex", "gemini", "opencode"] as const;
+const AGENTS = ["claude-code", "codex", "gemini", "opencode", "copilot"] as const;
 type Agent = (typeof AGENTS)[number];
 
 interface Plan {
@@ -52,6 +53,19 @@ function planSetup(agent: Agent, home: string): Plan {
         "Start Claude Code and ask it to wait for something, e.g.",
         '  "run the build in the background and come back when it is green"',
         "It arms a Vigil wait and ends its turn; the wake continues the session by itself.",
+      ],
+    };
+  }
+  if (agent === "copilot") {
+    const paths = copilotPaths();
+    files.push(...planCopilot(paths, { hooks: readText(paths.hooks) }, launcher.path, vigilHome));
+    return {
+      files,
+      notes: [launcher.note],
+      next: [
+        "Start Copilot CLI (restart it if it runs) and ask it to wait for something; it arms a Vigil",
+        "wait and ends its turn. A live session takes the wake through its hooks; a closed one is",
+        "resumed (copilot --resume) by itself.",
       ],
     };
   }
@@ -107,6 +121,8 @@ function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
     files.push(restore(paths.settings, claudeRemovers.settings), restore(paths.state, claudeRemovers.state));
   } else if (agent === "gemini") {
     files.push(restore(geminiPaths().settings, geminiRemover));
+  } else if (agent === "copilot") {
+    files.push(restore(copilotPaths().hooks, copilotRemover));
   } else if (agent === "opencode") {
     // The plugin file is wholly Vigil's: it goes (unless it is no longer the one setup wrote).
     files.push(restore(opencodePaths().plugin, (text) => (isOpencodeSetUp(text) ? null : text)));
@@ -124,6 +140,7 @@ function isSetUp(agent: Agent): boolean {
   if (agent === "claude-code") return /hook claude session-start/.test(readText(claudePaths().settings) ?? "");
   if (agent === "gemini") return isGeminiSetUp(readText(geminiPaths().settings));
   if (agent === "opencode") return isOpencodeSetUp(readText(opencodePaths().plugin));
+  if (agent === "copilot") return isCopilotSetUp(readText(copilotPaths().hooks));
   return /# >>> vigil/.test(readText(codexPaths().config) ?? "");
 }
 
@@ -131,7 +148,7 @@ export function registerSetupCommands(program: Command): void {
   program
     .command("setup <agent>")
     .description(
-      "wire Claude Code (claude-code), Codex (codex), Gemini CLI (gemini) or OpenCode (opencode) to Vigil: hooks or plugin, MCP server, launcher",
+      "wire Claude Code (claude-code), Codex (codex), Gemini CLI (gemini), OpenCode (opencode) or GitHub Copilot CLI (copilot) to Vigil: hooks or plugin, MCP server, launcher",
     )
     .option("--dry-run", "print the change, write nothing")
     .option("--remove", "take out exactly what setup added")

@@ -27,6 +27,7 @@ import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
 import { processStart } from "./adapters/agent-liveness.js";
 import { commandAdapter } from "./adapters/command.js";
+import { copilotAdapter } from "./adapters/copilot.js";
 import { geminiAdapter } from "./adapters/gemini.js";
 import { opencodeAdapter } from "./adapters/opencode.js";
 import { webhookAdapter } from "./adapters/webhook.js";
@@ -42,6 +43,7 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   codex: codexAdapter as unknown as PushAdapter,
   gemini: geminiAdapter as unknown as PushAdapter,
   opencode: opencodeAdapter as unknown as PushAdapter,
+  copilot: copilotAdapter as unknown as PushAdapter,
 };
 
 /** How often a session whose wakes are held (a live agent) is looked at again. */

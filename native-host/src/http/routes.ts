@@ -53,6 +53,8 @@ const CLAIM_VIA: Record<string, string> = {
   "gemini-stop": "Gemini CLI AfterAgent hook",
   "gemini-prompt": "Gemini CLI BeforeAgent hook",
   "opencode-idle": "OpenCode plugin (idle session prompted)",
+  "copilot-stop": "Copilot CLI agentStop hook",
+  "copilot-prompt": "Copilot CLI userPromptSubmitted hook",
 };
 
 function waitSeconds(raw: string | undefined): number {
@@ -206,7 +208,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     queries.session(sid);
     const via = CLAIM_VIA[c.query.via ?? ""] ?? "inbox claim";
     // An agent's own hook: its wakes count once the agent's transcript shows them.
-    const handover = /^(claude|codex|gemini)-/.test(c.query.via ?? "");
+    const handover = /^(claude|codex|gemini|copilot)-/.test(c.query.via ?? "");
     const wakes = await delivery.claim(sid, {
       waitMs: waitSeconds(c.query.wait) * 1000,
       via,

@@ -1,6 +1,6 @@
 /**
  * `vigil doctor` for the agents: is Claude Code set up (its hooks and MCP entry present), is Gemini
- * CLI set up, is Codex set up, and are Codex's hooks trusted — an untrusted Codex hook silently does not run, so a
+ * CLI set up, is Copilot CLI set up, is Codex set up, and are Codex's hooks trusted — an untrusted Codex hook silently does not run, so a
  * session would never bind itself and an open one would never take its wakes. Once one is set up:
  * does every hook's program exist (outside npm's temporary folders), and does `vigil` resolve in the
  * user's login shell, where the agent's shell tool runs `vigil wait …`.
@@ -12,6 +12,7 @@ import { execa } from "execa";
 import { isTemporaryPathEntry, userPathEntries, vigilCommand } from "../base/how-to-run.js";
 import { claudePaths } from "./claude-code.js";
 import { CODEX_HOOKS, codexHookHash, codexPaths } from "./codex.js";
+import { COPILOT_HOOKS, copilotPaths } from "./copilot.js";
 import { GEMINI_HOOKS, geminiPaths } from "./gemini.js";
 import type { Finding } from "./install.js";
 import { readText } from "./managed-files.js";
@@ -95,6 +96,25 @@ export function opencodeFindings(env: NodeJS.ProcessEnv = process.env): Finding[
       ];
 }
 
+/** GitHub Copilot CLI, once it has run (its folder exists): are Vigil's four hooks in its user hook file? */
+export function copilotFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
+  const paths = copilotPaths(env);
+  if (!existsSync(paths.home)) return [];
+  const text = readText(paths.hooks) ?? "";
+  const missing = Object.values(COPILOT_HOOKS)
+    .map((hook) => hook.name)
+    .filter((name) => !text.includes(` hook copilot ${name}"`));
+  return missing.length === 0
+    ? [{ ok: true, what: `Copilot CLI hooks in ${paths.hooks}` }]
+    : [
+        {
+          ok: false,
+          what: `Copilot CLI lacks Vigil's ${missing.map((name) => `${name} hook`).join(", ")} in ${paths.hooks}`,
+          fix: SETUP("copilot"),
+        },
+      ];
+}
+
 /** The hook commands and trust entries of Vigil's block, as Codex reads them. */
 function parseBlock(text: string): { commands: Map<string, string>; trusted: Map<string, string> } {
   const commands = new Map<string, string>();
@@ -174,6 +194,19 @@ function vigilHookCommands(env: NodeJS.ProcessEnv): { agent: string; commands: s
       if (commands.length > 0) found.push({ agent: "gemini", commands });
     } catch {
       // geminiFindings says the file is unreadable as hooks
+    }
+  }
+  const copilot = readText(copilotPaths(env).hooks);
+  if (copilot) {
+    try {
+      const hooks = (JSON.parse(copilot) as { hooks?: Record<string, { bash?: string }[]> }).hooks;
+      const commands = Object.values(hooks ?? {})
+        .flatMap((entries) => (Array.isArray(entries) ? entries : []))
+        .map((hook) => hook.bash ?? "")
+        .filter((command) => / hook copilot /.test(command));
+      if (commands.length > 0) found.push({ agent: "copilot", commands });
+    } catch {
+      // copilotFindings says its hooks are missing
     }
   }
   const config = readText(codexPaths(env).config) ?? "";
