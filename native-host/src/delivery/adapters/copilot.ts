@@ -17,7 +17,7 @@ type CopilotAdapter = Extract<Adapter, { kind: "copilot" }>;
 
 export function copilotResume(adapter: CopilotAdapter, sessionId: string): Resume {
   return {
-    // `--resume=<id>`: the optional value must be attached, or Copilot opens its session picker.
+    // `--resume=<id>`: the option's value is optional; attached, it can never be taken for anything else.
     argv: [
       adapter.program ?? "copilot",
       `--resume=${sessionId}`,

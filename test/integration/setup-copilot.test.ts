@@ -1,0 +1,92 @@
+/**
+ * `vigil setup copilot` on real files in a temporary HOME: GitHub Copilot CLI's user hook folder
+ * gets Vigil's own file with four hooks; the user's hook files, and hooks they add to Vigil's file,
+ * stay; a second run changes nothing; --dry-run writes nothing; --remove takes out only Vigil's
+ * part; doctor says what is missing.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, beforeEach, expect, test } from "vitest";
+import { BIN, waitFor } from "../helpers/daemon.js";
+
+let home: string;
+let vigilHome: string;
+let env: Record<string, string>;
+
+beforeEach(() => {
+  const root = mkdtempSync(join(tmpdir(), "vigil-setup-copilot-"));
+  home = join(root, "home");
+  vigilHome = join(root, "vigil");
+  mkdirSync(home);
+  env = { ...(process.env as Record<string, string>), HOME: home, PATH: "/usr/bin:/bin" };
+  for (const name of ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "VIGIL_HOME"])
+    delete env[name];
+});
+
+afterEach(async () => {
+  try {
+    const { pid } = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8"));
+    process.kill(pid, "SIGTERM");
+    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
+  } catch {
+    // none started
+  }
+  rmSync(join(home, ".."), { recursive: true, force: true });
+});
+
+const setup = (...args: string[]) => execa(process.execPath, [BIN, "--home", vigilHome, "setup", ...args], { env });
+const doctor = async () =>
+  (await execa(process.execPath, [BIN, "--home", vigilHome, "doctor"], { env, reject: false })).stdout;
+const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : null);
+
+test("setup copilot: --dry-run writes nothing, setup adds the four hooks, a second run changes nothing, --remove keeps the user's hooks", async () => {
+  const hooks = join(home, ".copilot", "hooks");
+  const ours = join(hooks, "vigil.json");
+  const USER = `${JSON.stringify({ version: 1, hooks: { agentStop: [{ type: "command", bash: "notify-send done" }] } }, null, 2)}\n`;
+  mkdirSync(hooks, { recursive: true });
+  writeFileSync(join(hooks, "mine.json"), USER);
+  expect(await doctor()).toMatch(/FIX\s+Copilot CLI lacks Vigil's session-start hook, prompt hook, stop hook/);
+
+  const dry = await setup("copilot", "--dry-run");
+  expect(dry.stdout).toContain(`create ${ours}`);
+  expect(dry.stdout).toContain("hook copilot session-start");
+  expect(existsSync(ours)).toBe(false);
+
+  await setup("copilot");
+  const file = JSON.parse(read(ours) as string);
+  expect(file.version).toBe(1);
+  expect(file.hooks.sessionStart[0]).toEqual({
+    type: "command",
+    bash: `${join(home, ".local", "bin", "vigil")} --home ${vigilHome} hook copilot session-start`,
+    timeoutSec: 30,
+  });
+  expect(file.hooks.agentStop[0].bash).toMatch(/ hook copilot stop$/);
+  expect(read(join(hooks, "mine.json"))).toBe(USER);
+  const bytes = read(ours);
+  expect((await setup("copilot")).stdout).toContain("copilot: already set up; nothing changed");
+  expect(read(ours)).toBe(bytes);
+  expect((await setup("copilot", "--dry-run")).stdout).toContain("copilot: nothing to change");
+  const after = await doctor();
+  expect(after).toMatch(/ok\s+Copilot CLI hooks in /);
+  expect(after).toMatch(/ok\s+copilot's hooks run /);
+
+  // A hook the user put into Vigil's file stays; --remove takes out only Vigil's part.
+  const edited = JSON.parse(bytes as string);
+  edited.hooks.preToolUse = [{ type: "command", bash: "audit-log" }];
+  writeFileSync(ours, JSON.stringify(edited, null, 2));
+  await setup("copilot", "--remove");
+  expect(JSON.parse(read(ours) as string)).toEqual({
+    version: 1,
+    hooks: { preToolUse: [{ type: "command", bash: "audit-log" }] },
+  });
+  expect(read(join(hooks, "mine.json"))).toBe(USER);
+
+  // With nothing of the user's in it, --remove deletes Vigil's file and the launcher.
+  rmSync(ours);
+  await setup("copilot");
+  await setup("copilot", "--remove");
+  expect(readdirSync(hooks)).toEqual(["mine.json"]);
+  expect(existsSync(join(home, ".local", "bin", "vigil"))).toBe(false);
+});
