@@ -44,10 +44,15 @@ const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : 
 test("setup copilot: --dry-run writes nothing, setup adds the four hooks, a second run changes nothing, --remove keeps the user's hooks", async () => {
   const hooks = join(home, ".copilot", "hooks");
   const ours = join(hooks, "vigil.json");
+  const mcp = join(home, ".copilot", "mcp-config.json");
+  const SERVERS = `${JSON.stringify({ mcpServers: { github: { type: "http", url: "https://x" } } }, null, 2)}\n`;
   const USER = `${JSON.stringify({ version: 1, hooks: { agentStop: [{ type: "command", bash: "notify-send done" }] } }, null, 2)}\n`;
   mkdirSync(hooks, { recursive: true });
   writeFileSync(join(hooks, "mine.json"), USER);
-  expect(await doctor()).toMatch(/FIX\s+Copilot CLI lacks Vigil's session-start hook, prompt hook, stop hook/);
+  writeFileSync(mcp, SERVERS);
+  expect(await doctor()).toMatch(
+    /FIX\s+Copilot CLI lacks Vigil's session-start hook, prompt hook, stop hook, session-end hook, MCP server/,
+  );
 
   const dry = await setup("copilot", "--dry-run");
   expect(dry.stdout).toContain(`create ${ours}`);
@@ -64,12 +69,21 @@ test("setup copilot: --dry-run writes nothing, setup adds the four hooks, a seco
   });
   expect(file.hooks.agentStop[0].bash).toMatch(/ hook copilot stop$/);
   expect(read(join(hooks, "mine.json"))).toBe(USER);
+  expect(JSON.parse(read(mcp) as string).mcpServers).toEqual({
+    github: { type: "http", url: "https://x" },
+    vigil: {
+      type: "local",
+      command: join(home, ".local", "bin", "vigil"),
+      args: ["--home", vigilHome, "mcp"],
+      tools: ["*"],
+    },
+  });
   const bytes = read(ours);
   expect((await setup("copilot")).stdout).toContain("copilot: already set up; nothing changed");
   expect(read(ours)).toBe(bytes);
   expect((await setup("copilot", "--dry-run")).stdout).toContain("copilot: nothing to change");
   const after = await doctor();
-  expect(after).toMatch(/ok\s+Copilot CLI hooks in /);
+  expect(after).toMatch(/ok\s+Copilot CLI hooks in \S+ and MCP server in /);
   expect(after).toMatch(/ok\s+copilot's hooks run /);
 
   // A hook the user put into Vigil's file stays; --remove takes out only Vigil's part.
@@ -82,6 +96,7 @@ test("setup copilot: --dry-run writes nothing, setup adds the four hooks, a seco
     hooks: { preToolUse: [{ type: "command", bash: "audit-log" }] },
   });
   expect(read(join(hooks, "mine.json"))).toBe(USER);
+  expect(read(mcp)).toBe(SERVERS);
 
   // With nothing of the user's in it, --remove deletes Vigil's file and the launcher.
   rmSync(ours);

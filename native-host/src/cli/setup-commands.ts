@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import { ensureDaemon } from "../daemon-launch.js";
 import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
 import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
-import { copilotPaths, copilotRemover, isCopilotSetUp, planCopilot } from "../install/copilot.js";
+import { copilotMcpRemover, copilotPaths, copilotRemover, isCopilotSetUp, planCopilot } from "../install/copilot.js";
 import { geminiPaths, geminiRemover, isGeminiSetUp, planGemini } from "../install/gemini.js";
 import { planLauncher } from "../install/launcher.js";
 import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
@@ -58,7 +58,9 @@ function planSetup(agent: Agent, home: string): Plan {
   }
   if (agent === "copilot") {
     const paths = copilotPaths();
-    files.push(...planCopilot(paths, { hooks: readText(paths.hooks) }, launcher.path, vigilHome));
+    files.push(
+      ...planCopilot(paths, { hooks: readText(paths.hooks), mcp: readText(paths.mcp) }, launcher.path, vigilHome),
+    );
     return {
       files,
       notes: [launcher.note],
@@ -122,7 +124,8 @@ function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
   } else if (agent === "gemini") {
     files.push(restore(geminiPaths().settings, geminiRemover));
   } else if (agent === "copilot") {
-    files.push(restore(copilotPaths().hooks, copilotRemover));
+    const paths = copilotPaths();
+    files.push(restore(paths.hooks, copilotRemover), restore(paths.mcp, copilotMcpRemover));
   } else if (agent === "opencode") {
     // The plugin file is wholly Vigil's: it goes (unless it is no longer the one setup wrote).
     files.push(restore(opencodePaths().plugin, (text) => (isOpencodeSetUp(text) ? null : text)));

@@ -96,20 +96,29 @@ export function opencodeFindings(env: NodeJS.ProcessEnv = process.env): Finding[
       ];
 }
 
-/** GitHub Copilot CLI, once it has run (its folder exists): are Vigil's four hooks in its user hook file? */
+/** GitHub Copilot CLI, once it has run (its folder exists): Vigil's four hooks in its user hook file, its MCP entry? */
 export function copilotFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
   const paths = copilotPaths(env);
   if (!existsSync(paths.home)) return [];
   const text = readText(paths.hooks) ?? "";
   const missing = Object.values(COPILOT_HOOKS)
-    .map((hook) => hook.name)
-    .filter((name) => !text.includes(` hook copilot ${name}"`));
+    .map((hook) => `${hook.name} hook`)
+    .filter((name) => !text.includes(` hook copilot ${name.slice(0, -5)}"`));
+  let server = false;
+  try {
+    server = Boolean(
+      (JSON.parse(readText(paths.mcp) ?? "") as { mcpServers?: Record<string, unknown> }).mcpServers?.vigil,
+    );
+  } catch {
+    server = false;
+  }
+  if (!server) missing.push(`MCP server (${paths.mcp})`);
   return missing.length === 0
-    ? [{ ok: true, what: `Copilot CLI hooks in ${paths.hooks}` }]
+    ? [{ ok: true, what: `Copilot CLI hooks in ${paths.hooks} and MCP server in ${paths.mcp}` }]
     : [
         {
           ok: false,
-          what: `Copilot CLI lacks Vigil's ${missing.map((name) => `${name} hook`).join(", ")} in ${paths.hooks}`,
+          what: `Copilot CLI lacks Vigil's ${missing.join(", ")} (hooks: ${paths.hooks})`,
           fix: SETUP("copilot"),
         },
       ];

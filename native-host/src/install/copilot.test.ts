@@ -1,10 +1,11 @@
 import { expect, test } from "vitest";
-import { COPILOT_HOOKS, copilotRemover, isCopilotSetUp, planCopilot } from "./copilot.js";
+import { COPILOT_HOOKS, copilotMcpRemover, copilotRemover, isCopilotSetUp, planCopilot } from "./copilot.js";
 
-const paths = { home: "/h/.copilot", hooks: "/h/.copilot/hooks/vigil.json" };
+const paths = { home: "/h/.copilot", hooks: "/h/.copilot/hooks/vigil.json", mcp: "/h/.copilot/mcp-config.json" };
 const LAUNCHER = "/h/.local/bin/vigil";
 const setUp = (hooks: string | null, vigilHome: string | null = null) =>
-  planCopilot(paths, { hooks }, LAUNCHER, vigilHome)[0]?.after as string;
+  planCopilot(paths, { hooks, mcp: null }, LAUNCHER, vigilHome)[0]?.after as string;
+const mcpSetUp = (mcp: string | null) => planCopilot(paths, { hooks: null, mcp }, LAUNCHER, "/v")[1]?.after as string;
 
 test("a new hook file holds exactly Vigil's four command hooks, version 1", () => {
   const file = JSON.parse(setUp(null, "/v"));
@@ -36,4 +37,16 @@ test("hooks the user added to the file stay, in place; --remove takes out only V
   expect(JSON.parse(copilotRemover(setUp(mine)) as string)).toEqual(JSON.parse(mine));
   // Nothing of the user's in it: the file goes.
   expect(copilotRemover(setUp(null))).toBeNull();
+});
+
+test("mcp-config.json gets Vigil's local server; the user's servers stay, and --remove takes out only Vigil's", () => {
+  const theirs = `${JSON.stringify({ mcpServers: { github: { type: "http", url: "https://x" } } }, null, 2)}\n`;
+  const written = mcpSetUp(theirs);
+  expect(JSON.parse(written).mcpServers).toEqual({
+    github: { type: "http", url: "https://x" },
+    vigil: { type: "local", command: LAUNCHER, args: ["--home", "/v", "mcp"], tools: ["*"] },
+  });
+  expect(mcpSetUp(written)).toBe(written);
+  expect(copilotMcpRemover(written)).toBe(theirs);
+  expect(JSON.parse(copilotMcpRemover(mcpSetUp(null)) as string)).toEqual({});
 });

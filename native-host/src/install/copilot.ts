@@ -1,7 +1,9 @@
 /**
  * `vigil setup copilot`: one hook file in GitHub Copilot CLI's user-level hooks folder
  * (`~/.copilot/hooks/vigil.json`, or under $COPILOT_HOME), which Copilot CLI loads for every
- * session besides a repository's `.github/hooks/*.json`. Four command hooks: sessionStart binds the
+ * session besides a repository's `.github/hooks/*.json`, and the `vigil` MCP server in its
+ * `mcp-config.json` (Copilot starts it with COPILOT_AGENT_SESSION_ID, so it binds to the session;
+ * everything else in that file stays where it was). Four command hooks: sessionStart binds the
  * Copilot session to a Vigil session of the same id; userPromptSubmitted and agentStop hand pending
  * wakes to the live session (agentStop's block continues it with them); sessionEnd marks it closed.
  * The user's hooks live in their own files and are never read; hooks the user added to this file
@@ -18,11 +20,13 @@ export interface CopilotPaths {
   /** Copilot CLI's config and state folder ($COPILOT_HOME, else ~/.copilot). */
   home: string;
   hooks: string;
+  /** Copilot CLI's user MCP servers. */
+  mcp: string;
 }
 
 export function copilotPaths(env: NodeJS.ProcessEnv = process.env): CopilotPaths {
   const home = env.COPILOT_HOME || join(homedir(), ".copilot");
-  return { home, hooks: join(home, "hooks", "vigil.json") };
+  return { home, hooks: join(home, "hooks", "vigil.json"), mcp: join(home, "mcp-config.json") };
 }
 
 /** Copilot CLI hook event → `vigil hook copilot <name>` (timeouts in seconds, as Copilot reads them). */
@@ -95,9 +99,31 @@ export function copilotRemover(text: string): string | null {
   return holdsTheUsers(left) ? formatJson(left, text) : null;
 }
 
+/** mcp-config.json with exactly Vigil's server entry; the same object when it is already there. */
+export function copilotMcpWith(config: Json, launcher: string, vigilHome: string | null): Json {
+  const server = {
+    type: "local",
+    command: launcher,
+    args: vigilHome ? ["--home", vigilHome, "mcp"] : ["mcp"],
+    tools: ["*"],
+  };
+  const servers = isTable(config.mcpServers) ? config.mcpServers : {};
+  if (same(servers.vigil, server)) return config;
+  return { ...config, mcpServers: { ...servers, vigil: server } };
+}
+
+/** mcp-config.json without Vigil's server (and without `mcpServers` when that was the only one). */
+export function copilotMcpRemover(text: string): string | null {
+  const config = parseJsonFile("mcp-config.json", text);
+  if (!isTable(config.mcpServers)) return text;
+  const { vigil: _ours, ...servers } = config.mcpServers;
+  const { mcpServers: _all, ...rest } = config;
+  return formatJson(Object.keys(servers).length > 0 ? { ...config, mcpServers: servers } : rest, text);
+}
+
 export function planCopilot(
   paths: CopilotPaths,
-  current: { hooks: string | null },
+  current: { hooks: string | null; mcp: string | null },
   launcher: string,
   vigilHome: string | null,
 ): PlannedFile[] {
@@ -105,7 +131,16 @@ export function planCopilot(
   const next = copilotHooksWith(file, launcher, vigilHome);
   // Unchanged meaning keeps the bytes: a second run writes nothing.
   const after = next === file && current.hooks !== null ? current.hooks : formatJson(next, current.hooks);
-  return [{ path: paths.hooks, before: current.hooks, after, mode: 0o644, strip: copilotRemover }];
+  const mcpAfter = (text: string | null) => {
+    const config = parseJsonFile(paths.mcp, text);
+    const next = copilotMcpWith(config, launcher, vigilHome);
+    return next === config && text !== null ? text : formatJson(next, text);
+  };
+  return [
+    { path: paths.hooks, before: current.hooks, after, mode: 0o644, strip: copilotRemover },
+    // `copilot mcp add` writes this file too: merged again if it changed meanwhile.
+    { path: paths.mcp, before: current.mcp, after: mcpAfter(current.mcp), strip: copilotMcpRemover, remerge: mcpAfter },
+  ];
 }
 
 /** Does the hook file hold Vigil's hooks? */
