@@ -78,7 +78,7 @@ const joinWakes = (wakes: WakeView[]) =>
   turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
 
 export async function runCopilotHook(event: CopilotEvent, stdin: string, home: string): Promise<void> {
-  const input = parseHookJson(stdin, InputSchema);
+  const input = parseHookJson(stdin, InputSchema, "sessionId");
   const sid = input.sessionId;
   if (event === "session-start" || event === "session-end") {
     const live = event === "session-start";

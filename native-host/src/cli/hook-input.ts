@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 
-export function parseHookJson<T>(text: string, schema: z.ZodType<T>): T {
+export function parseHookJson<T>(text: string, schema: z.ZodType<T>, idField = "session_id"): T {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -14,6 +14,6 @@ export function parseHookJson<T>(text: string, schema: z.ZodType<T>): T {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
-    throw new Error(`Expected a session_id in the hook's JSON, got ${JSON.stringify(raw).slice(0, 80)}`);
+    throw new Error(`Expected a ${idField} in the hook's JSON, got ${JSON.stringify(raw).slice(0, 80)}`);
   return parsed.data;
 }
