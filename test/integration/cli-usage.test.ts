@@ -126,7 +126,7 @@ describe("usage errors: one line saying what is wrong, where the help is, exit 2
       "Expected --exit-code to be a whole number, got 1.5",
       "vigil signal",
     ],
-    [["setup", "vim"], "Expected an agent: claude-code, codex, gemini or opencode, got vim", "vigil setup"],
+    [["setup", "vim"], "Expected an agent: claude-code, codex, gemini, opencode or copilot, got vim", "vigil setup"],
     [
       ["wait", "--until", "5", "--json-path", "status", "--", "true"],
       "Expected --gt, --gte, --lt or --lte with --json-path, got none",
