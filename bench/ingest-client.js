@@ -73,6 +73,17 @@ if (process.env.BENCH_INGEST_TRACE) {
   writeFileSync(file, `${lines.join("\n")}\n`);
 }
 
+// Stalls: gaps of more than 10 ms in which the server answered nothing although 64 requests were
+// waiting (its event loop was blocked), and the longest. Queueing alone leaves no such gap.
+const done = finished.subarray(0, count).slice().sort();
+let stalls = 0;
+let longestGap = 0;
+for (let i = 1; i < count; i++) {
+  const gap = done[i] - done[i - 1];
+  if (gap > 10) stalls++;
+  if (gap > longestGap) longestGap = gap;
+}
+
 const sorted = latencies.subarray(0, count).sort();
 const at = (q) => (count === 0 ? Number.NaN : sorted[Math.min(count - 1, Math.floor(q * count))]);
 const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
@@ -91,5 +102,7 @@ process.stdout.write(
     timeouts: result.timeouts,
     clientCores: (cpu.user + cpu.system) / 1e6 / wall,
     serverCores: serverCpu === null ? null : serverCpu / wall,
+    stalls,
+    longestGap,
   })}\n`,
 );
