@@ -4,6 +4,7 @@
 // Input: one JSON argument {url, targets: [{id, secret}], status, connections, warmupSeconds,
 // seconds, serverPid}. Output: one JSON line on stdout with the measured window's figures.
 // Latencies are kept at full resolution here (autocannon's own histogram rounds to whole ms).
+import { writeFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { cpuSeconds } from "./lib.js";
 
@@ -40,13 +41,18 @@ function run(phase, duration, onResponse) {
 await run("warm-up", warmupSeconds);
 
 let latencies = new Float64Array(1 << 18);
+let finished = new Float64Array(1 << 18);
 let count = 0;
 const record = (_client, _statusCode, _bytes, responseTime) => {
   if (count === latencies.length) {
     const grown = new Float64Array(latencies.length * 2);
     grown.set(latencies);
     latencies = grown;
+    const grownAt = new Float64Array(finished.length * 2);
+    grownAt.set(finished);
+    finished = grownAt;
   }
+  finished[count] = performance.now();
   latencies[count++] = responseTime;
 };
 
@@ -57,6 +63,26 @@ const result = await run("measured", seconds, record);
 const wall = (performance.now() - t0) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const serverCpu = serverPid ? cpuSeconds(serverPid) - serverCpu0 : null;
+
+// BENCH_INGEST_TRACE=FILE: every answer's finish time (ms from the window's start) and latency, one
+// per line, to see whether the slow ones come together (a stall) or spread out (queueing).
+if (process.env.BENCH_INGEST_TRACE) {
+  const file = `${process.env.BENCH_INGEST_TRACE}-${serverPid ?? "server"}.txt`;
+  const lines = [];
+  for (let i = 0; i < count; i++) lines.push(`${(finished[i] - t0).toFixed(2)} ${latencies[i].toFixed(3)}`);
+  writeFileSync(file, `${lines.join("\n")}\n`);
+}
+
+// Stalls: gaps of more than 10 ms in which the server answered nothing although 64 requests were
+// waiting (its event loop was blocked), and the longest. Queueing alone leaves no such gap.
+const done = finished.subarray(0, count).slice().sort();
+let stalls = 0;
+let longestGap = 0;
+for (let i = 1; i < count; i++) {
+  const gap = done[i] - done[i - 1];
+  if (gap > 10) stalls++;
+  if (gap > longestGap) longestGap = gap;
+}
 
 const sorted = latencies.subarray(0, count).sort();
 const at = (q) => (count === 0 ? Number.NaN : sorted[Math.min(count - 1, Math.floor(q * count))]);
@@ -76,5 +102,7 @@ process.stdout.write(
     timeouts: result.timeouts,
     clientCores: (cpu.user + cpu.system) / 1e6 / wall,
     serverCores: serverCpu === null ? null : serverCpu / wall,
+    stalls,
+    longestGap,
   })}\n`,
 );

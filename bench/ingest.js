@@ -130,7 +130,7 @@ const line = (label, r) =>
   `${label.padEnd(22)} ${count(r.perSecond).padStart(7)} req/s · p50 ${fmt(r.p50)} · p99 ${fmt(r.p99)} · p99.9 ${fmt(r.p999)} · ` +
   `202 ${count(r.statuses["202"] ?? 0)}, non-2xx ${r.non2xx}, refused/errors ${refused(r)} · ` +
   `client CPU ${(100 * r.clientCores).toFixed(0)} % of a core, server CPU ${(100 * r.serverCores).toFixed(0)} % ` +
-  `(${((1e6 * r.serverCores) / r.perSecond).toFixed(0)} µs a request)`;
+  `(${((1e6 * r.serverCores) / r.perSecond).toFixed(0)} µs a request) · stalls > 10 ms ${r.stalls}, longest ${fmt(r.longestGap)}`;
 
 async function oneRun(index) {
   const load0 = loadavg()[0];

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, test } from "vitest";
-import { BACKSTOP_PAGES, Checkpointer } from "./checkpointer.js";
+import { BACKSTOP_PAGES, BUSY_PAGES, Checkpointer } from "./checkpointer.js";
 import { Store } from "./store.js";
 
 const dirs: string[] = [];
@@ -129,6 +129,57 @@ test("between checkpoints a write only has the worker sync the WAL; the next che
     insertSessions(store, 6, 3);
     await second;
     expect(checkpoints).toBe(2);
+  } finally {
+    await checkpointer.stop();
+    store.close();
+  }
+});
+
+/** Frames in the log now (after a PASSIVE checkpoint of this connection's own, which copies them). */
+const framesInLog = (store: Store) => (store.db.pragma("wal_checkpoint(PASSIVE)") as Array<{ log: number }>)[0]?.log;
+
+test("the worker starts a long log over once it has copied it, so no commit of the daemon's does", async () => {
+  const { store } = openStore();
+  const checkpointer = new Checkpointer(store.db, { timing: { syncMs: 60_000 }, restartPages: 200 });
+  try {
+    insertSessions(store, 0, 400);
+    const result = await checkpointer.checkpointNow();
+    expect(result.log).toBeGreaterThanOrEqual(200);
+    expect(result.restarted).toBe(true);
+    // The next commit writes the log from its start: a few frames, not the hundreds before it.
+    insertSessions(store, 400, 1);
+    expect(framesInLog(store)).toBeLessThan(10);
+    expect(store.db.prepare("SELECT count(*) AS n FROM sessions").get()).toEqual({ n: 401 });
+
+    // Below the line the worker leaves the log to SQLite (which starts it over at the next commit
+    // when nothing was written during the copy).
+    insertSessions(store, 401, 20);
+    expect((await checkpointer.checkpointNow()).restarted).toBeUndefined();
+  } finally {
+    await checkpointer.stop();
+    store.close();
+  }
+});
+
+test("while the log grows fast, checkpoints come every syncMs rather than every everyMs", async () => {
+  const { store } = openStore();
+  let now = 1_000_000;
+  const checkpointer = new Checkpointer(store.db, { timing: { syncMs: 5, everyMs: 60_000 }, now: () => now });
+  store.afterCommit = () => checkpointer.noteWrite();
+  try {
+    const first = checkpointer.nextCheckpoint();
+    insertSessions(store, 0, Math.ceil(BUSY_PAGES * 1.5));
+    expect((await first).log).toBeGreaterThanOrEqual(BUSY_PAGES);
+    // Far less than everyMs later, the next write brings a checkpoint, not only a sync.
+    now += 5;
+    const second = checkpointer.nextCheckpoint();
+    insertSessions(store, 5000, 1);
+    await second;
+    // And once a checkpoint found little, the next write is back to a sync.
+    now += 5;
+    const synced = checkpointer.nextSync();
+    insertSessions(store, 5001, 1);
+    await synced;
   } finally {
     await checkpointer.stop();
     store.close();

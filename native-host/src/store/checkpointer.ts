@@ -11,15 +11,17 @@
  * last one is `everyMs` old, or else only syncs the WAL file (fdatasync), so that little is ever
  * left unsynced.
  *
- * A PASSIVE checkpoint cannot empty the WAL while the daemon keeps writing, so under a sustained
- * load the log only starts over at the daemon connection's automatic checkpoint, kept as a
- * backstop at 10,000 pages. That one runs inside a commit, on the event loop: because the worker
- * has already copied most of the log and synced all but its last `syncMs`, it is left a catch-up
- * and two cheap fsyncs (measured under `bench/signals.js`: 1–2 ms each; when the worker only
- * checkpointed once a second, 3–30 ms each, and 20–47 ms for the whole commit).
- * Restarting the log also syncs its header, in the commit that restarts it; SQLite requires that
- * for a log that starts over. The WAL file is truncated back to 64 MB at most when it starts over
- * (never, below the backstop).
+ * A PASSIVE checkpoint cannot empty the WAL while the daemon keeps writing, so the log would only
+ * start over at the daemon connection's automatic checkpoint, inside a commit on the event loop:
+ * under a stream of signals that stalled every answer for 15–28 ms about three times a second
+ * (`BENCH_INGEST_TRACE`, bench/README.md). So the worker starts it over itself: when a checkpoint
+ * finds the log at `RESTART_PAGES` or more and has copied all of it, it runs a RESTART checkpoint
+ * right after, which holds the writer lock only while it copies and syncs what was committed in
+ * between, and the daemon's next commit writes the log from its start (syncing its header, as
+ * SQLite requires of a log that starts over). While the log grows by `BUSY_PAGES` or more between
+ * checkpoints they come every `syncMs` instead of every `everyMs`, so each copy stays short. The
+ * automatic checkpoint stays, at 10,000 pages, as a backstop for a worker that is behind. The WAL
+ * file is truncated back to 64 MB at most when it starts over.
  *
  * Durability is unchanged for a crash (committed means in the WAL); the extra syncs shorten what a
  * power cut can lose with `synchronous=NORMAL` to the last `syncMs` or so.
@@ -30,6 +32,10 @@ import { Worker } from "node:worker_threads";
 import type { Db } from "./db.js";
 
 export const BACKSTOP_PAGES = 10_000;
+/** A log this long that a checkpoint caught up with is started over by the worker. */
+export const RESTART_PAGES = 4_000;
+/** A checkpoint that found this much in the log: the next one comes after `syncMs`, not `everyMs`. */
+export const BUSY_PAGES = 1_000;
 const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 export const CHECKPOINT_TIMING = { syncMs: 100, everyMs: 1000 };
@@ -55,7 +61,17 @@ const report = (action, run) => {
 parentPort.on("message", (message) => {
   if (message === "checkpoint") {
     report("checkpoint", () => {
-      const [result] = db.pragma("wal_checkpoint(PASSIVE)");
+      let [result] = db.pragma("wal_checkpoint(PASSIVE)");
+      // A long log the copy just caught up with is started over here, rather than by the backstop
+      // in a commit on the event loop. RESTART holds the writer lock (the daemon's commits wait)
+      // while it copies the few frames committed meanwhile and syncs them, and while it waits for
+      // readers, which it does for 20 ms at most; busy, it is left to the next round.
+      if (result.log >= workerData.restartPages && result.busy === 0) {
+        db.pragma("busy_timeout = 20");
+        [result] = db.pragma("wal_checkpoint(RESTART)");
+        db.pragma("busy_timeout = 1000");
+        result.restarted = result.busy === 0;
+      }
       parentPort.postMessage({ type: "checkpoint", ...result });
     });
   } else if (message === "sync") {
@@ -77,6 +93,8 @@ export interface CheckpointResult {
   busy: number;
   log: number;
   checkpointed: number;
+  /** The worker started the log over (the next commit writes it from its start). */
+  restarted?: boolean;
 }
 
 type WorkerMessage =
@@ -100,7 +118,12 @@ export class Checkpointer {
 
   constructor(
     db: Db,
-    options: { timing?: Partial<CheckpointTiming>; now?: () => number; onError?: (message: string) => void } = {},
+    options: {
+      timing?: Partial<CheckpointTiming>;
+      now?: () => number;
+      onError?: (message: string) => void;
+      restartPages?: number;
+    } = {},
   ) {
     this.#timing = { ...CHECKPOINT_TIMING, ...options.timing };
     this.#now = options.now ?? Date.now;
@@ -111,6 +134,7 @@ export class Checkpointer {
       workerData: {
         file: db.name,
         sqlite: createRequire(import.meta.url).resolve("better-sqlite3"),
+        restartPages: options.restartPages ?? RESTART_PAGES,
       },
     });
     // The worker is a detail of the store: it must not keep a stopping daemon alive.
@@ -190,7 +214,10 @@ export class Checkpointer {
   }
 
   #checkpointed(result: CheckpointResult): void {
-    this.#checkpointDueAt = this.#now() + this.#timing.everyMs;
+    // Under a stream of writes the log grows by thousands of pages a second: checkpointing every
+    // `syncMs` then keeps each copy, and the writer lock a restart takes, short.
+    const wait = result.log >= BUSY_PAGES ? this.#timing.syncMs : this.#timing.everyMs;
+    this.#checkpointDueAt = this.#now() + wait;
     for (const listener of this.#listeners) listener(result);
     this.#checkpointDone();
   }
