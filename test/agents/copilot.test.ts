@@ -114,7 +114,10 @@ test("a live Copilot CLI session takes its wake through its agentStop hook; no s
     timeoutMs: 30_000,
     what: "the ready wake to be held for the live session",
   });
-  expect((await vigil("ls", "--session", sessionId))[0].delivery).toMatchObject({ state: "ready" });
+  expect((await vigil("ls", "--session", sessionId))[0].delivery).toMatchObject({
+    state: "ready",
+    waitingFor: expect.stringContaining("Copilot CLI session"),
+  });
   gate.release();
   const result = await running;
   expect(result.exitCode, result.stderr).toBe(0);

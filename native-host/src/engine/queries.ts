@@ -24,6 +24,7 @@ const AGENT_SESSION: Record<string, string> = {
   codex: "the Codex session (its next turn, or a resume once closed)",
   gemini: "the Gemini CLI session (its next turn, or a resume once closed)",
   opencode: "the OpenCode session (prompted once idle, or a resume once closed)",
+  copilot: "the Copilot CLI session (its next turn, or a resume once closed)",
 };
 
 export class Queries {
