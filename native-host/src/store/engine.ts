@@ -1,0 +1,167 @@
+/**
+ * The store as both engines offer it (team mode, #27; docs/team-mode-plan.md §2.3): every table
+ * method returns a Promise, and `tx` runs an async body on the transaction's own tables. The
+ * signatures are derived from today's SQLite table classes, so they are written in one place.
+ *
+ * `SqliteEngine` exposes today's synchronous `Store` through this interface (what the contract
+ * suite runs on SQLite, and what the core will use after the async refactor, step 1 of the plan);
+ * `store/pg/store.ts` is the PostgreSQL engine. Not wired into the daemon yet.
+ */
+import type { ChecksTable } from "./checks.js";
+import type { DevicesTable } from "./devices.js";
+import type { EventsTable } from "./events.js";
+import type { InboundEventsTable } from "./inbound-events.js";
+import type { MonitorsTable } from "./monitors.js";
+import type { SessionsTable } from "./sessions.js";
+import type { Store } from "./store.js";
+import type { VaultTable } from "./vault.js";
+import type { WaitpointsTable } from "./waitpoints.js";
+import type { WakesTable } from "./wakes.js";
+
+/** `T`'s methods, each returning a Promise of what it returns today. */
+export type Async<T> = {
+  [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : never;
+};
+
+/**
+ * Row locks the core takes where it reads a record in order to write it (plan §2.3). PostgreSQL
+ * runs transactions at once (READ COMMITTED), so without `SELECT … FOR UPDATE` two of them read
+ * the same value and one write is lost; SQLite's immediate transaction already serializes every
+ * writer, so there it is a no-op. Only meaningful inside `tx`.
+ */
+export interface MonitorLocks {
+  /** Locks the monitor (and so its trigger and waitpoint) until the transaction ends; false when it is gone. */
+  lockForUpdate(uid: number): Promise<boolean>;
+}
+
+export interface SessionLocks {
+  /** Locks the session row (delivery's per-session claim: `nextTurn` and the claim as one step). */
+  lockForUpdate(id: string): Promise<boolean>;
+}
+
+export type SessionsStore = Async<SessionsTable> & SessionLocks;
+export type MonitorsStore = Async<MonitorsTable> & MonitorLocks;
+export type EventsStore = Async<EventsTable>;
+export type WakesStore = Async<WakesTable>;
+export type WaitpointsStore = Async<WaitpointsTable>;
+export type InboundEventsStore = Async<InboundEventsTable>;
+export type ChecksStore = Async<ChecksTable>;
+export type DevicesStore = Async<DevicesTable>;
+/** The vault's audit and entries (the values themselves stay in the home's vault.json). */
+export type VaultStore = Async<VaultTable>;
+
+export interface Tables {
+  sessions: SessionsStore;
+  monitors: MonitorsStore;
+  events: EventsStore;
+  wakes: WakesStore;
+  waitpoints: WaitpointsStore;
+  inboundEvents: InboundEventsStore;
+  checks: ChecksStore;
+  devices: DevicesStore;
+  vault: VaultStore;
+}
+
+/** An engine that offers only some tables so far (the PostgreSQL one while it is being ported). */
+export interface EngineOf<T> {
+  readonly engine: "sqlite" | "postgres";
+  /** The tables outside a transaction: each call sees the last committed state. */
+  readonly tables: T;
+  /**
+   * One write transaction; `body` must use only the tables it is given, and have no side effect
+   * but its writes (PostgreSQL runs it again after a deadlock or serialization failure).
+   */
+  tx<R>(body: (t: T) => Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}
+
+export type Engine = EngineOf<Tables>;
+
+/** Wraps each method of a synchronous table so that it returns a Promise (a throw becomes a rejection). */
+function asyncTable<T extends object>(table: T, gate: () => Promise<void> | null): Async<T> {
+  const out: Record<string, unknown> = {};
+  let proto: object | null = Object.getPrototypeOf(table);
+  while (proto && proto !== Object.prototype) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const method = (table as Record<string, unknown>)[name];
+      if (name === "constructor" || name in out || typeof method !== "function") continue;
+      out[name] = async (...args: unknown[]) => {
+        const wait = gate();
+        if (wait) await wait;
+        return (method as (...a: unknown[]) => unknown).apply(table, args);
+      };
+    }
+    proto = Object.getPrototypeOf(proto);
+  }
+  return out as Async<T>;
+}
+
+const noLock = async () => true;
+
+/**
+ * Today's synchronous SQLite `Store` behind the async interface. A transaction is `BEGIN
+ * IMMEDIATE … COMMIT` on the one connection, held across the body's awaits; transactions queue
+ * FIFO, and a read outside a transaction waits while one is open, so it never sees rows that are
+ * not committed (the plan's reader connection, §2.3, is the later, concurrent form of this).
+ */
+export class SqliteEngine implements Engine {
+  readonly engine = "sqlite" as const;
+  readonly tables: Tables;
+  readonly #inTx: Tables;
+  /** Resolves when the transaction now open (if any) and every one queued before it have ended. */
+  #tail: Promise<void> = Promise.resolve();
+  #open = false;
+
+  constructor(readonly store: Store) {
+    const outside = () => (this.#open ? this.#tail : null);
+    this.tables = this.#wrap(outside);
+    this.#inTx = this.#wrap(() => null);
+  }
+
+  #wrap(gate: () => Promise<void> | null): Tables {
+    const s = this.store;
+    return {
+      sessions: { ...asyncTable(s.sessions, gate), lockForUpdate: noLock },
+      monitors: { ...asyncTable(s.monitors, gate), lockForUpdate: noLock },
+      events: asyncTable(s.events, gate),
+      wakes: asyncTable(s.wakes, gate),
+      waitpoints: asyncTable(s.waitpoints, gate),
+      inboundEvents: asyncTable(s.inboundEvents, gate),
+      checks: asyncTable(s.checks, gate),
+      devices: asyncTable(s.devices, gate),
+      vault: asyncTable(s.vault, gate),
+    };
+  }
+
+  tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
+    const run = async (): Promise<R> => {
+      const db = this.store.db;
+      db.exec("BEGIN IMMEDIATE");
+      this.#open = true;
+      try {
+        const result = await body(this.#inTx);
+        db.exec("COMMIT");
+        this.store.afterCommit?.();
+        return result;
+      } catch (error) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw error;
+      } finally {
+        this.#open = false;
+      }
+    };
+    const result = this.#tail.then(run);
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.#tail;
+    this.store.close();
+  }
+}
