@@ -98,8 +98,6 @@ function asyncTable<T extends object>(table: T, gate: () => Promise<void> | null
   return out as Async<T>;
 }
 
-const noLock = async () => true;
-
 /**
  * Today's synchronous SQLite `Store` behind the async interface. A transaction is `BEGIN
  * IMMEDIATE … COMMIT` on the one connection, held across the body's awaits; transactions queue
@@ -122,9 +120,17 @@ export class SqliteEngine implements Engine {
 
   #wrap(gate: () => Promise<void> | null): Tables {
     const s = this.store;
+    // No lock to take (the immediate transaction holds the one write lock); only "is it there".
+    const monitorExists = s.db.prepare<[number], { one: number }>("SELECT 1 AS one FROM monitors WHERE uid = ?");
     return {
-      sessions: { ...asyncTable(s.sessions, gate), lockForUpdate: noLock },
-      monitors: { ...asyncTable(s.monitors, gate), lockForUpdate: noLock },
+      sessions: {
+        ...asyncTable(s.sessions, gate),
+        lockForUpdate: async (id: string) => s.sessions.root(id) !== undefined,
+      },
+      monitors: {
+        ...asyncTable(s.monitors, gate),
+        lockForUpdate: async (uid: number) => monitorExists.get(uid) !== undefined,
+      },
       events: asyncTable(s.events, gate),
       wakes: asyncTable(s.wakes, gate),
       waitpoints: asyncTable(s.waitpoints, gate),

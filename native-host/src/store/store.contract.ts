@@ -1,0 +1,496 @@
+/**
+ * The store's contract (team mode, #27; docs/team-mode-plan.md §2.2): the same behavioural tests
+ * run against both engines — SQLite through `SqliteEngine` (store-contract.test.ts, unit project)
+ * and PostgreSQL through `PgEngine` (test/postgres/store-contract.test.ts). A table ported to
+ * PostgreSQL is done when its part of this suite passes on both.
+ * Includes the concurrency tests of plan §4.3: read-then-write transactions run at once keep every
+ * write (PostgreSQL runs them concurrently, so this holds only with the row locks of §2.3).
+ */
+import { beforeEach, describe, expect, test } from "vitest";
+import type { Source } from "../../../shared/schemas/sources.js";
+import type { EngineOf } from "./engine.js";
+import { INTERRUPTED_KEY, type NewMonitor } from "./monitors.js";
+import type { PgTables } from "./pg/store.js";
+
+/** What the suite needs of an engine: a fresh, empty one per test, and a row count for checks. */
+export interface ContractHarness {
+  /** An empty, migrated store (the previous one is no longer used). */
+  fresh(): Promise<EngineOf<PgTables>>;
+  /** `SELECT count(*) …` with `$n` placeholders, outside any transaction. */
+  count(sql: string, ...params: unknown[]): Promise<number>;
+}
+
+const SESSION = { id: "s", label: null, root: "/r", adapter: { kind: "inbox" as const }, createdAt: 10 };
+const SIGNAL_SOURCE: Source = { kind: "signal", members: null, quorum: 1, failFast: true, maxSignals: 1 };
+
+function monitor(id: string, over: Partial<NewMonitor> = {}): NewMonitor {
+  return {
+    sessionId: "s",
+    id,
+    name: `name ${id}`,
+    kind: "signal",
+    source: SIGNAL_SOURCE,
+    continuation: "go on",
+    intervalMs: null,
+    timeoutMs: 60_000,
+    createdAt: 100,
+    mode: "signal",
+    nextDueAt: null,
+    deadlineAt: 60_100,
+    ...over,
+  };
+}
+
+const poll = (id: string, nextDueAt: number, deadlineAt = 1_000_000) =>
+  monitor(id, { kind: "command", mode: "poll", intervalMs: 1000, nextDueAt, deadlineAt });
+
+/** `n` copies of `body` started together (each its own transaction). */
+const together = <T>(n: number, body: (i: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: n }, (_, i) => body(i)));
+
+export function storeContract(harness: ContractHarness): void {
+  let store: EngineOf<PgTables>;
+  beforeEach(async () => {
+    store = await harness.fresh();
+    await store.tables.sessions.insert(SESSION);
+  });
+
+  describe("transactions", () => {
+    test("a transaction's result is returned and its writes are seen after it", async () => {
+      const uid = await store.tx(async (t) => t.monitors.insert(monitor("a")));
+      expect((await store.tables.monitors.byUid(uid))?.id).toBe("a");
+    });
+
+    test("a body that throws rolls back every write and the error reaches the caller", async () => {
+      await expect(
+        store.tx(async (t) => {
+          await t.sessions.insert({ ...SESSION, id: "gone" });
+          await t.monitors.insert(monitor("b"));
+          throw new Error("no");
+        }),
+      ).rejects.toThrow("no");
+      expect(await store.tables.sessions.get("gone")).toBeUndefined();
+      expect(await store.tables.monitors.get("s", "b")).toBeUndefined();
+    });
+
+    test("a constraint broken inside a transaction rejects it, and nothing of it stays", async () => {
+      await expect(
+        store.tx(async (t) => {
+          await t.monitors.insert(monitor("dup"));
+          await t.monitors.insert(monitor("dup"));
+        }),
+      ).rejects.toThrow(/unique|UNIQUE/);
+      expect(await store.tables.monitors.list("s")).toEqual([]);
+    });
+  });
+
+  describe("sessions", () => {
+    test("insert, get, root, list in creation order; adapter, label, busy; delete", async () => {
+      const { sessions } = store.tables;
+      await sessions.insert({ ...SESSION, id: "a", createdAt: 5, root: null, label: "first" });
+      expect(await sessions.get("s")).toEqual({ ...SESSION, webhookSecret: null, busyUntil: null });
+      expect(await sessions.root("s")).toBe("/r");
+      expect(await sessions.root("a")).toBeNull();
+      expect(await sessions.root("none")).toBeUndefined();
+      expect((await sessions.list()).map((row) => row.id)).toEqual(["a", "s"]);
+      await sessions.setAdapter("s", { kind: "mcp" }, "whsec_x");
+      await sessions.setLabel("s", "named");
+      await sessions.setBusy("s", 99);
+      expect(await sessions.get("s")).toMatchObject({
+        adapter: { kind: "mcp" },
+        webhookSecret: "whsec_x",
+        label: "named",
+        busyUntil: 99,
+      });
+      expect(await sessions.delete("a")).toBe(true);
+      expect(await sessions.delete("a")).toBe(false);
+      expect(await sessions.get("a")).toBeUndefined();
+    });
+
+    test("turn and monitor numbers count up per session; a missing session is an error that says so", async () => {
+      const { sessions } = store.tables;
+      expect([await sessions.nextTurn("s"), await sessions.nextTurn("s")]).toEqual([1, 2]);
+      expect([await sessions.nextMonitorSeq("s"), await sessions.nextMonitorSeq("s")]).toEqual([1, 2]);
+      await expect(sessions.nextTurn("none")).rejects.toThrow("Expected session none to exist");
+      await expect(sessions.nextMonitorSeq("none")).rejects.toThrow("Expected session none to exist");
+      expect(await sessions.lockForUpdate("none")).toBe(false);
+    });
+
+    test("deleting a session removes its monitors, triggers, waitpoints, signals and events", async () => {
+      const uid = await store.tables.monitors.insert(monitor("a"));
+      await store.tables.waitpoints.insert(waitpoint(uid, "wp_a"));
+      await store.tables.events.append(uid, "e", 1);
+      await store.tables.waitpoints.insertSignal(signal(uid, "ok", 1));
+      await store.tables.sessions.delete("s");
+      for (const table of ["monitors", "triggers", "waitpoints", "signals", "events"]) {
+        expect(await harness.count(`SELECT count(*) AS n FROM ${table}`)).toBe(0);
+      }
+    });
+
+    test("20 concurrent 'lock the session, read, write +1' transactions keep all 20 writes", async () => {
+      await store.tables.sessions.setBusy("s", 0);
+      await together(20, () =>
+        store.tx(async (t) => {
+          expect(await t.sessions.lockForUpdate("s")).toBe(true);
+          const busy = (await t.sessions.get("s"))?.busyUntil ?? 0;
+          await t.sessions.setBusy("s", busy + 1);
+        }),
+      );
+      expect((await store.tables.sessions.get("s"))?.busyUntil).toBe(20);
+    });
+  });
+
+  describe("monitors", () => {
+    test("insert returns the uid; get, byUid, byUids (in the order asked, missing left out), list", async () => {
+      const { monitors } = store.tables;
+      const a = await monitors.insert(monitor("a"));
+      const b = await monitors.insert(poll("b", 500));
+      expect(b).toBeGreaterThan(a);
+      const record = await monitors.get("s", "a");
+      expect(record).toMatchObject({
+        uid: a,
+        sessionId: "s",
+        id: "a",
+        kind: "signal",
+        source: SIGNAL_SOURCE,
+        continuation: "go on",
+        state: "waiting",
+        eventCount: 0,
+        wakedSeq: 0,
+        lastObservation: null,
+        endingReason: null,
+        cleared: false,
+        trigger: {
+          mode: "signal",
+          nextDueAt: null,
+          deadlineAt: 60_100,
+          leaseUntil: null,
+          polls: 0,
+          unrunnableStreak: 0,
+          conditionState: {},
+        },
+      });
+      expect(await monitors.byUid(a)).toEqual(record);
+      expect(await monitors.byUid(9999)).toBeUndefined();
+      expect((await monitors.byUids([b, 9999, a])).map((m) => m.id)).toEqual(["b", "a"]);
+      expect(await monitors.byUids([])).toEqual([]);
+      expect((await monitors.list("s")).map((m) => m.id)).toEqual(["a", "b"]);
+      expect(await monitors.countActive("s", ["command", "watch"])).toBe(1);
+      expect(await monitors.countActive("s", [])).toBe(0);
+      expect((await monitors.armedOfMode("poll")).map((m) => m.id)).toEqual(["b"]);
+    });
+
+    test("due, lease, countDue and nextTimes: a leased monitor is not due again until its lease runs out", async () => {
+      const { monitors } = store.tables;
+      const early = await monitors.insert(poll("early", 100, 5000));
+      const late = await monitors.insert(poll("late", 300, 4000));
+      await monitors.insert(poll("future", 900));
+      expect(await monitors.countPolled()).toBe(3);
+      expect((await monitors.due(300, 10)).map((m) => m.id)).toEqual(["early", "late"]);
+      expect((await monitors.due(300, 1)).map((m) => m.id)).toEqual(["early"]);
+      expect(await monitors.countDue(300)).toBe(2);
+      expect(await monitors.nextTimes()).toEqual({ due: 100, deadline: 4000 });
+      expect(await monitors.lease(early, 1000)).toBe(true);
+      expect(await monitors.lease(early, 2000)).toBe(false);
+      expect((await monitors.due(300, 10)).map((m) => m.id)).toEqual(["late"]);
+      expect(await monitors.countDue(1001)).toBe(3);
+      expect((await monitors.nextTimes()).due).toBe(300);
+      expect(await monitors.setState(late, "waiting", "paused")).toBe(true);
+      expect(await monitors.setState(late, "waiting", "paused")).toBe(false);
+      expect((await monitors.due(300, 10)).map((m) => m.id)).toEqual([]);
+      await monitors.setNextDue(late, null);
+      expect(await monitors.countPolled()).toBe(2);
+      expect((await monitors.expired(4500)).map((m) => m.id)).toEqual(["late"]);
+    });
+
+    test("recordCheck: an observation or an error, the trigger moved on and its lease ended", async () => {
+      const { monitors } = store.tables;
+      const uid = await monitors.insert(poll("p", 100));
+      await monitors.lease(uid, 500);
+      await monitors.recordCheck(uid, {
+        at: 200,
+        nextDueAt: 1200,
+        observation: { exitCode: 0 },
+        unrunnableStreak: 0,
+        conditionState: { d: "x" },
+      });
+      expect(await monitors.byUid(uid)).toMatchObject({
+        lastObservation: { exitCode: 0 },
+        lastCheckAt: 200,
+        lastError: null,
+        trigger: { nextDueAt: 1200, leaseUntil: null, polls: 1, conditionState: { d: "x" } },
+      });
+      await monitors.recordCheck(uid, {
+        at: 300,
+        nextDueAt: 1300,
+        error: "boom",
+        unrunnableStreak: 2,
+        conditionState: { d: "y" },
+      });
+      expect(await monitors.byUid(uid)).toMatchObject({
+        lastObservation: { exitCode: 0 },
+        lastError: "boom",
+        errorCount: 1,
+        trigger: { nextDueAt: 1300, polls: 2, unrunnableStreak: 2, conditionState: { d: "y" } },
+      });
+      // A stream (no next due time) keeps none.
+      const stream = await monitors.insert(monitor("st", { kind: "watch", mode: "stream" }));
+      await monitors.recordCheck(stream, { at: 1, nextDueAt: 50, unrunnableStreak: 0, conditionState: {} });
+      expect((await monitors.byUid(stream))?.trigger?.nextDueAt).toBeNull();
+    });
+
+    test("interrupted leases are counted in a row, cleared by a recorded check or a lease end; clearLeases counts", async () => {
+      const { monitors } = store.tables;
+      const a = await monitors.insert(poll("a", 100));
+      const b = await monitors.insert(poll("b", 100));
+      await monitors.lease(a, 500);
+      expect(await monitors.interruptLeases()).toEqual([{ uid: a, interrupted: 1 }]);
+      await monitors.lease(a, 500);
+      await monitors.lease(b, 500);
+      const second = await monitors.interruptLeases();
+      expect(second.sort((x, y) => x.uid - y.uid)).toEqual([
+        { uid: a, interrupted: 2 },
+        { uid: b, interrupted: 1 },
+      ]);
+      expect((await monitors.byUid(a))?.trigger?.conditionState).toEqual({ [INTERRUPTED_KEY]: "2" });
+      expect((await monitors.byUid(a))?.trigger?.leaseUntil).toBeNull();
+      await monitors.recordLeaseEnd(a);
+      expect((await monitors.byUid(a))?.trigger?.conditionState).toEqual({});
+      await monitors.recordCheck(b, {
+        at: 1,
+        nextDueAt: 2,
+        unrunnableStreak: 0,
+        conditionState: { [INTERRUPTED_KEY]: "1", keep: "k" },
+      });
+      expect((await monitors.byUid(b))?.trigger?.conditionState).toEqual({ keep: "k" });
+      await monitors.lease(a, 500);
+      await monitors.lease(b, 500);
+      expect(await monitors.clearLeases()).toBe(2);
+      expect(await monitors.clearLeases()).toBe(0);
+    });
+
+    test("end happens once: the ending is recorded, the trigger removed; waked_seq only grows; clearEnded; delete", async () => {
+      const { monitors } = store.tables;
+      const uid = await monitors.insert(monitor("e"));
+      await monitors.setWakedSeq(uid, 5);
+      await monitors.setWakedSeq(uid, 3);
+      expect((await monitors.byUid(uid))?.wakedSeq).toBe(5);
+      expect(await monitors.end(uid, "waiting", "finished", "met", "done", 700)).toBe(true);
+      expect(await monitors.end(uid, "finished", "finished", "failed", null, 800)).toBe(false);
+      expect(await monitors.byUid(uid)).toMatchObject({
+        state: "finished",
+        endingReason: "met",
+        endingAt: 700,
+        endingDetail: "done",
+        trigger: null,
+      });
+      expect(await harness.count("SELECT count(*) AS n FROM triggers WHERE monitor_uid = $1", uid)).toBe(0);
+      expect(await monitors.clearEnded("s", 900)).toEqual(["e"]);
+      expect(await monitors.clearEnded("s", 901)).toEqual([]);
+      expect((await monitors.byUid(uid))?.cleared).toBe(true);
+      await monitors.delete(uid);
+      expect(await monitors.byUid(uid)).toBeUndefined();
+    });
+
+    test("20 concurrent 'end this monitor' transactions: exactly one ends it", async () => {
+      const uid = await store.tables.monitors.insert(monitor("race"));
+      const ended = await together(20, (i) =>
+        store.tx(async (t) => t.monitors.end(uid, "waiting", "finished", "met", `by ${i}`, 1000 + i)),
+      );
+      expect(ended.filter(Boolean)).toHaveLength(1);
+    });
+
+    test("20 concurrent 'lock the monitor, read its condition state, write +1' transactions keep all 20", async () => {
+      const uid = await store.tables.monitors.insert(poll("count", 100));
+      await together(20, (i) =>
+        store.tx(async (t) => {
+          expect(await t.monitors.lockForUpdate(uid)).toBe(true);
+          const n = Number((await t.monitors.byUid(uid))?.trigger?.conditionState.n ?? 0);
+          await t.monitors.recordCheck(uid, {
+            at: i,
+            nextDueAt: 100,
+            unrunnableStreak: 0,
+            conditionState: { n: String(n + 1) },
+          });
+        }),
+      );
+      const trigger = (await store.tables.monitors.byUid(uid))?.trigger;
+      expect(trigger?.conditionState).toEqual({ n: "20" });
+      expect(trigger?.polls).toBe(20);
+    });
+  });
+
+  describe("waitpoints, signals and tombstones", () => {
+    test("insert and read a waitpoint by id, by uid, by uids, and as a signal's target", async () => {
+      const uid = await store.tables.monitors.insert(monitor("wp_a"));
+      const other = await store.tables.monitors.insert(monitor("wp_b"));
+      const { waitpoints } = store.tables;
+      await waitpoints.insert(waitpoint(uid, "wp_a", { members: ["x", "y"], failFast: false, device: "gpu" }));
+      await waitpoints.insert(waitpoint(other, "wp_b"));
+      const row = await waitpoints.byId("wp_a");
+      expect(row).toEqual({
+        ...waitpoint(uid, "wp_a", { members: ["x", "y"], failFast: false, device: "gpu" }),
+        stallNotifiedFor: null,
+      });
+      expect(await waitpoints.byUid(uid)).toEqual(row);
+      expect(await waitpoints.byId("wp_none")).toBeUndefined();
+      expect([...(await waitpoints.byUids([uid, other, 9999])).keys()].sort()).toEqual([uid, other].sort());
+      expect(await waitpoints.target("wp_a")).toEqual({ ...row, sessionId: "s", state: "waiting", endingReason: null });
+      expect(await waitpoints.target("wp_none")).toBeUndefined();
+      await waitpoints.setStallNotified(uid, 77);
+      expect((await waitpoints.byUid(uid))?.stallNotifiedFor).toBe(77);
+    });
+
+    test("signals: in order, after a seq, terminal only, last time, per monitor; a key dedupes only within its waitpoint", async () => {
+      const a = await store.tables.monitors.insert(monitor("wp_a"));
+      const b = await store.tables.monitors.insert(monitor("wp_b"));
+      const { waitpoints } = store.tables;
+      await waitpoints.insert(waitpoint(a, "wp_a"));
+      await waitpoints.insert(waitpoint(b, "wp_b"));
+      expect(await waitpoints.lastSignalAt(a)).toBeNull();
+      await waitpoints.insertSignal(signal(a, "progress", 1, "k1"));
+      await waitpoints.insertSignal(signal(a, "ok", 2, "k2"));
+      await waitpoints.insertSignal(signal(a, "fail", 3));
+      await waitpoints.insertSignal(signal(b, "ok", 4, "k1"));
+      await expect(waitpoints.insertSignal(signal(a, "ok", 5, "k1"))).rejects.toThrow(/unique|UNIQUE/);
+      expect(await waitpoints.hasKey(a, "k1")).toBe(true);
+      expect(await waitpoints.hasKey(a, "k9")).toBe(false);
+      expect(await waitpoints.hasKey(b, "k2")).toBe(false);
+      const all = await waitpoints.signals(a);
+      expect(all.map((s) => [s.status, s.eventSeq])).toEqual([
+        ["progress", 1],
+        ["ok", 2],
+        ["fail", 3],
+      ]);
+      expect(all[0]).toMatchObject({ member: "m", message: "hi", data: '{"x":1}', via: "http", receivedAt: 1001 });
+      expect((await waitpoints.signalsAfter(a, 1)).map((s) => s.eventSeq)).toEqual([2, 3]);
+      expect((await waitpoints.terminalSignalsAfter(a, 0)).map((s) => s.status)).toEqual(["ok", "fail"]);
+      expect(await waitpoints.lastSignalAt(a)).toBe(1003);
+      const of = await waitpoints.signalsOf([a, b]);
+      expect([of.get(a)?.length, of.get(b)?.length]).toEqual([3, 1]);
+      expect(await waitpoints.wakeCount(a)).toBe(0);
+      expect(await waitpoints.wakeTimesSince(a, 0)).toEqual([]);
+    });
+
+    test("purgeable: ended at or before the time, with nothing left to deliver", async () => {
+      const a = await store.tables.monitors.insert(monitor("wp_a"));
+      const b = await store.tables.monitors.insert(monitor("wp_b"));
+      await store.tables.waitpoints.insert(waitpoint(a, "wp_a"));
+      await store.tables.waitpoints.insert(waitpoint(b, "wp_b"));
+      await store.tables.monitors.end(a, "waiting", "finished", "met", null, 100);
+      await store.tables.monitors.end(b, "waiting", "finished", "met", null, 300);
+      expect(await store.tables.waitpoints.purgeable(200)).toEqual([a]);
+    });
+
+    test("a tombstone remembers the last secret hash of a removed id until pruned", async () => {
+      const { waitpoints } = store.tables;
+      expect(await waitpoints.tombstoneOf("wp_gone")).toBeUndefined();
+      await waitpoints.tombstone("wp_gone", "h1", 100);
+      await waitpoints.tombstone("wp_gone", "h2", 200);
+      await waitpoints.tombstone("wp_old", "h3", 50);
+      expect(await waitpoints.tombstoneOf("wp_gone")).toBe("h2");
+      await waitpoints.pruneTombstones(200);
+      expect(await waitpoints.tombstoneOf("wp_gone")).toBe("h2");
+      expect(await waitpoints.tombstoneOf("wp_old")).toBeUndefined();
+    });
+
+    test("20 concurrent signal-like transactions (target, read waked_seq, write +1, log the event) keep all 20", async () => {
+      const uid = await store.tables.monitors.insert(monitor("wp_hot"));
+      await store.tables.waitpoints.insert(waitpoint(uid, "wp_hot"));
+      await together(20, (i) =>
+        store.tx(async (t) => {
+          const target = await t.waitpoints.target("wp_hot");
+          if (!target) throw new Error("Expected the waitpoint wp_hot to exist");
+          const seen = (await t.monitors.byUid(target.monitorUid))?.wakedSeq ?? 0;
+          const seq = await t.events.append(target.monitorUid, `signal ${i}`, i);
+          await t.waitpoints.insertSignal(signal(target.monitorUid, "progress", seq, `key-${i}`));
+          await t.monitors.setWakedSeq(target.monitorUid, seen + 1);
+        }),
+      );
+      const after = await store.tables.monitors.byUid(uid);
+      expect(after?.wakedSeq).toBe(20);
+      expect(after?.eventCount).toBe(20);
+      expect(await store.tables.waitpoints.signals(uid)).toHaveLength(20);
+    });
+  });
+
+  describe("events", () => {
+    test("the log reads the newest entries oldest first, pruned in steps beyond the cap", async () => {
+      const uid = await store.tables.monitors.insert(monitor("log"));
+      await store.tx(async (t) => {
+        for (let i = 1; i <= 300; i++) expect(await t.events.append(uid, `line ${i}`, i)).toBe(i);
+      });
+      const { events } = store.tables;
+      const recent = await events.recent(uid);
+      expect(recent).toHaveLength(200);
+      expect(recent[0]).toEqual({ seq: 101, at: new Date(101).toISOString(), text: "line 101" });
+      expect(recent.at(-1)?.text).toBe("line 300");
+      expect((await events.recent(uid, 2)).map((e) => e.seq)).toEqual([299, 300]);
+      expect((await events.since(uid, 290, 5)).map((e) => e.seq)).toEqual([296, 297, 298, 299, 300]);
+      // Pruned at seq 288 (a multiple of the step) down to the last 200: 89…300 are kept.
+      expect(await harness.count("SELECT count(*) AS n FROM events WHERE monitor_uid = $1", uid)).toBe(212);
+      expect((await store.tables.monitors.byUid(uid))?.lastEvent).toBe("line 300");
+      await expect(events.append(9999, "x", 1)).rejects.toThrow("Expected monitor 9999 to exist");
+    });
+  });
+
+  describe("checks", () => {
+    test("the check log keeps the last 100, in order; a seq recorded twice is replaced; durations are whole ms", async () => {
+      const uid = await store.tables.monitors.insert(poll("c", 100));
+      await store.tx(async (t) => {
+        for (let seq = 1; seq <= 105; seq++) await t.checks.record(uid, seq, seq * 10, "not_met", 1.4, `run ${seq}`);
+        await t.checks.record(uid, 105, 2000, "met", null, null);
+      });
+      const list = await store.tables.checks.list(uid);
+      expect(list).toHaveLength(100);
+      expect(list[0]).toEqual({
+        seq: 6,
+        at: new Date(60).toISOString(),
+        outcome: "not_met",
+        durationMs: 1,
+        excerpt: "run 6",
+      });
+      expect(list.at(-1)).toEqual({
+        seq: 105,
+        at: new Date(2000).toISOString(),
+        outcome: "met",
+        durationMs: null,
+        excerpt: null,
+      });
+    });
+  });
+}
+
+function waitpoint(
+  monitorUid: number,
+  id: string,
+  over: Partial<{ members: string[] | null; failFast: boolean; device: string | null }> = {},
+) {
+  return {
+    monitorUid,
+    id,
+    secretHash: `hash-${id}`,
+    members: null,
+    quorum: 1,
+    failFast: true,
+    maxSignals: 5,
+    heartbeatTimeoutMs: null,
+    device: null,
+    deviceId: null,
+    ...over,
+  };
+}
+
+function signal(monitorUid: number, status: "ok" | "fail" | "progress", eventSeq: number, key: string | null = null) {
+  return {
+    monitorUid,
+    key,
+    status,
+    member: "m",
+    message: "hi",
+    data: '{"x":1}',
+    via: "http" as const,
+    receivedAt: 1000 + eventSeq,
+    eventSeq,
+  };
+}
