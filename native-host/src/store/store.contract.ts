@@ -11,6 +11,7 @@ import type { Source } from "../../../shared/schemas/sources.js";
 import type { EngineOf } from "./engine.js";
 import { INTERRUPTED_KEY, type NewMonitor } from "./monitors.js";
 import type { PgTables } from "./pg/store.js";
+import { type NewWake, toDeliveryView, toWakeView } from "./wakes.js";
 
 /** What the suite needs of an engine: a fresh, empty one per test, and a row count for checks. */
 export interface ContractHarness {
@@ -414,6 +415,141 @@ export function storeContract(harness: ContractHarness): void {
     });
   });
 
+  describe("wakes", () => {
+    test("insert once per fire: a dedupe key or a second ending of a monitor is a no-op; reads by session, id, monitor", async () => {
+      const uid = await store.tables.monitors.insert(monitor("m1"));
+      const other = await store.tables.monitors.insert(monitor("m2"));
+      const { wakes } = store.tables;
+      const first = await wakes.insert(wake(uid, "events:1:1"));
+      expect(first).toEqual(expect.any(Number));
+      expect(await wakes.insert(wake(uid, "events:1:1"))).toBeNull();
+      const ending = await wakes.insert(wake(uid, "end:1", "ending"));
+      expect(await wakes.insert(wake(uid, "end:1-again", "ending"))).toBeNull();
+      const third = await wakes.insert(wake(other, "events:2:1", "events", 500));
+      if (first === null || ending === null || third === null) throw new Error("Expected three wakes");
+      expect((await wakes.list("s")).map((w) => w.id)).toEqual([first, ending, third]);
+      const raw = await wakes.get("s", first);
+      expect(raw).toMatchObject({ monitor_id: "m1", state: "ready", attempts: 0, resends: 0, dismissed_at: null });
+      expect(toWakeView(raw as NonNullable<typeof raw>)).toMatchObject({
+        id: `wake-${first}`,
+        monitors: ["m1"],
+        payload: { wakeId: `wake-${first}`, reason: "events" },
+        createdAt: new Date(100).toISOString(),
+      });
+      expect(await wakes.get("other", first)).toBeUndefined();
+      expect((await wakes.byIds([third, first])).map((w) => w.id)).toEqual([first, third]);
+      expect(await wakes.byIds([])).toEqual([]);
+      expect((await wakes.latestOfMonitor(uid))?.id).toBe(ending);
+      const latest = await wakes.latestOfMonitors([uid, other, 9999]);
+      expect([latest.get(uid)?.id, latest.get(other)?.id, latest.has(9999)]).toEqual([ending, third, false]);
+      const counts = await wakes.countsOfMonitors([uid, other], 200);
+      expect([counts.get(uid), counts.get(other)]).toEqual([
+        { uid, n: 2, recent: 0 },
+        { uid: other, n: 1, recent: 1 },
+      ]);
+      expect(await wakes.readyCount("s")).toBe(3);
+      expect(await store.tables.waitpoints.wakeCount(uid)).toBe(2);
+      expect(await store.tables.waitpoints.wakeTimesSince(other, 0)).toEqual([500]);
+      expect(await wakes.cancelReady(uid)).toEqual([first, ending]);
+      expect(await wakes.readyCount("s")).toBe(1);
+    });
+
+    test("a turn: claim takes every ready wake with a lease, then delivered (final) or failed (ready again, later)", async () => {
+      const uid = await store.tables.monitors.insert(monitor("m"));
+      const { wakes } = store.tables;
+      const a = (await wakes.insert(wake(uid, "k1"))) as number;
+      const b = (await wakes.insert(wake(uid, "k2"))) as number;
+      const claimed = await wakes.claim("s", 1, 5000);
+      expect(claimed.map((w) => [w.id, w.state, w.attempts, w.turn, w.lease_until])).toEqual([
+        [a, "delivering", 1, 1, 5000],
+        [b, "delivering", 1, 1, 5000],
+      ]);
+      expect(await wakes.claim("s", 2, 6000)).toEqual([]);
+      expect(await wakes.nextLeaseExpiry()).toBe(5000);
+      expect(await wakes.markDelivered(a, 300, "hook", "out")).toBe(true);
+      expect(await wakes.markDelivered(a, 301, "hook", null)).toBe(false);
+      expect(await wakes.markFailed(a, 900, "late", null)).toBe(false);
+      expect(toDeliveryView((await wakes.get("s", a)) as NonNullable<Awaited<ReturnType<typeof wakes.get>>>)).toEqual({
+        wakeId: `wake-${a}`,
+        state: "delivered",
+        attempts: 1,
+        nextAttemptAt: null,
+        lastError: null,
+        deliveredVia: "hook",
+      });
+      expect(await wakes.markFailed(b, 900, "exit 1", "tail")).toBe(true);
+      expect(await wakes.get("s", b)).toMatchObject({
+        state: "ready",
+        next_attempt_at: 900,
+        last_error: "exit 1",
+        output: "tail",
+      });
+      // A pull takes only what is due; it is delivered in the same statement.
+      expect(await wakes.claimDelivered("s", 3, 899, "mcp")).toEqual([]);
+      expect(
+        (await wakes.claimDelivered("s", 3, 900, "mcp")).map((w) => [w.id, w.state, w.attempts, w.delivered_via]),
+      ).toEqual([[b, "delivered", 2, "mcp"]]);
+      expect(await wakes.nextLeaseExpiry()).toBeNull();
+    });
+
+    test("review, retry, dismiss and expired leases", async () => {
+      const uid = await store.tables.monitors.insert(monitor("m"));
+      const { wakes } = store.tables;
+      const a = (await wakes.insert(wake(uid, "k1"))) as number;
+      expect(await wakes.dismiss(a, 10)).toBe(false); // ready, never tried: not the person's to dismiss
+      expect(await wakes.retry(a)).toBe(false);
+      expect(await wakes.markReview(a, "gone")).toBe(true);
+      expect(await wakes.get("s", a)).toMatchObject({ state: "needs_review", last_error: "gone" });
+      expect(await wakes.retry(a)).toBe(true);
+      expect(await wakes.get("s", a)).toMatchObject({ state: "ready", attempts: 0, resends: 1, last_error: null });
+      await wakes.claim("s", 1, 100);
+      expect(await wakes.expireLeases(99, "lease ran out")).toEqual([]);
+      expect(await wakes.expireLeases(100, "lease ran out")).toEqual([a]);
+      expect(await wakes.dismiss(a, 200)).toBe(true);
+      const dismissed = (await wakes.get("s", a)) as NonNullable<Awaited<ReturnType<typeof wakes.get>>>;
+      expect(toDeliveryView(dismissed)).toMatchObject({ state: "cancelled", dismissedAt: new Date(200).toISOString() });
+      await expect(store.tx(async (t) => t.wakes.retry(a))).resolves.toBe(false);
+    });
+
+    test("pending turns: sessions of push adapters with ready wakes and no turn in flight; a busy session waits", async () => {
+      const { sessions, wakes } = store.tables;
+      await sessions.insert({ ...SESSION, id: "push", adapter: { kind: "mcp" } });
+      await sessions.insert({ ...SESSION, id: "busy", adapter: { kind: "mcp" } });
+      const m = await store.tables.monitors.insert(monitor("m"));
+      const mPush = await store.tables.monitors.insert(monitor("m", { sessionId: "push" }));
+      const mBusy = await store.tables.monitors.insert(monitor("m", { sessionId: "busy" }));
+      await wakes.insert(wake(m, "a"));
+      await wakes.insert({ ...wake(mPush, "b"), sessionId: "push" });
+      await wakes.insert({ ...wake(mBusy, "c"), sessionId: "busy" });
+      await sessions.setBusy("busy", 5000);
+      const pending = (await wakes.pendingTurns(["mcp"], 1000)).sort((x, y) => x.sessionId.localeCompare(y.sessionId));
+      expect(pending).toEqual([
+        { sessionId: "busy", dueAt: 5000 },
+        { sessionId: "push", dueAt: 0 },
+      ]);
+      await wakes.claim("push", 1, 9000);
+      expect(await wakes.pendingTurns(["mcp"], 6000)).toEqual([{ sessionId: "busy", dueAt: 0 }]);
+      expect(await wakes.pendingTurns([], 6000)).toEqual([]);
+    });
+
+    test("20 concurrent claims of one session's ready wakes: each wake is taken once, by one claimer", async () => {
+      const uid = await store.tables.monitors.insert(monitor("m"));
+      for (let i = 0; i < 10; i++) await store.tables.wakes.insert(wake(uid, `k${i}`));
+      const claims = await together(20, () =>
+        store.tx(async (t) => {
+          const turn = await t.sessions.nextTurn("s");
+          return (await t.wakes.claim("s", turn, 9000)).map((w) => w.id);
+        }),
+      );
+      const taken = claims.flat();
+      expect(taken).toHaveLength(10);
+      expect(new Set(taken).size).toBe(10);
+      expect(claims.filter((ids) => ids.length > 0)).toHaveLength(1);
+      const rows = await store.tables.wakes.list("s");
+      expect(rows.every((w) => w.state === "delivering" && w.attempts === 1)).toBe(true);
+    });
+  });
+
   describe("events", () => {
     test("the log reads the newest entries oldest first, pruned in steps beyond the cap", async () => {
       const uid = await store.tables.monitors.insert(monitor("log"));
@@ -459,6 +595,31 @@ export function storeContract(harness: ContractHarness): void {
       });
     });
   });
+}
+
+function wake(monitorUid: number, dedupeKey: string, kind: NewWake["kind"] = "events", createdAt = 100): NewWake {
+  return {
+    sessionId: "s",
+    monitorUid,
+    dedupeKey,
+    kind,
+    text: `wake ${dedupeKey}`,
+    payload: {
+      sessionId: "s",
+      monitor: { id: "m", name: "n", kind: "signal", description: "d" },
+      reason: kind === "ending" ? "met" : "events",
+      endedAt: null,
+      armedAt: new Date(0).toISOString(),
+      waitedSeconds: 1,
+      detail: null,
+      lastObservation: null,
+      lastError: null,
+      continuation: null,
+      events: [],
+      omittedEvents: 0,
+    },
+    createdAt,
+  };
 }
 
 function waitpoint(
