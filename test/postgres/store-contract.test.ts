@@ -9,10 +9,10 @@ import { createPool } from "../../native-host/src/store/pg/connection.js";
 import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { PgEngine } from "../../native-host/src/store/pg/store.js";
 import { storeContract } from "../../native-host/src/store/store.contract.js";
+import { VaultFile } from "../../native-host/src/store/vault-file.js";
 import { sharedPostgres } from "./shared.js";
 
 let pool: pg.Pool;
-let engine: PgEngine;
 
 beforeAll(async () => {
   const url = await sharedPostgres().createDatabase("vigil_contract");
@@ -24,7 +24,6 @@ beforeAll(async () => {
   } finally {
     client.release();
   }
-  engine = new PgEngine(pool);
 });
 
 afterAll(async () => {
@@ -36,7 +35,8 @@ storeContract({
     await pool.query(
       "TRUNCATE sessions, waitpoint_tombstones, devices, vault_audit, monitors, wakes, signals, inbound_events RESTART IDENTITY CASCADE",
     );
-    return engine;
+    // The vault's values stay in memory here (a fresh one per test), as on SQLite's :memory:.
+    return new PgEngine(pool, new VaultFile(null));
   },
   async count(sql, ...params) {
     const { rows } = await pool.query<{ n: number }>(sql, params);

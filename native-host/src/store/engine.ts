@@ -6,6 +6,7 @@
  * `SqliteEngine` exposes today's synchronous `Store` through this interface (what the contract
  * suite runs on SQLite, and what the core will use after the async refactor, step 1 of the plan);
  * `store/pg/store.ts` is the PostgreSQL engine. Not wired into the daemon yet.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { ChecksTable } from "./checks.js";
 import type { DevicesTable } from "./devices.js";

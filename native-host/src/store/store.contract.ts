@@ -5,18 +5,19 @@
  * PostgreSQL is done when its part of this suite passes on both.
  * Includes the concurrency tests of plan §4.3: read-then-write transactions run at once keep every
  * write (PostgreSQL runs them concurrently, so this holds only with the row locks of §2.3).
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import { beforeEach, describe, expect, test } from "vitest";
 import type { Source } from "../../../shared/schemas/sources.js";
-import type { EngineOf } from "./engine.js";
+import type { Engine } from "./engine.js";
 import { INTERRUPTED_KEY, type NewMonitor } from "./monitors.js";
-import type { PgTables } from "./pg/store.js";
+
 import { type NewWake, toDeliveryView, toWakeView } from "./wakes.js";
 
 /** What the suite needs of an engine: a fresh, empty one per test, and a row count for checks. */
 export interface ContractHarness {
   /** An empty, migrated store (the previous one is no longer used). */
-  fresh(): Promise<EngineOf<PgTables>>;
+  fresh(): Promise<Engine>;
   /** `SELECT count(*) …` with `$n` placeholders, outside any transaction. */
   count(sql: string, ...params: unknown[]): Promise<number>;
 }
@@ -50,7 +51,7 @@ const together = <T>(n: number, body: (i: number) => Promise<T>) =>
   Promise.all(Array.from({ length: n }, (_, i) => body(i)));
 
 export function storeContract(harness: ContractHarness): void {
-  let store: EngineOf<PgTables>;
+  let store: Engine;
   beforeEach(async () => {
     store = await harness.fresh();
     await store.tables.sessions.insert(SESSION);
@@ -547,6 +548,140 @@ export function storeContract(harness: ContractHarness): void {
       expect(claims.filter((ids) => ids.length > 0)).toHaveLength(1);
       const rows = await store.tables.wakes.list("s");
       expect(rows.every((w) => w.state === "delivering" && w.attempts === 1)).toBe(true);
+    });
+  });
+
+  describe("inbound events", () => {
+    test("insert returns growing ids; since reads one session's events of one type from a time on; matched; pruned after a day", async () => {
+      const { inboundEvents } = store.tables;
+      await store.tables.sessions.insert({ ...SESSION, id: "t" });
+      const a = await inboundEvents.insert("s", "deploy", { v: 1 }, 1000);
+      const b = await inboundEvents.insert("s", "deploy", undefined, 2000);
+      await inboundEvents.insert("s", "build", { v: 3 }, 2000);
+      await inboundEvents.insert("t", "deploy", { v: 4 }, 2000);
+      expect(b).toBeGreaterThan(a);
+      expect(await inboundEvents.since("s", "deploy", 1000)).toEqual([
+        { id: a, sessionId: "s", type: "deploy", payload: { v: 1 }, receivedAt: 1000 },
+        { id: b, sessionId: "s", type: "deploy", payload: null, receivedAt: 2000 },
+      ]);
+      expect((await inboundEvents.since("s", "deploy", 1001)).map((e) => e.id)).toEqual([b]);
+      await inboundEvents.setMatched(a, ["m1", "m2"]);
+      expect(await harness.count("SELECT count(*) AS n FROM inbound_events WHERE matched = $1", '["m1","m2"]')).toBe(1);
+      const day = 24 * 3_600_000;
+      expect(await inboundEvents.prune(day + 1000)).toBe(0);
+      expect(await inboundEvents.prune(day + 1001)).toBe(1);
+      expect(await inboundEvents.prune(day + 2001)).toBe(3);
+    });
+  });
+
+  describe("devices", () => {
+    const DEVICE = {
+      id: "dev_0123456789abcdef",
+      name: "gpu1",
+      user: "me",
+      host: "gpu1.lab",
+      port: 2222,
+      identity: "/k",
+      createdAt: 5,
+    };
+
+    test("insert, byName, all by name, state and collection time by id, delete", async () => {
+      const { devices } = store.tables;
+      await devices.insert(DEVICE);
+      await devices.insert({
+        ...DEVICE,
+        id: "dev_00000000000000aa",
+        name: "a-box",
+        user: null,
+        port: null,
+        identity: null,
+      });
+      expect(await devices.byName("gpu1")).toEqual({
+        ...DEVICE,
+        state: "offline",
+        lastError: null,
+        lastCollectedAt: null,
+        filesCollected: 0,
+      });
+      expect((await devices.all()).map((d) => d.name)).toEqual(["a-box", "gpu1"]);
+      await devices.setState(DEVICE.id, "error", "ssh: refused");
+      await devices.setCollectedAt(DEVICE.id, 77);
+      expect(await devices.byName("gpu1")).toMatchObject({
+        state: "error",
+        lastError: "ssh: refused",
+        lastCollectedAt: 77,
+      });
+      expect(await devices.delete("gpu1")).toBe(true);
+      expect(await devices.delete("gpu1")).toBe(false);
+      expect(await devices.byName("gpu1")).toBeUndefined();
+    });
+
+    test("a collected name counts once, is marked removed, and forgotten 7 days after its removal", async () => {
+      const { devices } = store.tables;
+      const day = 24 * 3_600_000;
+      await devices.insert(DEVICE);
+      await store.tx(async (t) => {
+        for (const name of ["old.json", "recent.json", "kept.json", "old.json"])
+          await t.devices.markCollected("gpu1", name, 0);
+      });
+      expect((await devices.byName("gpu1"))?.filesCollected).toBe(3);
+      expect(await devices.isCollected("gpu1", "old.json")).toBe(true);
+      expect(await devices.isCollected("gpu1", "never.json")).toBe(false);
+      await devices.markRemoved("gpu1", ["old.json", "never.json"], day);
+      await devices.markRemoved("gpu1", ["recent.json"], 6 * day);
+      expect(await devices.pruneCollected(8 * day)).toBe(0);
+      expect(await devices.pruneCollected(8 * day + 1)).toBe(1);
+      expect(await devices.isCollected("gpu1", "old.json")).toBe(false);
+      expect(await devices.isCollected("gpu1", "recent.json")).toBe(true);
+      await devices.delete("gpu1");
+      expect(await harness.count("SELECT count(*) AS n FROM device_collected")).toBe(0);
+    });
+
+    test("a device's armed waitpoints by its id; armed device waitpoints whose device is gone are orphans", async () => {
+      const { devices, monitors, waitpoints } = store.tables;
+      await devices.insert(DEVICE);
+      const bound = await monitors.insert(monitor("wp_bound"));
+      const ended = await monitors.insert(monitor("wp_ended"));
+      const unbound = await monitors.insert(monitor("wp_unbound"));
+      const stale = await monitors.insert(monitor("wp_stale"));
+      await waitpoints.insert({ ...waitpoint(bound, "wp_bound", { device: "gpu1" }), deviceId: DEVICE.id });
+      await waitpoints.insert({ ...waitpoint(ended, "wp_ended", { device: "gpu1" }), deviceId: DEVICE.id });
+      await waitpoints.insert(waitpoint(unbound, "wp_unbound", { device: "gpu1" }));
+      await waitpoints.insert({ ...waitpoint(stale, "wp_stale", { device: "old" }), deviceId: "dev_ffffffffffffffff" });
+      await monitors.end(ended, "waiting", "finished", "met", null, 1);
+      expect(await devices.armedWaitpoints(DEVICE.id)).toEqual([bound]);
+      expect((await devices.orphanedWaitpoints()).sort((a, b) => a - b)).toEqual([unbound, stale]);
+    });
+  });
+
+  describe("vault", () => {
+    test("values by key (in memory here), their uses newest first, at most 50 shown; never a value in list", async () => {
+      const { vault } = store.tables;
+      await vault.set("B_KEY", "b-value", 2000);
+      await vault.set("A_KEY", "a-value", 1000);
+      await vault.set("A_KEY", "a-value-2", 1500);
+      expect(await vault.entries()).toEqual([
+        ["A_KEY", "a-value-2"],
+        ["B_KEY", "b-value"],
+      ]);
+      await store.tx(async (t) => {
+        for (let i = 1; i <= 52; i++) await t.vault.recordUse("A_KEY", "s", `m${i}`, i % 2 ? "start" : "resume", i);
+      });
+      const list = await vault.list();
+      expect(list.map((e) => [e.key, e.updatedAt, e.usedBy.length])).toEqual([
+        ["A_KEY", new Date(1500).toISOString(), 50],
+        ["B_KEY", new Date(2000).toISOString(), 0],
+      ]);
+      expect(list[0]?.usedBy[0]).toEqual({
+        sessionId: "s",
+        monitorId: "m52",
+        purpose: "resume",
+        at: new Date(52).toISOString(),
+      });
+      expect(JSON.stringify(list)).not.toContain("value");
+      expect(await vault.delete("B_KEY")).toBe(true);
+      expect(await vault.delete("B_KEY")).toBe(false);
+      expect((await vault.entries()).map(([key]) => key)).toEqual(["A_KEY"]);
     });
   });
 

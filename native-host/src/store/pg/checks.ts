@@ -1,6 +1,7 @@
 /**
  * The check log on PostgreSQL (team mode, #27): the SQL of store/checks.ts with `$n` placeholders
  * (INSERT OR REPLACE → ON CONFLICT DO UPDATE); entries mapped by the SQLite module's `toCheckEntry`.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import { CHECK_LOG_CAP, type CheckEntry, type CheckOutcome, type RawCheck, toCheckEntry } from "../checks.js";
 import type { ChecksStore } from "../engine.js";

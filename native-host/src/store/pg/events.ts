@@ -1,6 +1,7 @@
 /**
  * Each monitor's event log on PostgreSQL (team mode, #27): the SQL of store/events.ts with `$n`
  * placeholders; the same cap and prune steps. Entries mapped by the SQLite module's `toEvent`.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { MonitorEvent } from "../../../../shared/schemas/views.js";
 import type { EventsStore } from "../engine.js";

@@ -2,6 +2,7 @@
  * Monitors and their triggers on PostgreSQL (team mode, #27): the SQL of store/monitors.ts with `$n`
  * placeholders; SQLite's json_each, json_set/json_remove and scalar max() become `= ANY($n)`,
  * jsonb operators and greatest(). Rows mapped by the SQLite module's `toMonitorRecord`.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { SourceKind } from "../../../../shared/schemas/sources.js";
 import type { EndingReason, MonitorState } from "../../../../shared/schemas/views.js";

@@ -1,6 +1,7 @@
 /**
  * The sessions table on PostgreSQL (team mode, #27): the SQL of store/sessions.ts with `$n`
  * placeholders; rows mapped by the SQLite module's `toSessionRow`.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
 import type { SessionsStore } from "../engine.js";

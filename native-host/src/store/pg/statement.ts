@@ -2,6 +2,7 @@
  * Plain SQL for the PostgreSQL tables (team mode, #27): each statement is named, so every pooled
  * connection prepares it once (on its first use) and then only binds `$n` parameters — what
  * better-sqlite3's `db.prepare` gives the SQLite tables.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type pg from "pg";
 

@@ -1,49 +1,55 @@
 /**
- * The PostgreSQL engine (team mode, #27; docs/team-mode-plan.md §2.3): the tables ported so far,
+ * The PostgreSQL engine (team mode, #27; docs/team-mode-plan.md §2.3): every table of `Tables`,
  * on the pool outside a transaction and on the transaction's client inside (`transaction.ts`:
  * BEGIN … COMMIT, run again after a deadlock or serialization failure).
- * Ported: sessions, monitors+triggers, waitpoints+signals+tombstones, events, checks, wakes. The
- * rest of `Tables` (inbound_events, devices, vault audit) follows; until then this engine is an
- * `EngineOf<PgTables>`, not yet an `Engine`. Not wired into the daemon yet.
+ * Every table of `Tables` is here (the side panel's cross-table reads, store/panel.ts, are not yet).
+ * Not wired into the daemon yet.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type pg from "pg";
-import type { EngineOf, Tables } from "../engine.js";
+import type { Engine, Tables } from "../engine.js";
+import type { VaultFile } from "../vault-file.js";
 import { PgChecks } from "./checks.js";
+import { PgDevices } from "./devices.js";
 import { PgEvents } from "./events.js";
+import { PgInboundEvents } from "./inbound-events.js";
 import { PgMonitors } from "./monitors.js";
 import { PgSessions } from "./sessions.js";
 import type { Queryable } from "./statement.js";
 import { type TransactionOptions, transaction } from "./transaction.js";
+import { PgVault } from "./vault.js";
 import { PgWaitpoints } from "./waitpoints.js";
 import { PgWakes } from "./wakes.js";
 
-export const PG_TABLES = ["sessions", "monitors", "waitpoints", "events", "checks", "wakes"] as const;
-export type PgTables = Pick<Tables, (typeof PG_TABLES)[number]>;
-
-export function pgTables(db: Queryable): PgTables {
+/** Every table on `db`; the vault's values come from the daemon's one `VaultFile`. */
+export function pgTables(db: Queryable, vault: VaultFile): Tables {
   return {
     sessions: new PgSessions(db),
     monitors: new PgMonitors(db),
-    waitpoints: new PgWaitpoints(db),
     events: new PgEvents(db),
-    checks: new PgChecks(db),
     wakes: new PgWakes(db),
+    waitpoints: new PgWaitpoints(db),
+    inboundEvents: new PgInboundEvents(db),
+    checks: new PgChecks(db),
+    devices: new PgDevices(db),
+    vault: new PgVault(db, vault),
   };
 }
 
-export class PgEngine implements EngineOf<PgTables> {
+export class PgEngine implements Engine {
   readonly engine = "postgres" as const;
-  readonly tables: PgTables;
+  readonly tables: Tables;
 
   constructor(
     readonly pool: pg.Pool,
+    private readonly vault: VaultFile,
     private readonly options: TransactionOptions = {},
   ) {
-    this.tables = pgTables(pool);
+    this.tables = pgTables(pool, vault);
   }
 
-  tx<R>(body: (t: PgTables) => Promise<R>): Promise<R> {
-    return transaction(this.pool, (client) => body(pgTables(client)), this.options);
+  tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
+    return transaction(this.pool, (client) => body(pgTables(client, this.vault)), this.options);
   }
 
   async close(): Promise<void> {

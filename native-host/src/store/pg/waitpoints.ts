@@ -6,6 +6,7 @@
  * `target` is the signal path's first read, "the monitor's standing": here it locks the monitor row
  * (FOR UPDATE OF m), so a signal's read-then-write transaction is serialized with every other one
  * on the same waitpoint (plan §2.3), as SQLite's immediate transaction serializes it.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { WaitpointsStore } from "../engine.js";
 import {

@@ -4,6 +4,7 @@
  * RETURNING id). Claims stay single guarded UPDATE … RETURNING statements: under READ COMMITTED a
  * second claimer waits for the first's row locks, then re-checks `state = 'ready'` and takes none.
  * Rows are the SQLite module's `RawWake` (views made by its `toWakeView`/`toDeliveryView`).
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { WakesStore } from "../engine.js";
 import { type NewWake, type PendingTurn, type RawWake, WAKE_COLUMNS, WAKE_FROM } from "../wakes.js";
