@@ -75,6 +75,30 @@ export function storeContract(harness: ContractHarness): void {
       expect(await store.tables.monitors.get("s", "b")).toBeUndefined();
     });
 
+    test("a read outside a transaction never sees the rows of one still open (here: one that then rolls back)", async () => {
+      let inserted: () => void = () => undefined;
+      const insertedSeen = new Promise<void>((resolve) => {
+        inserted = resolve;
+      });
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const open = store.tx(async (t) => {
+        await t.sessions.insert({ ...SESSION, id: "uncommitted" });
+        inserted();
+        await gate;
+        throw new Error("rolled back");
+      });
+      await insertedSeen;
+      const read = store.tables.sessions.get("uncommitted");
+      const list = store.tables.sessions.list();
+      release();
+      await expect(open).rejects.toThrow("rolled back");
+      expect(await read).toBeUndefined();
+      expect((await list).map((row) => row.id)).toEqual(["s"]);
+    });
+
     test("a constraint broken inside a transaction rejects it, and nothing of it stays", async () => {
       await expect(
         store.tx(async (t) => {
