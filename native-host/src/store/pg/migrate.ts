@@ -23,7 +23,7 @@ export const PG_MIGRATIONS_DIR = join(sourceDir, "store", "pg", "migrations");
 export const MIGRATION_LOCK_KEY = "8532464671515110759";
 
 /**
- * The SQLite migration whose schema the PostgreSQL migrations reproduce (test/integration/pg-schema
+ * The SQLite migration whose schema the PostgreSQL migrations reproduce (test/postgres/pg-migrate.test.ts
  * compares them table by table). A SQLite migration after it needs its PostgreSQL counterpart, and
  * then this number moves up.
  */
