@@ -13,6 +13,7 @@ import type { DevicesTable } from "./devices.js";
 import type { EventsTable } from "./events.js";
 import type { InboundEventsTable } from "./inbound-events.js";
 import type { MonitorsTable } from "./monitors.js";
+import type { PanelTable } from "./panel.js";
 import type { SessionsTable } from "./sessions.js";
 import type { Store } from "./store.js";
 import type { VaultTable } from "./vault.js";
@@ -50,6 +51,8 @@ export type WaitpointsStore = Async<WaitpointsTable>;
 export type InboundEventsStore = Async<InboundEventsTable>;
 export type ChecksStore = Async<ChecksTable>;
 export type DevicesStore = Async<DevicesTable>;
+/** The side panel's filtered, paged reads (across tables). */
+export type PanelStore = Async<PanelTable>;
 /** The vault's audit and entries (the values themselves stay in the home's vault.json). */
 export type VaultStore = Async<VaultTable>;
 
@@ -63,6 +66,7 @@ export interface Tables {
   checks: ChecksStore;
   devices: DevicesStore;
   vault: VaultStore;
+  panel: PanelStore;
 }
 
 /** An engine that offers only some tables so far (the PostgreSQL one while it is being ported). */
@@ -139,6 +143,7 @@ export class SqliteEngine implements Engine {
       checks: asyncTable(s.checks, gate),
       devices: asyncTable(s.devices, gate),
       vault: asyncTable(s.vault, gate),
+      panel: asyncTable(s.panel, gate),
     };
   }
 

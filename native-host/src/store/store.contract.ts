@@ -709,6 +709,122 @@ export function storeContract(harness: ContractHarness): void {
     });
   });
 
+  describe("panel", () => {
+    const NONE = { sessionId: null, kind: null, device: null, q: null };
+
+    /** s: a (command), b (waitpoint "deploy gate" on gpu, failed at 500), c (command in error since 20), x (cleared); t: d. */
+    async function panelFixture() {
+      const { sessions, monitors, waitpoints, checks } = store.tables;
+      await sessions.setLabel("s", "Alpha Team");
+      await sessions.insert({ ...SESSION, id: "t", createdAt: 20 });
+      const a = await monitors.insert(poll("a", 100));
+      await monitors.recordCheck(a, { at: 1, nextDueAt: 100, observation: 1, unrunnableStreak: 0, conditionState: {} });
+      const b = await monitors.insert(monitor("b", { name: "deploy gate" }));
+      await waitpoints.insert(waitpoint(b, "wp_b", { device: "gpu" }));
+      const c = await monitors.insert(poll("c", 100));
+      for (const [seq, outcome] of [
+        [1, "not_met"],
+        [2, "error"],
+        [3, "error"],
+      ] as const) {
+        await checks.record(c, seq, seq * 10, outcome, null, null);
+      }
+      await monitors.recordCheck(c, {
+        at: 30,
+        nextDueAt: 100,
+        error: "exit 2",
+        unrunnableStreak: 0,
+        conditionState: {},
+      });
+      const x = await monitors.insert(monitor("x"));
+      await monitors.end(x, "waiting", "cancelled", "stopped", null, 5);
+      await monitors.clearEnded("s", 6);
+      await monitors.end(b, "waiting", "finished", "failed", "no", 500);
+      await monitors.insert({ ...poll("d", 100), sessionId: "t" });
+      return { a, b, c };
+    }
+
+    test("a session's page under each list filter, kind, device and search (cleared monitors never shown)", async () => {
+      const { a, b, c } = await panelFixture();
+      const { panel } = store.tables;
+      expect(await panel.sessionPage("s", NONE, "all", [], 0, 10)).toEqual([a, b, c]);
+      expect(await panel.sessionPage("s", NONE, "all", [], 1, 1)).toEqual([b]);
+      expect(await panel.sessionPage("s", NONE, "active", [], 0, 10)).toEqual([a, c]);
+      expect(await panel.sessionPage("s", NONE, "ended", [], 0, 10)).toEqual([b]);
+      expect(await panel.sessionPage("s", NONE, "needs", [c, 9999], 0, 10)).toEqual([c]);
+      expect(await panel.sessionPage("s", { ...NONE, kind: "command" }, "all", [], 0, 10)).toEqual([a, c]);
+      expect(await panel.sessionPage("s", { ...NONE, device: "gpu" }, "all", [], 0, 10)).toEqual([b]);
+      expect(await panel.sessionPage("s", { ...NONE, q: "alpha" }, "all", [], 0, 10)).toEqual([a, b, c]);
+      expect(await panel.sessionPage("s", { ...NONE, q: "deploy" }, "all", [], 0, 10)).toEqual([b]);
+      expect(await panel.sessionPage("s", { ...NONE, q: "gpu", kind: "signal" }, "needs", [b], 0, 10)).toEqual([b]);
+      expect(await panel.sessionPage("t", NONE, "all", [], 0, 10)).toHaveLength(1);
+    });
+
+    test("counts per session under the kind, device and search filters", async () => {
+      const { c } = await panelFixture();
+      const { panel } = store.tables;
+      const counts = await panel.counts(NONE, [c]);
+      expect(Object.fromEntries(counts)).toEqual({
+        s: { all: 3, needs: 1, active: 2, ended: 1 },
+        t: { all: 1, needs: 0, active: 1, ended: 0 },
+      });
+      expect(Object.fromEntries(await panel.counts({ ...NONE, kind: "signal" }, []))).toEqual({
+        s: { all: 1, needs: 0, active: 0, ended: 1 },
+      });
+      expect(Object.fromEntries(await panel.counts({ ...NONE, q: "zzz", device: "gpu" }, []))).toEqual({});
+    });
+
+    test("the Needs-you rows: monitors in error (since their run of errors began), failed waitpoints, heartbeat waitpoints; wakes that need the person", async () => {
+      const { a, b, c } = await panelFixture();
+      const { panel, monitors, waitpoints, wakes } = store.tables;
+      const h = await monitors.insert(monitor("h"));
+      await waitpoints.insert({ ...waitpoint(h, "wp_h"), heartbeatTimeoutMs: 60_000 });
+      await waitpoints.insertSignal(signal(h, "progress", 1));
+      const rows = await panel.attentionMonitors(400);
+      expect(rows.map((row) => [row.monitorId, row.errorSince, row.lastSignalAt, row.waitpointId])).toEqual([
+        ["c", 20, null, null],
+        ["h", null, 1001, "wp_h"],
+        ["b", null, null, "wp_b"],
+      ]);
+      expect(rows[2]).toMatchObject({
+        uid: b,
+        sessionId: "s",
+        kind: "signal",
+        endingReason: "failed",
+        endingAt: 500,
+        device: "gpu",
+      });
+      expect((await panel.attentionMonitors(501)).map((row) => row.monitorId)).toEqual(["c", "h"]);
+
+      const fresh = (await wakes.insert(wake(a, "w1", "events", 100))) as number;
+      const review = (await wakes.insert(wake(c, "w2"))) as number;
+      await wakes.markReview(review, "gone");
+      const retried = (await wakes.insert(wake(b, "w3", "ending"))) as number;
+      await wakes.claim("s", 1, 9000);
+      await wakes.markFailed(retried, 99_999, "exit 1", null);
+      await wakes.markFailed(fresh, 99_999, "exit 1", null);
+      await wakes.dismiss(fresh, 1);
+      const late = (await wakes.insert(wake(a, "w4", "events", 300))) as number;
+      expect((await panel.attentionWakes(299)).map((row) => row.id)).toEqual([review, retried]);
+      const all = await panel.attentionWakes(300);
+      expect(all.map((row) => row.id)).toEqual([review, retried, late]);
+      expect(all[1]).toEqual({
+        id: retried,
+        sessionId: "s",
+        monitorUid: b,
+        monitorId: "b",
+        name: "deploy gate",
+        kind: "signal",
+        waitpointId: "wp_b",
+        state: "ready",
+        attempts: 1,
+        lastError: "exit 1",
+        nextAttemptAt: 99_999,
+        createdAt: 100,
+      });
+    });
+  });
+
   describe("events", () => {
     test("the log reads the newest entries oldest first, pruned in steps beyond the cap", async () => {
       const uid = await store.tables.monitors.insert(monitor("log"));

@@ -1,8 +1,8 @@
 /**
- * The PostgreSQL engine (team mode, #27; docs/team-mode-plan.md §2.3): every table of `Tables`,
- * on the pool outside a transaction and on the transaction's client inside (`transaction.ts`:
- * BEGIN … COMMIT, run again after a deadlock or serialization failure).
- * Every table of `Tables` is here (the side panel's cross-table reads, store/panel.ts, are not yet).
+ * The PostgreSQL engine (team mode, #27; docs/team-mode-plan.md §2.3): every table of `Tables`
+ * (the nine tables and the side panel's cross-table reads), on the pool outside a transaction and
+ * on the transaction's client inside (`transaction.ts`: BEGIN … COMMIT, run again after a deadlock
+ * or serialization failure).
  * Not wired into the daemon yet.
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
@@ -14,6 +14,7 @@ import { PgDevices } from "./devices.js";
 import { PgEvents } from "./events.js";
 import { PgInboundEvents } from "./inbound-events.js";
 import { PgMonitors } from "./monitors.js";
+import { PgPanel } from "./panel.js";
 import { PgSessions } from "./sessions.js";
 import type { Queryable } from "./statement.js";
 import { type TransactionOptions, transaction } from "./transaction.js";
@@ -33,6 +34,7 @@ export function pgTables(db: Queryable, vault: VaultFile): Tables {
     checks: new PgChecks(db),
     devices: new PgDevices(db),
     vault: new PgVault(db, vault),
+    panel: new PgPanel(db),
   };
 }
 
