@@ -8,6 +8,7 @@
  * `store/pg/store.ts` is the PostgreSQL engine. Not wired into the daemon yet.
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { ChecksTable } from "./checks.js";
 import type { DevicesTable } from "./devices.js";
 import type { EventsTable } from "./events.js";
@@ -84,6 +85,29 @@ export interface EngineOf<T> {
 
 export type Engine = EngineOf<Tables>;
 
+/**
+ * Marks the code a transaction's body runs (its awaits included), so that both engines refuse what
+ * would break it: a call on the store's own tables from inside (SQLite would wait for its own
+ * transaction for ever; PostgreSQL would read and write beside it, on another connection), and a
+ * transaction inside a transaction.
+ */
+export class TransactionScope {
+  readonly #inside = new AsyncLocalStorage<true>();
+
+  run<R>(body: () => Promise<R>): Promise<R> {
+    this.assertOutside("store.tx");
+    return this.#inside.run(true, body);
+  }
+
+  assertOutside(what: string): void {
+    if (this.#inside.getStore()) {
+      throw new Error(
+        `Expected a transaction's body to use only the tables it is given (t), got a call to ${what} inside it`,
+      );
+    }
+  }
+}
+
 /** Wraps each method of a synchronous table so that it returns a Promise (a throw becomes a rejection). */
 function asyncTable<T extends object>(table: T, gate: () => Promise<void> | null): Async<T> {
   const out: Record<string, unknown> = {};
@@ -116,9 +140,13 @@ export class SqliteEngine implements Engine {
   /** Resolves when the transaction now open (if any) and every one queued before it have ended. */
   #tail: Promise<void> = Promise.resolve();
   #open = false;
+  readonly #scope = new TransactionScope();
 
   constructor(readonly store: Store) {
-    const outside = () => (this.#open ? this.#tail : null);
+    const outside = () => {
+      this.#scope.assertOutside("the store's own tables");
+      return this.#open ? this.#tail : null;
+    };
     this.tables = this.#wrap(outside);
     this.#inTx = this.#wrap(() => null);
   }
@@ -148,12 +176,13 @@ export class SqliteEngine implements Engine {
   }
 
   tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
+    this.#scope.assertOutside("store.tx");
     const run = async (): Promise<R> => {
       const db = this.store.db;
       db.exec("BEGIN IMMEDIATE");
       this.#open = true;
       try {
-        const result = await body(this.#inTx);
+        const result = await this.#scope.run(() => body(this.#inTx));
         db.exec("COMMIT");
         this.store.afterCommit?.();
         return result;

@@ -99,6 +99,21 @@ export function storeContract(harness: ContractHarness): void {
       expect((await list).map((row) => row.id)).toEqual(["s"]);
     });
 
+    test("a body that calls the store's own tables, or opens a transaction, is refused with an error saying so; nothing of it stays", async () => {
+      const message = /Expected a transaction's body to use only the tables it is given \(t\)/;
+      await expect(
+        store.tx(async (t) => {
+          await t.sessions.insert({ ...SESSION, id: "inner" });
+          return store.tables.sessions.get("inner");
+        }),
+      ).rejects.toThrow(message);
+      await expect(store.tx(async () => store.tx(async (t) => t.sessions.list()))).rejects.toThrow(message);
+      expect(await store.tables.sessions.get("inner")).toBeUndefined();
+      // The store works on afterwards.
+      await store.tx(async (t) => t.sessions.insert({ ...SESSION, id: "after" }));
+      expect((await store.tables.sessions.get("after"))?.id).toBe("after");
+    });
+
     test("a constraint broken inside a transaction rejects it, and nothing of it stays", async () => {
       await expect(
         store.tx(async (t) => {

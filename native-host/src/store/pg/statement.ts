@@ -7,7 +7,9 @@
 import type pg from "pg";
 
 /** Where a table runs its statements: the pool outside a transaction, the transaction's client inside. */
-export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
+export interface Queryable {
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+}
 
 export interface Statement {
   readonly name: string;

@@ -7,7 +7,7 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type pg from "pg";
-import type { Engine, Tables } from "../engine.js";
+import { type Engine, type Tables, TransactionScope } from "../engine.js";
 import type { VaultFile } from "../vault-file.js";
 import { PgChecks } from "./checks.js";
 import { PgDevices } from "./devices.js";
@@ -41,17 +41,25 @@ export function pgTables(db: Queryable, vault: VaultFile): Tables {
 export class PgEngine implements Engine {
   readonly engine = "postgres" as const;
   readonly tables: Tables;
+  readonly #scope = new TransactionScope();
 
   constructor(
     readonly pool: pg.Pool,
     private readonly vault: VaultFile,
     private readonly options: TransactionOptions = {},
   ) {
-    this.tables = pgTables(pool, vault);
+    const outside: Queryable = {
+      query: (config) => {
+        this.#scope.assertOutside("the store's own tables");
+        return pool.query(config);
+      },
+    };
+    this.tables = pgTables(outside, vault);
   }
 
   tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
-    return transaction(this.pool, (client) => body(pgTables(client, this.vault)), this.options);
+    this.#scope.assertOutside("store.tx");
+    return transaction(this.pool, (client) => this.#scope.run(() => body(pgTables(client, this.vault))), this.options);
   }
 
   async close(): Promise<void> {
