@@ -36,7 +36,7 @@ storeContract({
       "TRUNCATE sessions, waitpoint_tombstones, devices, vault_audit, monitors, wakes, signals, inbound_events RESTART IDENTITY CASCADE",
     );
     // The vault's values stay in memory here (a fresh one per test), as on SQLite's :memory:.
-    return new PgEngine(pool, new VaultFile(null));
+    return new PgEngine(pool, new VaultFile(null), { checkScope: true });
   },
   async count(sql, ...params) {
     const { rows } = await pool.query<{ n: number }>(sql, params);

@@ -85,11 +85,20 @@ export interface EngineOf<T> {
 
 export type Engine = EngineOf<Tables>;
 
+export interface EngineOptions {
+  /** Refuse store calls that break a transaction (see TransactionScope); off by default (cost). */
+  checkScope?: boolean;
+}
+
 /**
  * Marks the code a transaction's body runs (its awaits included), so that both engines refuse what
  * would break it: a call on the store's own tables from inside (SQLite would wait for its own
  * transaction for ever; PostgreSQL would read and write beside it, on another connection), and a
  * transaction inside a transaction.
+ * Opt-in (`checkScope`: tests, the contract suite): on Node 20 an AsyncLocalStorage in use slows
+ * every promise of the process — measured +6–9 µs CPU per signal transaction on `SqliteEngine` (an
+ * in-memory signal path of ~20 µs; `node /work/notes/pg-tables-engine-bench.mjs <worktree>`, see team-mode-plan.md §3) — so the
+ * daemon runs without it.
  */
 export class TransactionScope {
   readonly #inside = new AsyncLocalStorage<true>();
@@ -109,18 +118,28 @@ export class TransactionScope {
 }
 
 /** Wraps each method of a synchronous table so that it returns a Promise (a throw becomes a rejection). */
-function asyncTable<T extends object>(table: T, gate: () => Promise<void> | null): Async<T> {
+function asyncTable<T extends object>(table: T, gate: (() => Promise<void> | null) | null): Async<T> {
   const out: Record<string, unknown> = {};
   let proto: object | null = Object.getPrototypeOf(table);
   while (proto && proto !== Object.prototype) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       const method = (table as Record<string, unknown>)[name];
       if (name === "constructor" || name in out || typeof method !== "function") continue;
-      out[name] = async (...args: unknown[]) => {
-        const wait = gate();
-        if (wait) await wait;
-        return (method as (...a: unknown[]) => unknown).apply(table, args);
-      };
+      const call = method as (...a: unknown[]) => unknown;
+      // Inside a transaction nothing is awaited before the call: one promise per call, no more.
+      out[name] = gate
+        ? async (...args: unknown[]) => {
+            const wait = gate();
+            if (wait) await wait;
+            return call.apply(table, args);
+          }
+        : (...args: unknown[]) => {
+            try {
+              return Promise.resolve(call.apply(table, args));
+            } catch (error) {
+              return Promise.reject(error);
+            }
+          };
     }
     proto = Object.getPrototypeOf(proto);
   }
@@ -140,18 +159,32 @@ export class SqliteEngine implements Engine {
   /** Resolves when the transaction now open (if any) and every one queued before it have ended. */
   #tail: Promise<void> = Promise.resolve();
   #open = false;
-  readonly #scope = new TransactionScope();
+  readonly #scope: TransactionScope | null;
+  // Prepared once: db.exec would parse each of them again for every transaction.
+  readonly #begin;
+  readonly #commit;
+  readonly #rollback;
 
-  constructor(readonly store: Store) {
-    const outside = () => {
-      this.#scope.assertOutside("the store's own tables");
-      return this.#open ? this.#tail : null;
-    };
+  constructor(
+    readonly store: Store,
+    options: EngineOptions = {},
+  ) {
+    this.#scope = options.checkScope ? new TransactionScope() : null;
+    this.#begin = store.db.prepare("BEGIN IMMEDIATE");
+    this.#commit = store.db.prepare("COMMIT");
+    this.#rollback = store.db.prepare("ROLLBACK");
+    const scope = this.#scope;
+    const outside = scope
+      ? () => {
+          scope.assertOutside("the store's own tables");
+          return this.#open ? this.#tail : null;
+        }
+      : () => (this.#open ? this.#tail : null);
     this.tables = this.#wrap(outside);
-    this.#inTx = this.#wrap(() => null);
+    this.#inTx = this.#wrap(null);
   }
 
-  #wrap(gate: () => Promise<void> | null): Tables {
+  #wrap(gate: (() => Promise<void> | null) | null): Tables {
     const s = this.store;
     // No lock to take (the immediate transaction holds the one write lock); only "is it there".
     const monitorExists = s.db.prepare<[number], { one: number }>("SELECT 1 AS one FROM monitors WHERE uid = ?");
@@ -176,18 +209,18 @@ export class SqliteEngine implements Engine {
   }
 
   tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
-    this.#scope.assertOutside("store.tx");
+    this.#scope?.assertOutside("store.tx");
     const run = async (): Promise<R> => {
       const db = this.store.db;
-      db.exec("BEGIN IMMEDIATE");
+      this.#begin.run();
       this.#open = true;
       try {
-        const result = await this.#scope.run(() => body(this.#inTx));
-        db.exec("COMMIT");
+        const result = await (this.#scope ? this.#scope.run(() => body(this.#inTx)) : body(this.#inTx));
+        this.#commit.run();
         this.store.afterCommit?.();
         return result;
       } catch (error) {
-        if (db.inTransaction) db.exec("ROLLBACK");
+        if (db.inTransaction) this.#rollback.run();
         throw error;
       } finally {
         this.#open = false;

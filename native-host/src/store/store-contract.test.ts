@@ -16,7 +16,7 @@ afterEach(async () => {
 
 storeContract({
   async fresh() {
-    engine = new SqliteEngine(Store.open(":memory:"));
+    engine = new SqliteEngine(Store.open(":memory:"), { checkScope: true });
     return engine;
   },
   async count(sql, ...params) {

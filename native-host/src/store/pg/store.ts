@@ -7,7 +7,7 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type pg from "pg";
-import { type Engine, type Tables, TransactionScope } from "../engine.js";
+import { type Engine, type EngineOptions, type Tables, TransactionScope } from "../engine.js";
 import type { VaultFile } from "../vault-file.js";
 import { PgChecks } from "./checks.js";
 import { PgDevices } from "./devices.js";
@@ -41,25 +41,31 @@ export function pgTables(db: Queryable, vault: VaultFile): Tables {
 export class PgEngine implements Engine {
   readonly engine = "postgres" as const;
   readonly tables: Tables;
-  readonly #scope = new TransactionScope();
+  readonly #scope: TransactionScope | null;
 
   constructor(
     readonly pool: pg.Pool,
     private readonly vault: VaultFile,
-    private readonly options: TransactionOptions = {},
+    private readonly options: TransactionOptions & EngineOptions = {},
   ) {
-    const outside: Queryable = {
-      query: (config) => {
-        this.#scope.assertOutside("the store's own tables");
-        return pool.query(config);
-      },
-    };
+    const scope = options.checkScope ? new TransactionScope() : null;
+    this.#scope = scope;
+    const outside: Queryable = scope
+      ? {
+          query: (config) => {
+            scope.assertOutside("the store's own tables");
+            return pool.query(config);
+          },
+        }
+      : pool;
     this.tables = pgTables(outside, vault);
   }
 
   tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
-    this.#scope.assertOutside("store.tx");
-    return transaction(this.pool, (client) => this.#scope.run(() => body(pgTables(client, this.vault))), this.options);
+    const scope = this.#scope;
+    scope?.assertOutside("store.tx");
+    const run = (client: pg.PoolClient) => body(pgTables(client, this.vault));
+    return transaction(this.pool, scope ? (client) => scope.run(() => run(client)) : run, this.options);
   }
 
   async close(): Promise<void> {
