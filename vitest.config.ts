@@ -36,6 +36,20 @@ export default defineConfig({
         },
       },
       {
+        // Team mode (#27): ONE real PostgreSQL per run (setup.ts), a database per file; the store's
+        // contract suite (test/postgres/store-contract.test.ts) runs here on both engines.
+        test: {
+          name: "postgres",
+          include: ["test/postgres/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/postgres/setup.ts"],
+          // One file at a time: pg-connection.test.ts stops and restarts the shared server.
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // Devices over SSH against a real sshd; sshd.ts installs openssh-server and makes the user.
         test: {
           name: "devices",

@@ -36,6 +36,8 @@ export const PG_BIN = `/usr/lib/postgresql/${PG_VERSION}/bin`;
 export const PG_USER = "vigil";
 const PREFIX = "vigil-pg-";
 const OWNER_FILE = "owner.json";
+/** How the server in a dir was started (user, options): what `attach` needs to pause and resume it. */
+const SERVER_FILE = "server.json";
 const THROWAWAY_USER = "vigil-pg-test";
 
 export interface PostgresOptions {
@@ -257,8 +259,25 @@ export class TestPostgres {
     /** The postmaster's pid (a new one after `resume()`). */
     public pid: number,
     private readonly serverOptions: string,
+    /** Started by another process (a globalSetup): this handle may pause and resume it, never stop it. */
+    readonly attached = false,
   ) {
-    process.once("exit", this.#onExit);
+    if (attached) this.#stopped = true;
+    else process.once("exit", this.#onExit);
+  }
+
+  /**
+   * A handle on the server another process started in `dir` (the postgres project's globalSetup
+   * provides it): for tests that pause and resume the shared server. `stop()` leaves it running.
+   */
+  static attach(dir: string): TestPostgres {
+    const { user, serverOptions } = JSON.parse(readFileSync(join(dir, SERVER_FILE), "utf8")) as {
+      user: RunAs;
+      serverOptions: string;
+    };
+    const pid = postmasterPid(join(dir, "data"));
+    if (pid === null) throw new Error(`Expected a running PostgreSQL in ${dir}, found no postmaster.pid`);
+    return new TestPostgres(dir, user, pid, serverOptions, true);
   }
 
   get dataDir(): string {
@@ -286,6 +305,7 @@ export class TestPostgres {
     writeFileSync(join(dir, OWNER_FILE), JSON.stringify(owner));
     const fast = options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"];
     const serverOptions = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...fast].join(" ");
+    writeFileSync(join(dir, SERVER_FILE), JSON.stringify({ user, serverOptions }));
     try {
       mkdirSync(join(dir, "sock"), { mode: 0o700 });
       for (const path of [dir, join(dir, "sock")]) chownSync(path, user.uid, user.gid);

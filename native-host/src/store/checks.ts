@@ -8,6 +8,22 @@ import type { Db } from "./db.js";
 export const CHECK_LOG_CAP = 100;
 export type { CheckEntry, CheckOutcome };
 
+export interface RawCheck {
+  seq: number;
+  at: number;
+  outcome: CheckOutcome;
+  duration_ms: number | null;
+  excerpt: string | null;
+}
+
+export const toCheckEntry = (row: RawCheck): CheckEntry => ({
+  seq: row.seq,
+  at: new Date(row.at).toISOString(),
+  outcome: row.outcome,
+  durationMs: row.duration_ms,
+  excerpt: row.excerpt,
+});
+
 export class ChecksTable {
   readonly #insert;
   readonly #prune;
@@ -18,10 +34,9 @@ export class ChecksTable {
       "INSERT OR REPLACE INTO checks (monitor_uid, seq, at, outcome, duration_ms, excerpt) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#prune = db.prepare("DELETE FROM checks WHERE monitor_uid = ? AND seq <= ?");
-    this.#list = db.prepare<
-      [number],
-      { seq: number; at: number; outcome: CheckOutcome; duration_ms: number | null; excerpt: string | null }
-    >("SELECT seq, at, outcome, duration_ms, excerpt FROM checks WHERE monitor_uid = ? ORDER BY seq");
+    this.#list = db.prepare<[number], RawCheck>(
+      "SELECT seq, at, outcome, duration_ms, excerpt FROM checks WHERE monitor_uid = ? ORDER BY seq",
+    );
   }
 
   record(
@@ -37,12 +52,6 @@ export class ChecksTable {
   }
 
   list(uid: number): CheckEntry[] {
-    return this.#list.all(uid).map((row) => ({
-      seq: row.seq,
-      at: new Date(row.at).toISOString(),
-      outcome: row.outcome,
-      durationMs: row.duration_ms,
-      excerpt: row.excerpt,
-    }));
+    return this.#list.all(uid).map(toCheckEntry);
   }
 }

@@ -27,7 +27,7 @@ export interface DeviceRow {
   createdAt: number;
 }
 
-interface RawDevice {
+export interface RawDevice {
   id: string;
   name: string;
   user: string | null;
@@ -41,7 +41,7 @@ interface RawDevice {
   created_at: number;
 }
 
-const toDevice = (raw: RawDevice): DeviceRow => ({
+export const toDevice = (raw: RawDevice): DeviceRow => ({
   id: raw.id,
   name: raw.name,
   user: raw.user,

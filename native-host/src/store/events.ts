@@ -13,13 +13,17 @@ export const EVENT_LOG_CAP = 200;
  */
 export const EVENT_PRUNE_STEP = 32;
 
-interface RawEvent {
+export interface RawEvent {
   seq: number;
   at: number;
   text: string;
 }
 
-const toEvent = (raw: RawEvent): MonitorEvent => ({ seq: raw.seq, at: new Date(raw.at).toISOString(), text: raw.text });
+export const toEvent = (raw: RawEvent): MonitorEvent => ({
+  seq: raw.seq,
+  at: new Date(raw.at).toISOString(),
+  text: raw.text,
+});
 
 export class EventsTable {
   readonly #bump;

@@ -14,6 +14,20 @@ export interface InboundEvent {
   receivedAt: number;
 }
 
+export interface RawInboundEvent {
+  id: number;
+  payload: string;
+  received_at: number;
+}
+
+export const toInboundEvent = (row: RawInboundEvent, sessionId: string, type: string): InboundEvent => ({
+  id: row.id,
+  sessionId,
+  type,
+  payload: JSON.parse(row.payload) as unknown,
+  receivedAt: row.received_at,
+});
+
 export class InboundEventsTable {
   readonly #insert;
   readonly #setMatched;
@@ -26,7 +40,7 @@ export class InboundEventsTable {
     );
     this.#setMatched = db.prepare("UPDATE inbound_events SET matched = ? WHERE id = ?");
     this.#prune = db.prepare("DELETE FROM inbound_events WHERE received_at < ?");
-    this.#since = db.prepare<[string, string, number], { id: number; payload: string; received_at: number }>(
+    this.#since = db.prepare<[string, string, number], RawInboundEvent>(
       "SELECT id, payload, received_at FROM inbound_events WHERE session_id = ? AND type = ? AND received_at >= ? ORDER BY id",
     );
   }
@@ -41,13 +55,7 @@ export class InboundEventsTable {
 
   /** Events of this type the session accepted since `from`, oldest first. */
   since(sessionId: string, type: string, from: number): InboundEvent[] {
-    return this.#since.all(sessionId, type, from).map((row) => ({
-      id: row.id,
-      sessionId,
-      type,
-      payload: JSON.parse(row.payload) as unknown,
-      receivedAt: row.received_at,
-    }));
+    return this.#since.all(sessionId, type, from).map((row) => toInboundEvent(row, sessionId, type));
   }
 
   prune(now: number): number {

@@ -46,7 +46,7 @@ export interface TriggerRecord {
   conditionState: ConditionState;
 }
 
-interface Raw {
+export interface RawMonitor {
   uid: number;
   session_id: string;
   id: string;
@@ -78,7 +78,7 @@ interface Raw {
   condition_state: string | null;
 }
 
-function toRecord(raw: Raw): MonitorRecord {
+export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
   return {
     uid: raw.uid,
     sessionId: raw.session_id,
@@ -117,7 +117,7 @@ function toRecord(raw: Raw): MonitorRecord {
   };
 }
 
-const SELECT =
+export const MONITOR_SELECT =
   "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
 
 export type NewMonitor = Pick<
@@ -186,28 +186,30 @@ export class MonitorsTable {
     this.#insertTrigger = db.prepare(
       "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at) VALUES (?, ?, ?, ?)",
     );
-    this.#byId = db.prepare<[string, string], Raw>(`${SELECT} WHERE m.session_id = ? AND m.id = ?`);
-    this.#byUid = db.prepare<[number], Raw>(`${SELECT} WHERE m.uid = ?`);
+    this.#byId = db.prepare<[string, string], RawMonitor>(`${MONITOR_SELECT} WHERE m.session_id = ? AND m.id = ?`);
+    this.#byUid = db.prepare<[number], RawMonitor>(`${MONITOR_SELECT} WHERE m.uid = ?`);
     this.#countPolled = db.prepare<[], { n: number }>(
       "SELECT count(*) AS n FROM triggers WHERE mode = 'poll' AND next_due_at IS NOT NULL",
     );
     this.#countDue = db.prepare<[number, number], { n: number }>(
       "SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting'",
     );
-    this.#bySession = db.prepare<[string], Raw>(`${SELECT} WHERE m.session_id = ? ORDER BY m.uid`);
+    this.#bySession = db.prepare<[string], RawMonitor>(`${MONITOR_SELECT} WHERE m.session_id = ? ORDER BY m.uid`);
     this.#countActive = db.prepare<[string, string], { n: number }>(
       "SELECT count(*) AS n FROM monitors m JOIN triggers t ON t.monitor_uid = m.uid WHERE m.session_id = ? AND m.kind IN (SELECT value FROM json_each(?))",
     );
     this.#setState = db.prepare("UPDATE monitors SET state = ? WHERE uid = ? AND state = ?");
-    this.#due = db.prepare<[number, number, number], Raw>(
-      `${SELECT} WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting' ORDER BY t.next_due_at LIMIT ?`,
+    this.#due = db.prepare<[number, number, number], RawMonitor>(
+      `${MONITOR_SELECT} WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting' ORDER BY t.next_due_at LIMIT ?`,
     );
     this.#lease = db.prepare("UPDATE triggers SET lease_until = ? WHERE monitor_uid = ? AND lease_until IS NULL");
     this.#nextDue = db.prepare<[], { at: number | null }>(
       "SELECT min(next_due_at) AS at FROM triggers WHERE next_due_at IS NOT NULL AND lease_until IS NULL",
     );
     this.#nextDeadline = db.prepare<[], { at: number | null }>("SELECT min(deadline_at) AS at FROM triggers");
-    this.#expired = db.prepare<[number], Raw>(`${SELECT} WHERE t.deadline_at <= ? ORDER BY t.deadline_at`);
+    this.#expired = db.prepare<[number], RawMonitor>(
+      `${MONITOR_SELECT} WHERE t.deadline_at <= ? ORDER BY t.deadline_at`,
+    );
     this.#recordObservation = db.prepare(
       "UPDATE monitors SET last_observation = ?, last_check_at = ?, last_error = NULL WHERE uid = ?",
     );
@@ -231,7 +233,7 @@ export class MonitorsTable {
        WHERE lease_until IS NOT NULL
        RETURNING monitor_uid AS uid, CAST(json_extract(condition_state, '$."${INTERRUPTED_KEY}"') AS INTEGER) AS interrupted`,
     );
-    this.#activeOfMode = db.prepare<[string], Raw>(`${SELECT} WHERE t.mode = ? ORDER BY m.uid`);
+    this.#activeOfMode = db.prepare<[string], RawMonitor>(`${MONITOR_SELECT} WHERE t.mode = ? ORDER BY m.uid`);
     this.#delete = db.prepare("DELETE FROM monitors WHERE uid = ?");
     this.#endLease = db.prepare(
       `UPDATE triggers SET lease_until = NULL, condition_state = json_remove(condition_state, '$."${INTERRUPTED_KEY}"')
@@ -243,7 +245,9 @@ export class MonitorsTable {
          AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
        RETURNING id`,
     );
-    this.#byUids = db.prepare<[string], Raw>(`${SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`);
+    this.#byUids = db.prepare<[string], RawMonitor>(
+      `${MONITOR_SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`,
+    );
   }
 
   insert(monitor: NewMonitor): number {
@@ -255,7 +259,7 @@ export class MonitorsTable {
 
   get(sessionId: string, id: string): MonitorRecord | undefined {
     const raw = this.#byId.get(sessionId, id);
-    return raw && toRecord(raw);
+    return raw && toMonitorRecord(raw);
   }
 
   /** Monitors due at `now` that no running check holds (what waits for a free slot). */
@@ -270,12 +274,12 @@ export class MonitorsTable {
 
   byUid(uid: number): MonitorRecord | undefined {
     const raw = this.#byUid.get(uid);
-    return raw && toRecord(raw);
+    return raw && toMonitorRecord(raw);
   }
 
   /** These monitors, in the order of `uids` (missing ones left out). */
   byUids(uids: readonly number[]): MonitorRecord[] {
-    const found = new Map(this.#byUids.all(JSON.stringify(uids)).map((raw) => [raw.uid, toRecord(raw)]));
+    const found = new Map(this.#byUids.all(JSON.stringify(uids)).map((raw) => [raw.uid, toMonitorRecord(raw)]));
     return uids.flatMap((uid) => found.get(uid) ?? []);
   }
 
@@ -285,7 +289,7 @@ export class MonitorsTable {
   }
 
   list(sessionId: string): MonitorRecord[] {
-    return this.#bySession.all(sessionId).map(toRecord);
+    return this.#bySession.all(sessionId).map(toMonitorRecord);
   }
 
   /** Monitors of these kinds that are still armed in the session. */
@@ -298,7 +302,7 @@ export class MonitorsTable {
   }
 
   due(now: number, limit: number): MonitorRecord[] {
-    return this.#due.all(now, now, limit).map(toRecord);
+    return this.#due.all(now, now, limit).map(toMonitorRecord);
   }
 
   lease(uid: number, until: number): boolean {
@@ -316,7 +320,7 @@ export class MonitorsTable {
   }
 
   expired(now: number): MonitorRecord[] {
-    return this.#expired.all(now).map(toRecord);
+    return this.#expired.all(now).map(toMonitorRecord);
   }
 
   recordCheck(uid: number, check: CheckRecord): void {
@@ -352,7 +356,7 @@ export class MonitorsTable {
   }
 
   armedOfMode(mode: TriggerRecord["mode"]): MonitorRecord[] {
-    return this.#activeOfMode.all(mode).map(toRecord);
+    return this.#activeOfMode.all(mode).map(toMonitorRecord);
   }
 
   delete(uid: number): void {

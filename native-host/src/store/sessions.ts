@@ -17,7 +17,7 @@ export interface SessionRow {
   busyUntil: number | null;
 }
 
-interface RawSession {
+export interface RawSession {
   id: string;
   label: string | null;
   root: string | null;
@@ -27,7 +27,7 @@ interface RawSession {
   busy_until: number | null;
 }
 
-const toRow = (raw: RawSession): SessionRow => ({
+export const toSessionRow = (raw: RawSession): SessionRow => ({
   id: raw.id,
   label: raw.label,
   root: raw.root,
@@ -70,7 +70,7 @@ export class SessionsTable {
 
   get(id: string): SessionRow | undefined {
     const raw = this.#get.get(id);
-    return raw && toRow(raw);
+    return raw && toSessionRow(raw);
   }
 
   /** Only the session's root (each command check asks, when its source names no cwd). */
@@ -79,7 +79,7 @@ export class SessionsTable {
   }
 
   list(): SessionRow[] {
-    return this.#list.all().map(toRow);
+    return this.#list.all().map(toSessionRow);
   }
 
   insert(row: Pick<SessionRow, "id" | "label" | "root" | "adapter" | "createdAt">): void {

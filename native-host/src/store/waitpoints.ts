@@ -43,7 +43,7 @@ export interface SignalTarget extends WaitpointRow {
   endingReason: EndingReason | null;
 }
 
-interface RawWaitpoint {
+export interface RawWaitpoint {
   monitor_uid: number;
   id: string;
   secret_hash: string;
@@ -57,13 +57,13 @@ interface RawWaitpoint {
   device_id: string | null;
 }
 
-interface RawTarget extends RawWaitpoint {
+export interface RawTarget extends RawWaitpoint {
   session_id: string;
   state: string;
   ending_reason: string | null;
 }
 
-interface RawSignal {
+export interface RawSignal {
   id: number;
   status: SignalRow["status"];
   member: string | null;
@@ -74,7 +74,7 @@ interface RawSignal {
   event_seq: number;
 }
 
-const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
+export const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
   monitorUid: raw.monitor_uid,
   id: raw.id,
   secretHash: raw.secret_hash,
@@ -90,7 +90,7 @@ const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
 
 // One literal with every field (no spread of toWaitpoint's result): this runs once per signal, and
 // a spread copy showed as 2.5 % of the daemon's CPU under signal load.
-const toTarget = (raw: RawTarget): SignalTarget => ({
+export const toTarget = (raw: RawTarget): SignalTarget => ({
   monitorUid: raw.monitor_uid,
   id: raw.id,
   secretHash: raw.secret_hash,
@@ -107,7 +107,7 @@ const toTarget = (raw: RawTarget): SignalTarget => ({
   endingReason: raw.ending_reason as EndingReason | null,
 });
 
-const toSignal = (raw: RawSignal): SignalRow => ({
+export const toSignal = (raw: RawSignal): SignalRow => ({
   id: raw.id,
   status: raw.status,
   member: raw.member,

@@ -83,10 +83,10 @@ export function toDeliveryView(raw: RawWake): DeliveryView {
   };
 }
 
-const COLUMNS = "w.*, m.id AS monitor_id";
-const FROM = "FROM wakes w JOIN monitors m ON m.uid = w.monitor_uid";
+export const WAKE_COLUMNS = "w.*, m.id AS monitor_id";
+export const WAKE_FROM = "FROM wakes w JOIN monitors m ON m.uid = w.monitor_uid";
 /** RETURNING cannot join, so claims return ids and the rows are read again. */
-const BY_IDS = `SELECT ${COLUMNS} ${FROM} WHERE w.id IN (SELECT value FROM json_each(?)) ORDER BY w.id`;
+const BY_IDS = `SELECT ${WAKE_COLUMNS} ${WAKE_FROM} WHERE w.id IN (SELECT value FROM json_each(?)) ORDER BY w.id`;
 
 /** A session with wakes to push, and the earliest time its next turn may start. */
 export interface PendingTurn {
@@ -120,11 +120,15 @@ export class WakesTable {
       `INSERT INTO wakes (session_id, monitor_uid, dedupe_key, kind, text, payload, created_at)
        VALUES (@sessionId, @monitorUid, @dedupeKey, @kind, @text, @payload, @createdAt) ON CONFLICT DO NOTHING`,
     );
-    this.#bySession = db.prepare<[string], RawWake>(`SELECT ${COLUMNS} ${FROM} WHERE w.session_id = ? ORDER BY w.id`);
-    this.#byId = db.prepare<[string, number], RawWake>(`SELECT ${COLUMNS} ${FROM} WHERE w.session_id = ? AND w.id = ?`);
+    this.#bySession = db.prepare<[string], RawWake>(
+      `SELECT ${WAKE_COLUMNS} ${WAKE_FROM} WHERE w.session_id = ? ORDER BY w.id`,
+    );
+    this.#byId = db.prepare<[string, number], RawWake>(
+      `SELECT ${WAKE_COLUMNS} ${WAKE_FROM} WHERE w.session_id = ? AND w.id = ?`,
+    );
     this.#byIds = db.prepare<[string], RawWake>(BY_IDS);
     this.#latestOfMonitor = db.prepare<[number], RawWake>(
-      `SELECT ${COLUMNS} ${FROM} WHERE w.monitor_uid = ? ORDER BY w.id DESC LIMIT 1`,
+      `SELECT ${WAKE_COLUMNS} ${WAKE_FROM} WHERE w.monitor_uid = ? ORDER BY w.id DESC LIMIT 1`,
     );
     this.#cancelReady = db.prepare<[number], { id: number }>(
       "UPDATE wakes SET state = 'cancelled' WHERE monitor_uid = ? AND state = 'ready' RETURNING id",
@@ -180,7 +184,7 @@ export class WakesTable {
        WHERE id = ? AND (state = 'needs_review' OR (state = 'ready' AND attempts > 0))`,
     );
     this.#latestOfMonitors = db.prepare<[string], RawWake>(
-      `SELECT ${COLUMNS} ${FROM} WHERE w.id IN (
+      `SELECT ${WAKE_COLUMNS} ${WAKE_FROM} WHERE w.id IN (
          SELECT max(id) FROM wakes WHERE monitor_uid IN (SELECT value FROM json_each(?)) GROUP BY monitor_uid)`,
     );
     this.#countsOfMonitors = db.prepare<[number, string], { uid: number; n: number; recent: number }>(

@@ -9,14 +9,15 @@ import { claimDue } from "../../native-host/src/store/pg/claims.js";
 import { createPool } from "../../native-host/src/store/pg/connection.js";
 import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { transaction } from "../../native-host/src/store/pg/transaction.js";
-import { TestPostgres } from "../helpers/postgres.js";
+import type { TestPostgres } from "../helpers/postgres.js";
+import { sharedPostgres } from "./shared.js";
 
 const CHECKS = 300;
 let server: TestPostgres;
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  server = await TestPostgres.start();
+  server = sharedPostgres();
   const url = await server.createDatabase("vigil_claims");
   pool = createPool({ url, applicationName: "vigil/test", max: 6 });
   const client = await pool.connect();

@@ -9,13 +9,14 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createPool } from "../../native-host/src/store/pg/connection.js";
 import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { transaction } from "../../native-host/src/store/pg/transaction.js";
-import { TestPostgres } from "../helpers/postgres.js";
+import type { TestPostgres } from "../helpers/postgres.js";
+import { sharedPostgres } from "./shared.js";
 
 let server: TestPostgres;
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  server = await TestPostgres.start();
+  server = sharedPostgres();
   const url = await server.createDatabase("vigil_tx");
   pool = createPool({ url, applicationName: "vigil/test", max: 12 });
   const client = await pool.connect();

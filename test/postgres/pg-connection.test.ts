@@ -9,14 +9,15 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { classify, createPool, DatabaseUnreachableError } from "../../native-host/src/store/pg/connection.js";
 import { Listener, type ListenerState, type Notice, notify } from "../../native-host/src/store/pg/notifications.js";
 import { waitFor } from "../helpers/daemon.js";
-import { TestPostgres } from "../helpers/postgres.js";
+import type { TestPostgres } from "../helpers/postgres.js";
+import { sharedPostgres } from "./shared.js";
 
 let server: TestPostgres;
 let url: string;
 const toEnd: Array<{ end(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  server = await TestPostgres.start();
+  server = sharedPostgres();
   url = await server.createDatabase("vigil_connection");
 });
 

@@ -14,14 +14,15 @@ import {
   SchemaTooNewError,
   SQLITE_SCHEMA_PARITY,
 } from "../../native-host/src/store/pg/migrate.js";
-import { TestPostgres } from "../helpers/postgres.js";
+import type { TestPostgres } from "../helpers/postgres.js";
+import { sharedPostgres } from "./shared.js";
 
 let server: TestPostgres;
 const clients: pg.Client[] = [];
 let databases = 0;
 
 beforeAll(async () => {
-  server = await TestPostgres.start();
+  server = sharedPostgres();
 });
 
 afterAll(async () => {

@@ -1,0 +1,199 @@
+/**
+ * Waitpoints, their signals and the tombstones of removed ones on PostgreSQL (team mode, #27): the
+ * SQL of store/waitpoints.ts with `$n` placeholders (json_each → `= ANY($n)`, INSERT OR REPLACE →
+ * ON CONFLICT DO UPDATE). Rows mapped by the SQLite module's `toWaitpoint`/`toTarget`/`toSignal`.
+ *
+ * `target` is the signal path's first read, "the monitor's standing": here it locks the monitor row
+ * (FOR UPDATE OF m), so a signal's read-then-write transaction is serialized with every other one
+ * on the same waitpoint (plan §2.3), as SQLite's immediate transaction serializes it.
+ * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
+ */
+import type { WaitpointsStore } from "../engine.js";
+import {
+  type RawSignal,
+  type RawTarget,
+  type RawWaitpoint,
+  type SignalRow,
+  type SignalTarget,
+  toSignal,
+  toTarget,
+  toWaitpoint,
+  type WaitpointRow,
+} from "../waitpoints.js";
+import { all, one, type Queryable, run, statement } from "./statement.js";
+
+const TOMBSTONE = statement(
+  "waitpoints_tombstone",
+  `INSERT INTO waitpoint_tombstones (id, secret_hash, removed_at) VALUES ($1, $2, $3)
+   ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, removed_at = excluded.removed_at`,
+);
+const TOMBSTONE_OF = statement("waitpoints_tombstone_of", "SELECT secret_hash FROM waitpoint_tombstones WHERE id = $1");
+const PRUNE_TOMBSTONES = statement(
+  "waitpoints_prune_tombstones",
+  "DELETE FROM waitpoint_tombstones WHERE removed_at < $1",
+);
+const INSERT = statement(
+  "waitpoints_insert",
+  `INSERT INTO waitpoints (monitor_uid, id, secret_hash, members, quorum, fail_fast, max_signals, heartbeat_timeout_ms, device, device_id)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+);
+const BY_ID = statement("waitpoints_by_id", "SELECT * FROM waitpoints WHERE id = $1");
+const BY_UID = statement("waitpoints_by_uid", "SELECT * FROM waitpoints WHERE monitor_uid = $1");
+const BY_UIDS = statement("waitpoints_by_uids", "SELECT * FROM waitpoints WHERE monitor_uid = ANY($1::bigint[])");
+const SIGNALS_OF = statement(
+  "waitpoints_signals_of",
+  "SELECT * FROM signals WHERE monitor_uid = ANY($1::bigint[]) ORDER BY id",
+);
+const TARGET = statement(
+  "waitpoints_target",
+  `SELECT w.*, m.session_id, m.state, m.ending_reason
+   FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = $1 FOR UPDATE OF m`,
+);
+const INSERT_SIGNAL = statement(
+  "waitpoints_insert_signal",
+  `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+);
+const KEY_EXISTS = statement(
+  "waitpoints_key_exists",
+  "SELECT 1 AS one FROM signals WHERE monitor_uid = $1 AND key = $2",
+);
+const SIGNALS = statement("waitpoints_signals", "SELECT * FROM signals WHERE monitor_uid = $1 ORDER BY id");
+const SIGNALS_AFTER = statement(
+  "waitpoints_signals_after",
+  "SELECT * FROM signals WHERE monitor_uid = $1 AND event_seq > $2 ORDER BY id",
+);
+const TERMINAL_AFTER = statement(
+  "waitpoints_terminal_after",
+  "SELECT * FROM signals WHERE monitor_uid = $1 AND event_seq > $2 AND status <> 'progress' ORDER BY id",
+);
+const WAKES_SINCE = statement(
+  "waitpoints_wakes_since",
+  "SELECT created_at FROM wakes WHERE monitor_uid = $1 AND created_at > $2 ORDER BY created_at",
+);
+const WAKE_COUNT = statement("waitpoints_wake_count", "SELECT count(*) AS n FROM wakes WHERE monitor_uid = $1");
+const LAST_SIGNAL_AT = statement(
+  "waitpoints_last_signal_at",
+  "SELECT max(received_at) AS at FROM signals WHERE monitor_uid = $1",
+);
+const SET_STALL = statement(
+  "waitpoints_set_stall",
+  "UPDATE waitpoints SET stall_notified_for = $1 WHERE monitor_uid = $2",
+);
+const PURGEABLE = statement(
+  "waitpoints_purgeable",
+  `SELECT m.uid FROM monitors m JOIN waitpoints w ON w.monitor_uid = m.uid
+   WHERE m.ending_at IS NOT NULL AND m.ending_at <= $1
+     AND NOT EXISTS (SELECT 1 FROM wakes k WHERE k.monitor_uid = m.uid AND k.state IN ('ready','delivering','needs_review'))`,
+);
+
+export class PgWaitpoints implements WaitpointsStore {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(row: Omit<WaitpointRow, "stallNotifiedFor">): Promise<void> {
+    await run(this.db, INSERT, [
+      row.monitorUid,
+      row.id,
+      row.secretHash,
+      row.members === null ? null : JSON.stringify(row.members),
+      row.quorum,
+      row.failFast ? 1 : 0,
+      row.maxSignals,
+      row.heartbeatTimeoutMs,
+      row.device,
+      row.deviceId,
+    ]);
+  }
+
+  async byId(id: string): Promise<WaitpointRow | undefined> {
+    const raw = await one<RawWaitpoint>(this.db, BY_ID, [id]);
+    return raw && toWaitpoint(raw);
+  }
+
+  async byUid(uid: number): Promise<WaitpointRow | undefined> {
+    const raw = await one<RawWaitpoint>(this.db, BY_UID, [uid]);
+    return raw && toWaitpoint(raw);
+  }
+
+  async target(id: string): Promise<SignalTarget | undefined> {
+    const raw = await one<RawTarget>(this.db, TARGET, [id]);
+    return raw && toTarget(raw);
+  }
+
+  async byUids(uids: readonly number[]): Promise<Map<number, WaitpointRow>> {
+    const rows = await all<RawWaitpoint>(this.db, BY_UIDS, [uids]);
+    return new Map(rows.map((raw) => [raw.monitor_uid, toWaitpoint(raw)]));
+  }
+
+  async signalsOf(uids: readonly number[]): Promise<Map<number, SignalRow[]>> {
+    const out = new Map<number, SignalRow[]>();
+    for (const raw of await all<RawSignal & { monitor_uid: number }>(this.db, SIGNALS_OF, [uids])) {
+      const list = out.get(raw.monitor_uid) ?? [];
+      list.push(toSignal(raw));
+      out.set(raw.monitor_uid, list);
+    }
+    return out;
+  }
+
+  async hasKey(uid: number, key: string): Promise<boolean> {
+    return (await one(this.db, KEY_EXISTS, [uid, key])) !== undefined;
+  }
+
+  async insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): Promise<void> {
+    await run(this.db, INSERT_SIGNAL, [
+      signal.monitorUid,
+      signal.key,
+      signal.status,
+      signal.member,
+      signal.message,
+      signal.data,
+      signal.via,
+      signal.receivedAt,
+      signal.eventSeq,
+    ]);
+  }
+
+  async signals(uid: number): Promise<SignalRow[]> {
+    return (await all<RawSignal>(this.db, SIGNALS, [uid])).map(toSignal);
+  }
+
+  async signalsAfter(uid: number, eventSeq: number): Promise<SignalRow[]> {
+    return (await all<RawSignal>(this.db, SIGNALS_AFTER, [uid, eventSeq])).map(toSignal);
+  }
+
+  async terminalSignalsAfter(uid: number, eventSeq: number): Promise<SignalRow[]> {
+    return (await all<RawSignal>(this.db, TERMINAL_AFTER, [uid, eventSeq])).map(toSignal);
+  }
+
+  async wakeTimesSince(uid: number, since: number): Promise<number[]> {
+    return (await all<{ created_at: number }>(this.db, WAKES_SINCE, [uid, since])).map((row) => row.created_at);
+  }
+
+  async wakeCount(uid: number): Promise<number> {
+    return (await one<{ n: number }>(this.db, WAKE_COUNT, [uid]))?.n ?? 0;
+  }
+
+  async lastSignalAt(uid: number): Promise<number | null> {
+    return (await one<{ at: number | null }>(this.db, LAST_SIGNAL_AT, [uid]))?.at ?? null;
+  }
+
+  async setStallNotified(uid: number, lastSignalAt: number): Promise<void> {
+    await run(this.db, SET_STALL, [lastSignalAt, uid]);
+  }
+
+  async tombstone(id: string, secretHash: string, at: number): Promise<void> {
+    await run(this.db, TOMBSTONE, [id, secretHash, at]);
+  }
+
+  async tombstoneOf(id: string): Promise<string | undefined> {
+    return (await one<{ secret_hash: string }>(this.db, TOMBSTONE_OF, [id]))?.secret_hash;
+  }
+
+  async pruneTombstones(before: number): Promise<void> {
+    await run(this.db, PRUNE_TOMBSTONES, [before]);
+  }
+
+  async purgeable(before: number): Promise<number[]> {
+    return (await all<{ uid: number }>(this.db, PURGEABLE, [before])).map((row) => row.uid);
+  }
+}
