@@ -86,7 +86,13 @@ function existingLate(store: Store, checks: CheckLoadView): CheckLoadView {
  * The page's monitors: the sessions are walked in order with their counts, and only those the page
  * reaches are asked for their part (each a look-up on the session index, no sort of every monitor).
  */
-function pageUids(store: Store, query: PanelQuery, sessions: PanelSession[], needs: readonly number[]): number[] {
+function pageUids(
+  store: Store,
+  query: PanelQuery,
+  sessions: PanelSession[],
+  needs: readonly number[],
+  found: readonly number[] | null,
+): number[] {
   const uids: number[] = [];
   let skip = query.offset;
   for (const session of sessions) {
@@ -97,7 +103,9 @@ function pageUids(store: Store, query: PanelQuery, sessions: PanelSession[], nee
       skip -= size;
       continue;
     }
-    uids.push(...store.panel.sessionPage(session.id, query, query.filter, needs, skip, query.limit - uids.length));
+    uids.push(
+      ...store.panel.sessionPage(session.id, query, query.filter, needs, found, skip, query.limit - uids.length),
+    );
     skip = 0;
   }
   return uids;
@@ -135,7 +143,8 @@ export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
     shield: (text) => shield.text(text),
   });
   const needs = attention.monitorUids;
-  const perSession = store.panel.counts(query, needs);
+  const found = query.q === null ? null : store.panel.search(query.q);
+  const perSession = store.panel.counts(query, needs, found);
   const sessionRows = store.sessions.list();
   const sessions = sessionRows.map((session) => ({
     id: session.id,
@@ -144,7 +153,7 @@ export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
   }));
   const counts =
     query.sessionId === null ? [...perSession.values()].reduce(add, ZERO) : (perSession.get(query.sessionId) ?? ZERO);
-  const records = store.monitors.byUids(pageUids(store, query, sessions, needs));
+  const records = store.monitors.byUids(pageUids(store, query, sessions, needs, found));
   const items = listItems(deps, records, sessionRows);
   return {
     total: counts[query.filter],

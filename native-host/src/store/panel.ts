@@ -27,14 +27,28 @@ export interface PanelCounts {
   ended: number;
 }
 
+/** The counts that follow the monitors' rows alone (Needs you also follows the clock). */
+type BaseCounts = Omit<PanelCounts, "needs">;
+
 /**
- * What a person may search for a monitor by, in one lower-cased string: its name and id, its
- * session's label, its waitpoint's device, and its source as stored (command, tool name, event type,
- * URL; secrets are kept there as references, never values).
+ * What a person may search for a monitor by is one text (the view `monitor_search_text`, migration
+ * 0016): its name and id, its session's label, its waitpoint's device, and its source as stored
+ * (command, tool name, event type, URL; secrets are kept there as references, never values). A
+ * search matches the monitors whose lower-cased text holds the (lower-cased) query.
  */
-const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' ' || coalesce(wp.device, '') || ' ' || m.source)`;
+const MATCHES = "instr(lower(t.text), @q) > 0";
+
+/**
+ * The trigram index (`monitor_search`) finds candidates for a query of this many characters or more;
+ * a shorter one is looked for in every monitor's text.
+ */
+export const INDEXED_QUERY_CHARS = 3;
+
+/** The query as one FTS5 phrase: the trigram index matches it as a substring, case folded. */
+const phrase = (q: string): string => `"${q.replaceAll('"', '""')}"`;
 
 const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";
+const FOUND = "m.uid IN (SELECT value FROM json_each(@found))";
 
 const LIST_WHERE: Record<ListFilter, string> = {
   all: "",
@@ -44,22 +58,19 @@ const LIST_WHERE: Record<ListFilter, string> = {
 };
 
 /**
- * FROM and WHERE for the filters given, joining only what they read: the common case (no search,
- * no device) reads the monitors table alone, through its (session_id, kind, ending_reason, cleared_at)
- * index.
+ * FROM and WHERE for the filters given, joining only what they read: the common case (no device)
+ * reads the monitors table alone, through its (session_id, kind, ending_reason, cleared_at) index. A
+ * search's matches are found once per request (`search`) and passed in as `found`.
  */
 function sqlFor(filter: PanelFilter): string {
-  const joins = [
-    filter.q !== null ? "JOIN sessions s ON s.id = m.session_id" : "",
-    filter.q !== null || filter.device !== null ? "LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "",
-  ].join(" ");
+  const join = filter.device !== null ? "JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "";
   const where = [
     "m.cleared_at IS NULL",
     filter.kind !== null ? "m.kind = @kind" : "",
     filter.device !== null ? "wp.device = @device" : "",
-    filter.q !== null ? `instr(${SEARCH_TEXT}, @q) > 0` : "",
+    filter.q !== null ? FOUND : "",
   ].filter((part) => part !== "");
-  return `FROM monitors m ${joins} WHERE ${where.join(" AND ")}`;
+  return `FROM monitors m ${join} WHERE ${where.join(" AND ")}`;
 }
 
 const filterKey = (filter: PanelFilter): string =>
@@ -108,9 +119,25 @@ export class PanelTable {
   readonly #statements = new Map<string, Statement>();
   readonly #wakes;
   readonly #monitors;
+  readonly #searchIndexed;
+  readonly #searchAll;
+  readonly #totalChanges;
+  readonly #dataVersion;
+  /** Base counts by kind and device filter, for the database as it was at `#countsGeneration`. */
+  readonly #countsCache = new Map<string, Map<string, BaseCounts>>();
+  #countsGeneration = "";
 
   constructor(db: Db) {
     this.#db = db;
+    this.#totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
+    this.#dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+    this.#searchIndexed = db.prepare<{ q: string; phrase: string }, { uid: number }>(
+      `SELECT t.uid FROM monitor_search f JOIN monitor_search_text t ON t.uid = f.rowid
+       WHERE f.text MATCH @phrase AND ${MATCHES}`,
+    );
+    this.#searchAll = db.prepare<{ q: string }, { uid: number }>(
+      `SELECT t.uid FROM monitor_search_text t WHERE ${MATCHES}`,
+    );
     this.#wakes = db.prepare<[number], WakeAttentionRow>(
       `SELECT w.id, w.session_id AS sessionId, w.monitor_uid AS monitorUid, m.id AS monitorId, m.name, m.kind,
          wp.id AS waitpointId, w.state, w.attempts, w.last_error AS lastError, w.next_attempt_at AS nextAttemptAt,
@@ -147,6 +174,18 @@ export class PanelTable {
     );
   }
 
+  /**
+   * The monitors (uids) whose search text holds `q` (lower-cased): for 3 characters or more, the
+   * trigram index's candidates, each checked against its text; for fewer, every monitor's text.
+   */
+  search(q: string): number[] {
+    const rows =
+      [...q].length >= INDEXED_QUERY_CHARS
+        ? this.#searchIndexed.all({ q, phrase: phrase(q) })
+        : this.#searchAll.all({ q });
+    return rows.map((row) => row.uid);
+  }
+
   #statement(key: string, sql: () => string): Statement {
     let statement = this.#statements.get(key);
     if (!statement) {
@@ -165,6 +204,7 @@ export class PanelTable {
     filter: PanelFilter,
     list: ListFilter,
     needs: readonly number[],
+    found: readonly number[] | null,
     offset: number,
     limit: number,
   ): number[] {
@@ -173,28 +213,77 @@ export class PanelTable {
       () =>
         `SELECT m.uid ${sqlFor(filter)} AND m.session_id = @session${LIST_WHERE[list]} ORDER BY m.uid LIMIT @limit OFFSET @offset`,
     );
-    const rows = statement.all({ ...params(filter, needs), session: sessionId, offset, limit }) as Array<{
+    const rows = statement.all({ ...params(filter, needs, found), session: sessionId, offset, limit }) as Array<{
       uid: number;
     }>;
     return rows.map((row) => row.uid);
   }
 
-  /** Counts per session under the kind, device and search filters (not the session filter). */
-  counts(filter: PanelFilter, needs: readonly number[]): Map<string, PanelCounts> {
+  /**
+   * Counts per session under the kind, device and search filters (not the session filter); `found`
+   * is `search(filter.q)` when there is a query. All, active and ended are read again only once the
+   * database has changed (`#generation`); the Needs-you count follows the `needs` given (it moves
+   * with the clock too) and reads only those monitors.
+   */
+  counts(filter: PanelFilter, needs: readonly number[], found: readonly number[] | null): Map<string, PanelCounts> {
+    const base = filter.q === null ? this.#cachedBaseCounts(filter) : this.#baseCounts(filter, found);
+    const needsStatement = this.#statement(
+      `needs:${filterKey(filter)}`,
+      () => `SELECT m.session_id AS sessionId, count(*) AS n ${sqlFor(filter)} AND ${NEEDS} GROUP BY m.session_id`,
+    );
+    const needsBySession = new Map(
+      (needsStatement.all(params(filter, needs, found)) as Array<{ sessionId: string; n: number }>).map((row) => [
+        row.sessionId,
+        row.n,
+      ]),
+    );
+    return new Map(
+      [...base].map(([sessionId, counts]) => [sessionId, { ...counts, needs: needsBySession.get(sessionId) ?? 0 }]),
+    );
+  }
+
+  #baseCounts(filter: PanelFilter, found: readonly number[] | null): Map<string, BaseCounts> {
     const statement = this.#statement(
       `counts:${filterKey(filter)}`,
       () =>
         `SELECT m.session_id AS sessionId, count(*) AS "all", sum(m.ending_reason IS NULL) AS active,
-         sum(m.ending_reason IS NOT NULL) AS ended, sum(${NEEDS}) AS needs
+         sum(m.ending_reason IS NOT NULL) AS ended
        ${sqlFor(filter)} GROUP BY m.session_id`,
     );
-    const rows = statement.all(params(filter, needs)) as Array<PanelCounts & { sessionId: string }>;
+    const rows = statement.all(params(filter, [], found)) as Array<BaseCounts & { sessionId: string }>;
     return new Map(
       rows.map(({ sessionId, ...counts }) => [
         sessionId,
-        { all: counts.all, needs: counts.needs ?? 0, active: counts.active ?? 0, ended: counts.ended ?? 0 },
+        { all: counts.all, active: counts.active ?? 0, ended: counts.ended ?? 0 },
       ]),
     );
+  }
+
+  /**
+   * The base counts under a kind and device filter, kept while the database is unchanged: the panel
+   * asks for them on every request, and most requests come between two changes.
+   */
+  #cachedBaseCounts(filter: PanelFilter): Map<string, BaseCounts> {
+    const generation = this.#generation();
+    if (generation !== this.#countsGeneration) {
+      this.#countsGeneration = generation;
+      this.#countsCache.clear();
+    }
+    const key = JSON.stringify([filter.kind, filter.device]);
+    let counts = this.#countsCache.get(key);
+    if (!counts) {
+      counts = this.#baseCounts(filter, null);
+      this.#countsCache.set(key, counts);
+    }
+    return counts;
+  }
+
+  /**
+   * Changes with every row this connection writes (inserted, updated or deleted, by any statement or
+   * trigger, committed or not) and every commit of another connection: no write can leave it as it was.
+   */
+  #generation(): string {
+    return `${this.#totalChanges.get()}:${this.#dataVersion.get()}`;
   }
 
   /** Wakes that need review, are being retried, or are ready and untaken since `staleBefore`. */
@@ -209,11 +298,17 @@ export class PanelTable {
 }
 
 /** The named parameters the statement for these filters uses (better-sqlite3 refuses unused ones). */
-function params(filter: PanelFilter, needs: readonly number[]): Record<string, unknown> {
+function params(
+  filter: PanelFilter,
+  needs: readonly number[],
+  found: readonly number[] | null,
+): Record<string, unknown> {
+  if (filter.q !== null && found === null)
+    throw new Error(`Expected the matches of the search "${filter.q}", got none`);
   return {
     needs: JSON.stringify(needs),
     ...(filter.kind !== null ? { kind: filter.kind } : {}),
     ...(filter.device !== null ? { device: filter.device } : {}),
-    ...(filter.q !== null ? { q: filter.q } : {}),
+    ...(filter.q !== null ? { found: JSON.stringify(found) } : {}),
   };
 }

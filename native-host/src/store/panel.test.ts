@@ -1,0 +1,179 @@
+/**
+ * The panel's reads (#26): the counts, kept between changes, are never stale after one; the search,
+ * through its trigram index (migration 0016), finds exactly what a look at every monitor's text finds.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import type { SourceKind } from "../../../shared/schemas/sources.js";
+import { type PanelCounts, type PanelFilter, PanelTable } from "./panel.js";
+import { Store } from "./store.js";
+
+const stores: Store[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function open(file = ":memory:"): Store {
+  const store = Store.open(file);
+  stores.push(store);
+  return store;
+}
+
+function session(store: Store, id: string, label: string | null = null): void {
+  store.sessions.insert({ id, label, root: null, adapter: { kind: "inbox" }, createdAt: 0 });
+}
+
+let seq = 0;
+function monitor(store: Store, sessionId: string, name: string, kind: SourceKind = "command", text = "true"): number {
+  seq++;
+  const source =
+    kind === "signal"
+      ? { kind: "signal", members: null, quorum: 1, failFast: true, maxSignals: 1 }
+      : { kind: "command", command: text };
+  const uid = store.monitors.insert({
+    sessionId,
+    id: kind === "signal" ? `wp_${String(seq).padStart(12, "0")}` : `mon-${seq}`,
+    name,
+    kind,
+    source: source as never,
+    continuation: "c",
+    intervalMs: kind === "signal" ? null : 60_000,
+    timeoutMs: 3_600_000,
+    createdAt: seq,
+    mode: kind === "signal" ? "signal" : "poll",
+    nextDueAt: kind === "signal" ? null : 1,
+    deadlineAt: 3_600_000,
+  });
+  if (kind === "signal") {
+    store.waitpoints.insert({
+      monitorUid: uid,
+      id: `wp_${String(seq).padStart(12, "0")}`,
+      secretHash: "h",
+      members: null,
+      quorum: 1,
+      failFast: true,
+      maxSignals: 1,
+      heartbeatTimeoutMs: null,
+      device: null,
+      deviceId: null,
+    });
+  }
+  return uid;
+}
+
+const ALL: PanelFilter = { sessionId: null, kind: null, device: null, q: null };
+
+/** The counts as a table that keeps nothing reads them now. */
+const fresh = (store: Store, filter: PanelFilter, needs: number[]): Map<string, PanelCounts> =>
+  new PanelTable(store.db).counts(filter, needs, filter.q === null ? null : store.panel.search(filter.q));
+
+test("counts are kept between changes and read again after every kind of change: never stale", () => {
+  const store = open();
+  session(store, "a");
+  session(store, "b");
+  const first = monitor(store, "a", "build");
+  const second = monitor(store, "a", "deploy", "command");
+  monitor(store, "b", "train", "signal");
+  const needs = [second];
+  const commands: PanelFilter = { ...ALL, kind: "command" };
+  const check = (expected: Record<string, PanelCounts>) => {
+    for (const filter of [ALL, commands]) {
+      expect(Object.fromEntries(store.panel.counts(filter, needs, null))).toEqual(
+        Object.fromEntries(fresh(store, filter, needs)),
+      );
+    }
+    expect(Object.fromEntries(store.panel.counts(ALL, needs, null))).toEqual(expected);
+  };
+  check({ a: { all: 2, active: 2, ended: 0, needs: 1 }, b: { all: 1, active: 1, ended: 0, needs: 0 } });
+  check({ a: { all: 2, active: 2, ended: 0, needs: 1 }, b: { all: 1, active: 1, ended: 0, needs: 0 } });
+
+  monitor(store, "b", "another");
+  check({ a: { all: 2, active: 2, ended: 0, needs: 1 }, b: { all: 2, active: 2, ended: 0, needs: 0 } });
+  store.monitors.end(first, "waiting", "cancelled", "stopped", null, 5);
+  check({ a: { all: 2, active: 1, ended: 1, needs: 1 }, b: { all: 2, active: 2, ended: 0, needs: 0 } });
+  store.monitors.clearEnded("a", 6);
+  check({ a: { all: 1, active: 1, ended: 0, needs: 1 }, b: { all: 2, active: 2, ended: 0, needs: 0 } });
+  store.monitors.delete(second);
+  check({ b: { all: 2, active: 2, ended: 0, needs: 0 } });
+  store.sessions.delete("b");
+  check({});
+});
+
+test("counts are read again after another connection changed the database", () => {
+  const dir = mkdtempSync(join(tmpdir(), "vigil-panel-"));
+  dirs.push(dir);
+  const file = join(dir, "vigil.db");
+  const store = open(file);
+  session(store, "a");
+  monitor(store, "a", "build");
+  expect(store.panel.counts(ALL, [], null).get("a")?.all).toBe(1);
+  const other = open(file);
+  monitor(other, "a", "deploy");
+  expect(store.panel.counts(ALL, [], null).get("a")?.all).toBe(2);
+});
+
+test("search finds exactly the monitors whose text holds the query, through the index, after every change", () => {
+  const store = open();
+  session(store, "a", "Alpha Deploys");
+  session(store, "b", null);
+  const uids = [
+    monitor(store, "a", "Build ARM77", "command", "make arm77 && echo 'ok'"),
+    monitor(store, "a", 'say "hi"', "command", "echo é"),
+    monitor(store, "b", "train-arm770", "signal"),
+    monitor(store, "b", "Ünïcode Name", "command", "true"),
+  ];
+  /** What a look at every monitor's text (as the view has it) finds: the meaning of `q`. */
+  const scan = (q: string): number[] =>
+    (
+      store.db.prepare("SELECT uid, text FROM monitor_search_text ORDER BY uid").all() as Array<{
+        uid: number;
+        text: string;
+      }>
+    )
+      .filter((row) => row.text.replace(/[A-Z]/g, (c) => c.toLowerCase()).includes(q))
+      .map((row) => row.uid);
+  const queries = [
+    "arm77",
+    "arm",
+    "ar",
+    "a",
+    "alpha dep",
+    "deploys build",
+    'say "hi',
+    "é",
+    "ünïcode",
+    "name mon-",
+    '{"kind"',
+    "zzz",
+  ];
+  const check = () => {
+    for (const q of queries)
+      expect(
+        store.panel.search(q).sort((x, y) => x - y),
+        q,
+      ).toEqual(scan(q));
+  };
+  check();
+  expect(store.panel.search("alpha dep")).toEqual([uids[0], uids[1]]);
+  expect(store.panel.search("ünïcode")).toEqual([]); // SQLite's lower() folds ASCII only, as before
+
+  store.sessions.setLabel("a", "Gamma");
+  check();
+  expect(store.panel.search("alpha")).toEqual([]);
+  expect(store.panel.search("gamma")).toEqual([uids[0], uids[1]]);
+  store.db.prepare("UPDATE waitpoints SET device = 'gpu-box' WHERE monitor_uid = ?").run(uids[2]);
+  check();
+  expect(store.panel.search("gpu-box")).toEqual([uids[2]]);
+  store.db.prepare("DELETE FROM waitpoints WHERE monitor_uid = ?").run(uids[2]);
+  check();
+  store.monitors.delete(uids[0] as number);
+  check();
+  expect(store.panel.search("arm77")).toEqual([uids[2]]);
+  store.sessions.delete("b");
+  check();
+  expect(store.panel.search("arm")).toEqual([]);
+});
