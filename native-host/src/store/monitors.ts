@@ -8,6 +8,7 @@ import type { ConditionState } from "../../../shared/conditions.js";
 import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
 import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
+import { wideRows } from "./wide-rows.js";
 
 export interface MonitorRecord {
   uid: number;
@@ -243,7 +244,7 @@ export class MonitorsTable {
          AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
        RETURNING id`,
     );
-    this.#byUids = db.prepare<[string], Raw>(`${SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`);
+    this.#byUids = wideRows<[string], Raw>(db, `${SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`);
   }
 
   insert(monitor: NewMonitor): number {

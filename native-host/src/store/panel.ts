@@ -7,6 +7,7 @@
 import type { Statement } from "better-sqlite3";
 import type { SourceKind } from "../../../shared/schemas/sources.js";
 import type { Db } from "./db.js";
+import { wideRows } from "./wide-rows.js";
 
 /** The panel's list filters (`filter=` picks among all, needs, active, ended on top of these). */
 export interface PanelFilter {
@@ -161,7 +162,8 @@ export class PanelTable {
          CASE WHEN wp.monitor_uid IS NULL THEN NULL
            ELSE (SELECT max(g.received_at) FROM signals g WHERE g.monitor_uid = m.uid) END AS lastSignalAt,
          wp.device`;
-    this.#monitors = db.prepare<[number], MonitorAttentionRow>(
+    this.#monitors = wideRows<[number], MonitorAttentionRow>(
+      db,
       `SELECT ${columns} FROM monitors m LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
          WHERE m.last_error IS NOT NULL AND m.ending_reason IS NULL AND m.cleared_at IS NULL
        UNION ALL
