@@ -2,6 +2,7 @@
  * Reading many wide rows at once (a page of the side panel): better-sqlite3 builds each row object
  * one property at a time in C++, which for a 30-column row costs twice what reading the row as an
  * array and naming its values here does (bench/panel.js; issue #26). Same objects, same names.
+ * Design: docs/design.md §10.
  */
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./db.js";
