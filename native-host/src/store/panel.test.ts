@@ -1,6 +1,6 @@
 /**
  * The panel's reads (#26): the counts, kept between changes, are never stale after one; the search,
- * through its trigram index (migration 0016), finds exactly what a look at every monitor's text finds.
+ * through the text kept per monitor (migration 0016), finds exactly what the text as it is now holds.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +28,14 @@ function session(store: Store, id: string, label: string | null = null): void {
 }
 
 let seq = 0;
-function monitor(store: Store, sessionId: string, name: string, kind: SourceKind = "command", text = "true"): number {
+function monitor(
+  store: Store,
+  sessionId: string,
+  name: string,
+  kind: SourceKind = "command",
+  text = "true",
+  device: string | null = null,
+): number {
   seq++;
   const source =
     kind === "signal"
@@ -58,7 +65,7 @@ function monitor(store: Store, sessionId: string, name: string, kind: SourceKind
       failFast: true,
       maxSignals: 1,
       heartbeatTimeoutMs: null,
-      device: null,
+      device,
       deviceId: null,
     });
   }
@@ -116,7 +123,7 @@ test("counts are read again after another connection changed the database", () =
   expect(store.panel.counts(ALL, [], null).get("a")?.all).toBe(2);
 });
 
-test("search finds exactly the monitors whose text holds the query, through the index, after every change", () => {
+test("search finds exactly the monitors whose text holds the query, as it is after every change", () => {
   const store = open();
   session(store, "a", "Alpha Deploys");
   session(store, "b", null);
@@ -125,8 +132,9 @@ test("search finds exactly the monitors whose text holds the query, through the 
     monitor(store, "a", 'say "hi"', "command", "echo é"),
     monitor(store, "b", "train-arm770", "signal"),
     monitor(store, "b", "Ünïcode Name", "command", "true"),
+    monitor(store, "b", "on the box", "signal", "", "DGX-1"),
   ];
-  /** What a look at every monitor's text (as the view has it) finds: the meaning of `q`. */
+  /** What a look at every monitor's text as it is now (the view) finds: the meaning of `q`. */
   const scan = (q: string): number[] =>
     (
       store.db.prepare("SELECT uid, text FROM monitor_search_text ORDER BY uid").all() as Array<{
@@ -149,6 +157,8 @@ test("search finds exactly the monitors whose text holds the query, through the 
     "name mon-",
     '{"kind"',
     "zzz",
+    "dgx",
+    "gpu",
   ];
   const check = () => {
     for (const q of queries)
@@ -160,6 +170,7 @@ test("search finds exactly the monitors whose text holds the query, through the 
   check();
   expect(store.panel.search("alpha dep")).toEqual([uids[0], uids[1]]);
   expect(store.panel.search("ünïcode")).toEqual([]); // SQLite's lower() folds ASCII only, as before
+  expect(store.panel.search("dgx-1")).toEqual([uids[4]]);
 
   store.sessions.setLabel("a", "Gamma");
   check();

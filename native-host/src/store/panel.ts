@@ -32,22 +32,11 @@ export interface PanelCounts {
 type BaseCounts = Omit<PanelCounts, "needs">;
 
 /**
- * What a person may search for a monitor by is one text (the view `monitor_search_text`, migration
- * 0016): its name and id, its session's label, its waitpoint's device, and its source as stored
- * (command, tool name, event type, URL; secrets are kept there as references, never values). A
- * search matches the monitors whose lower-cased text holds the (lower-cased) query.
+ * What a person may search a monitor by is one text (migration 0016): its name and id, its session's
+ * label, its waitpoint's device, and its source as stored (command, tool name, event type, URL;
+ * secrets are kept there as references, never values), kept lower-cased in `monitor_search`. A search
+ * matches the monitors whose text holds the (lower-cased) query.
  */
-const MATCHES = "instr(lower(t.text), @q) > 0";
-
-/**
- * The trigram index (`monitor_search`) finds candidates for a query of this many characters or more;
- * a shorter one is looked for in every monitor's text.
- */
-export const INDEXED_QUERY_CHARS = 3;
-
-/** The query as one FTS5 phrase: the trigram index matches it as a substring, case folded. */
-const phrase = (q: string): string => `"${q.replaceAll('"', '""')}"`;
-
 const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";
 const FOUND = "m.uid IN (SELECT value FROM json_each(@found))";
 
@@ -120,8 +109,7 @@ export class PanelTable {
   readonly #statements = new Map<string, Statement>();
   readonly #wakes;
   readonly #monitors;
-  readonly #searchIndexed;
-  readonly #searchAll;
+  readonly #search;
   readonly #totalChanges;
   readonly #dataVersion;
   /** Base counts by kind and device filter, for the database as it was at `#countsGeneration`. */
@@ -132,13 +120,7 @@ export class PanelTable {
     this.#db = db;
     this.#totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
     this.#dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
-    this.#searchIndexed = db.prepare<{ q: string; phrase: string }, { uid: number }>(
-      `SELECT t.uid FROM monitor_search f JOIN monitor_search_text t ON t.uid = f.rowid
-       WHERE f.text MATCH @phrase AND ${MATCHES}`,
-    );
-    this.#searchAll = db.prepare<{ q: string }, { uid: number }>(
-      `SELECT t.uid FROM monitor_search_text t WHERE ${MATCHES}`,
-    );
+    this.#search = db.prepare<[string], number>("SELECT uid FROM monitor_search WHERE instr(text, ?) > 0").pluck();
     this.#wakes = db.prepare<[number], WakeAttentionRow>(
       `SELECT w.id, w.session_id AS sessionId, w.monitor_uid AS monitorUid, m.id AS monitorId, m.name, m.kind,
          wp.id AS waitpointId, w.state, w.attempts, w.last_error AS lastError, w.next_attempt_at AS nextAttemptAt,
@@ -176,16 +158,9 @@ export class PanelTable {
     );
   }
 
-  /**
-   * The monitors (uids) whose search text holds `q` (lower-cased): for 3 characters or more, the
-   * trigram index's candidates, each checked against its text; for fewer, every monitor's text.
-   */
+  /** The monitors (uids) whose search text holds `q` (lower-cased), cleared ones too. */
   search(q: string): number[] {
-    const rows =
-      [...q].length >= INDEXED_QUERY_CHARS
-        ? this.#searchIndexed.all({ q, phrase: phrase(q) })
-        : this.#searchAll.all({ q });
-    return rows.map((row) => row.uid);
+    return this.#search.all(q);
   }
 
   #statement(key: string, sql: () => string): Statement {
