@@ -82,9 +82,14 @@ function existingLate(store: Store, checks: CheckLoadView): CheckLoadView {
   return { ...checks, late, overloaded: checks.waitingForSlot > 0 || late.length > 0 };
 }
 
+/** A list filter or search naming at most this many monitors is paged from one look-up of them all. */
+export const LISTED_AT_ONCE = 2000;
+
 /**
  * The page's monitors: the sessions are walked in order with their counts, and only those the page
  * reaches are asked for their part (each a look-up on the session index, no sort of every monitor).
+ * Needs you and a narrow search name few monitors, spread over many sessions: those are read at once
+ * and paged here, in the same order.
  */
 function pageUids(
   store: Store,
@@ -93,6 +98,17 @@ function pageUids(
   needs: readonly number[],
   found: readonly number[] | null,
 ): number[] {
+  const named = Math.min(
+    query.filter === "needs" ? needs.length : Number.POSITIVE_INFINITY,
+    found?.length ?? Number.POSITIVE_INFINITY,
+  );
+  if (named <= LISTED_AT_ONCE) {
+    const listed = store.panel.listed(query, query.filter, needs, found);
+    return sessions
+      .filter((session) => query.sessionId === null || session.id === query.sessionId)
+      .flatMap((session) => listed.get(session.id) ?? [])
+      .slice(query.offset, query.offset + query.limit);
+  }
   const uids: number[] = [];
   let skip = query.offset;
   for (const session of sessions) {

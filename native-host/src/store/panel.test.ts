@@ -188,3 +188,26 @@ test("search finds exactly the monitors whose text holds the query, as it is aft
   check();
   expect(store.panel.search("arm")).toEqual([]);
 });
+
+test("a short list read at once holds what each session's pages hold, in the same order", () => {
+  const store = open();
+  const uids: number[] = [];
+  for (const id of ["a", "b", "c"]) session(store, id, `Team ${id}`);
+  for (let i = 0; i < 30; i++)
+    uids.push(monitor(store, ["a", "b", "c"][i % 3] as string, `job ${i}`, i % 4 ? "command" : "signal"));
+  store.monitors.end(uids[4] as number, "waiting", "cancelled", "stopped", null, 1);
+  const needs = [uids[1], uids[4], uids[8], uids[9], uids[20]] as number[];
+  const found = store.panel.search("job 2");
+  for (const filter of [ALL, { ...ALL, kind: "command" as const }, { ...ALL, q: "job 2" }]) {
+    for (const list of ["needs", "all", "active", "ended"] as const) {
+      const f = filter.q === null ? null : found;
+      if (list !== "needs" && f === null) continue;
+      const listed = store.panel.listed(filter, list, needs, f);
+      for (const id of ["a", "b", "c"]) {
+        expect(listed.get(id) ?? [], `${JSON.stringify(filter)} ${list} ${id}`).toEqual(
+          store.panel.sessionPage(id, filter, list, needs, f, 0, 100),
+        );
+      }
+    }
+  }
+});

@@ -197,6 +197,30 @@ export class PanelTable {
   }
 
   /**
+   * The monitors (uids by session, in uid order) under the filters, for a list filter or search that
+   * names few monitors (Needs you, a search's matches): one look-up per named monitor, where a page
+   * spanning many sessions would ask each session for its few.
+   */
+  listed(
+    filter: PanelFilter,
+    list: ListFilter,
+    needs: readonly number[],
+    found: readonly number[] | null,
+  ): Map<string, number[]> {
+    const statement = this.#statement(
+      `listed:${list}:${filterKey(filter)}`,
+      () => `SELECT m.uid, m.session_id AS sessionId ${sqlFor(filter)}${LIST_WHERE[list]} ORDER BY m.uid`,
+    );
+    const bySession = new Map<string, number[]>();
+    for (const row of statement.all(params(filter, needs, found)) as Array<{ uid: number; sessionId: string }>) {
+      const uids = bySession.get(row.sessionId);
+      if (uids) uids.push(row.uid);
+      else bySession.set(row.sessionId, [row.uid]);
+    }
+    return bySession;
+  }
+
+  /**
    * Counts per session under the kind, device and search filters (not the session filter); `found`
    * is `search(filter.q)` when there is a query. All, active and ended are read again only once the
    * database has changed (`#generation`); the Needs-you count follows the `needs` given (it moves
