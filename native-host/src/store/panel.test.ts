@@ -35,6 +35,7 @@ function monitor(
   kind: SourceKind = "command",
   text = "true",
   device: string | null = null,
+  heartbeatTimeoutMs: number | null = null,
 ): number {
   seq++;
   const source =
@@ -64,7 +65,7 @@ function monitor(
       quorum: 1,
       failFast: true,
       maxSignals: 1,
-      heartbeatTimeoutMs: null,
+      heartbeatTimeoutMs,
       device,
       deviceId: null,
     });
@@ -210,4 +211,58 @@ test("a short list read at once holds what each session's pages hold, in the sam
       }
     }
   }
+});
+
+test("the Needs-you monitor rows are kept between changes, read again after each, and the window moves with the clock", () => {
+  const store = open();
+  session(store, "a");
+  const rows = (endedSince: number) =>
+    store.panel.attentionMonitors(endedSince).map((row) => ({
+      uid: row.uid,
+      ending: row.endingReason,
+      lastSignalAt: row.lastSignalAt,
+      lastError: row.lastError,
+    }));
+  /** What a table that keeps nothing reads now. */
+  const fresh = (endedSince: number) =>
+    new PanelTable(store.db).attentionMonitors(endedSince).map((row) => ({
+      uid: row.uid,
+      ending: row.endingReason,
+      lastSignalAt: row.lastSignalAt,
+      lastError: row.lastError,
+    }));
+  expect(rows(0)).toEqual([]);
+  const wp = monitor(store, "a", "train", "signal", "", null, 1000);
+  const cmd = monitor(store, "a", "build");
+  expect(rows(0)).toEqual([{ uid: wp, ending: null, lastSignalAt: null, lastError: null }]);
+  store.waitpoints.insertSignal({
+    monitorUid: wp,
+    key: null,
+    status: "progress",
+    member: null,
+    message: "step",
+    data: null,
+    via: "http",
+    receivedAt: 50,
+    eventSeq: 0,
+  });
+  expect(rows(0)).toEqual([{ uid: wp, ending: null, lastSignalAt: 50, lastError: null }]);
+  store.monitors.recordCheck(cmd, {
+    at: 60,
+    nextDueAt: 70,
+    error: "exit 127",
+    unrunnableStreak: 0,
+    conditionState: {},
+  });
+  expect(rows(0)).toEqual(fresh(0));
+  expect(rows(0).map((row) => row.uid)).toEqual([cmd, wp]);
+  store.monitors.end(wp, "waiting", "finished", "failed", "the waitpoint failed", 100);
+  expect(rows(0)).toEqual([
+    { uid: cmd, ending: null, lastSignalAt: null, lastError: "exit 127" },
+    { uid: wp, ending: "failed", lastSignalAt: 50, lastError: null },
+  ]);
+  // No write between: the window moving past the failure leaves it out; moving back reads again.
+  expect(rows(101).map((row) => row.uid)).toEqual([cmd]);
+  expect(rows(100).map((row) => row.uid)).toEqual([cmd, wp]);
+  expect(rows(0)).toEqual(fresh(0));
 });

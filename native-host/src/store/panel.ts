@@ -112,9 +112,12 @@ export class PanelTable {
   readonly #search;
   readonly #totalChanges;
   readonly #dataVersion;
-  /** Base counts by kind and device filter, for the database as it was at `#countsGeneration`. */
+  /** What is kept for the database as it was at `#keptGeneration` (see `#kept()`). */
+  #keptGeneration = "";
+  /** Base counts by kind and device filter. */
   readonly #countsCache = new Map<string, Map<string, BaseCounts>>();
-  #countsGeneration = "";
+  /** The Needs-you monitor rows, read for waitpoints ended since `endedSince`. */
+  #attentionKept: { endedSince: number; rows: MonitorAttentionRow[] } | null = null;
 
   constructor(db: Db) {
     this.#db = db;
@@ -265,11 +268,7 @@ export class PanelTable {
    * asks for them on every request, and most requests come between two changes.
    */
   #cachedBaseCounts(filter: PanelFilter): Map<string, BaseCounts> {
-    const generation = this.#generation();
-    if (generation !== this.#countsGeneration) {
-      this.#countsGeneration = generation;
-      this.#countsCache.clear();
-    }
+    this.#kept();
     const key = JSON.stringify([filter.kind, filter.device]);
     let counts = this.#countsCache.get(key);
     if (!counts) {
@@ -277,6 +276,15 @@ export class PanelTable {
       this.#countsCache.set(key, counts);
     }
     return counts;
+  }
+
+  /** Drops what is kept once the database has changed since it was read. */
+  #kept(): void {
+    const generation = this.#generation();
+    if (generation === this.#keptGeneration) return;
+    this.#keptGeneration = generation;
+    this.#countsCache.clear();
+    this.#attentionKept = null;
   }
 
   /**
@@ -292,9 +300,22 @@ export class PanelTable {
     return this.#wakes.all(staleBefore);
   }
 
-  /** Armed monitors in error, armed waitpoints with a heartbeat timeout, waitpoints failed since `endedSince`. */
+  /**
+   * Armed monitors in error, armed waitpoints with a heartbeat timeout, waitpoints failed since
+   * `endedSince`: kept until the database changes (they follow its rows alone; the clock only moves
+   * the window, applied here).
+   */
   attentionMonitors(endedSince: number): MonitorAttentionRow[] {
-    return this.#monitors.all(endedSince);
+    this.#kept();
+    const kept = this.#attentionKept;
+    // Kept rows serve while the database is unchanged and the window only moved on (they hold every
+    // waitpoint ended since an earlier time: those ended before this one are left out here).
+    if (kept && kept.endedSince <= endedSince) {
+      return kept.rows.filter((row) => row.endingAt === null || row.endingAt >= endedSince);
+    }
+    const rows = this.#monitors.all(endedSince);
+    this.#attentionKept = { endedSince, rows };
+    return rows;
   }
 }
 
