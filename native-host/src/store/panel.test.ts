@@ -266,3 +266,19 @@ test("the Needs-you monitor rows are kept between changes, read again after each
   expect(rows(100).map((row) => row.uid)).toEqual([cmd, wp]);
   expect(rows(0)).toEqual(fresh(0));
 });
+
+test("counts read inside a transaction that is then rolled back are not kept", () => {
+  const store = open();
+  session(store, "a");
+  monitor(store, "a", "build");
+  expect(store.panel.counts(ALL, [], null).get("a")?.all).toBe(1);
+  expect(() =>
+    store.tx(() => {
+      monitor(store, "a", "deploy");
+      expect(store.panel.counts(ALL, [], null).get("a")?.all).toBe(2);
+      expect(store.panel.attentionMonitors(0)).toEqual([]);
+      throw new Error("rolled back");
+    }),
+  ).toThrow("rolled back");
+  expect(store.panel.counts(ALL, [], null).get("a")?.all).toBe(1);
+});

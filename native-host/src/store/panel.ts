@@ -268,7 +268,7 @@ export class PanelTable {
    * asks for them on every request, and most requests come between two changes.
    */
   #cachedBaseCounts(filter: PanelFilter): Map<string, BaseCounts> {
-    this.#kept();
+    if (!this.#kept()) return this.#baseCounts(filter, null);
     const key = JSON.stringify([filter.kind, filter.device]);
     let counts = this.#countsCache.get(key);
     if (!counts) {
@@ -278,13 +278,19 @@ export class PanelTable {
     return counts;
   }
 
-  /** Drops what is kept once the database has changed since it was read. */
-  #kept(): void {
+  /**
+   * Drops what is kept once the database has changed since it was read. False inside a transaction:
+   * what it wrote may yet be rolled back (which leaves the generation as it is), so nothing read
+   * there is kept or served.
+   */
+  #kept(): boolean {
     const generation = this.#generation();
-    if (generation === this.#keptGeneration) return;
-    this.#keptGeneration = generation;
-    this.#countsCache.clear();
-    this.#attentionKept = null;
+    if (generation !== this.#keptGeneration) {
+      this.#keptGeneration = generation;
+      this.#countsCache.clear();
+      this.#attentionKept = null;
+    }
+    return !this.#db.inTransaction;
   }
 
   /**
@@ -306,7 +312,7 @@ export class PanelTable {
    * the window, applied here).
    */
   attentionMonitors(endedSince: number): MonitorAttentionRow[] {
-    this.#kept();
+    if (!this.#kept()) return this.#monitors.all(endedSince);
     const kept = this.#attentionKept;
     // Kept rows serve while the database is unchanged and the window only moved on (they hold every
     // waitpoint ended since an earlier time: those ended before this one are left out here).
