@@ -1,29 +1,47 @@
 // `npm run bench:panel` (issue #26): what the side panel's list costs the daemon. 10,000 waitpoints in
 // 20 sessions (plus some in error, stalled, failed, so the Needs-you list has work), 5 changes a second
 // (heartbeats to random waitpoints) meanwhile; `GET /api/panel` requested back to back over the owner's
-// socket: p50/p99 per request for the first page (limit 200), a filtered page (filter=needs), a search
-// (q=) and one session; and `/healthz` latency every 20 ms meanwhile, beside /healthz with no panel load.
-// A benchmark, not a test: it prints figures. BENCH_PANEL_WAITPOINTS, BENCH_PANEL_SECONDS override.
+// socket: p50/p99 per request and the daemon's CPU time per request, for the first page (limit 200, and
+// 500 as the side panel asks), a filtered page (filter=needs), a search (q=) and one session; and
+// `/healthz` latency every 20 ms meanwhile, beside /healthz with no panel load.
+// A benchmark, not a test: it prints figures. Environment:
+//   BENCH_PANEL_WAITPOINTS (10000), BENCH_PANEL_SECONDS (5)
+//   BENCH_PANEL_BEFORE=DIR   also measures the daemon of another checkout (built), e.g. the code before
+//                            a change, in the same run: both daemons run side by side and each query
+//                            goes to one then the other, round after round; its lines are marked "before"
+//   BENCH_PANEL_PROFILE=1    this checkout's daemon runs with --cpu-prof; the profile, a flame graph
+//                            (.svg) and the hottest functions go to bench/output/ (not committed); the
+//                            profiled run's figures are slower than an unprofiled one's
 //
 // The browser side of the issue's figures (first list painted, main-thread work per change, an idle
 // open panel's CPU) is measured by the extension's suite; set BENCH_PANEL_BROWSER=1 once it provides
 // `bench/panel-browser.js` exporting `run()` and this script runs it after the daemon figures.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { request } from "node:http";
+import { loadavg } from "node:os";
 import { join } from "node:path";
-import { Daemon, fmt, quantile, ROOT, sleep } from "./lib.js";
+import { cpuSeconds, Daemon, fmt, quantile, ROOT, sleep } from "./lib.js";
+import { flameGraph, printHot } from "./profile-report.js";
 
 const WAITPOINTS = Number(process.env.BENCH_PANEL_WAITPOINTS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_PANEL_SECONDS ?? 5);
 const SESSIONS = 20;
 const CHANGES_PER_SECOND = 5;
+const BEFORE = process.env.BENCH_PANEL_BEFORE;
+const PROFILE = process.env.BENCH_PANEL_PROFILE === "1";
+const OUTPUT = join(import.meta.dirname, "output");
+/** Requests of one kind in a row to one daemon, its CPU time read around them (/proc counts in 10 ms ticks). */
+const BLOCK = 5;
 
-/** Arms the waitpoints straight through the engine (the code the API runs), before the daemon starts. */
-async function seed(home) {
-  const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
-  const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
-  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
-  const { ensureHome } = await import(join(ROOT, "dist/native-host/src/base/home.js"));
+/**
+ * Arms the waitpoints straight through the engine (the code the API runs) of the checkout measured,
+ * before its daemon starts.
+ */
+async function seed(home, checkout) {
+  const { Store } = await import(join(checkout, "dist/native-host/src/store/store.js"));
+  const { wireServices } = await import(join(checkout, "dist/native-host/src/daemon.js"));
+  const { silentLogger } = await import(join(checkout, "dist/native-host/src/base/log.js"));
+  const { ensureHome } = await import(join(checkout, "dist/native-host/src/base/home.js"));
   const store = Store.open(ensureHome(home).db);
   const { engine, waitpoints, delivery } = wireServices({ store, log: silentLogger });
   delivery.stop();
@@ -102,47 +120,99 @@ function changes(daemon, ids) {
   };
 }
 
-export async function run() {
-  const daemon = new Daemon();
-  const ids = await seed(daemon.home);
+const QUERIES = {
+  "first page (limit 200)": "/api/panel?limit=200",
+  "first page as the panel asks (limit 500)": "/api/panel?limit=500",
+  "Needs you (filter=needs)": "/api/panel?filter=needs&limit=200",
+  "search (q=arm77)": "/api/panel?q=arm77&limit=200",
+  "one session, page 10": "/api/panel?session=team-7&offset=400&limit=50",
+};
+
+/** One checkout's daemon on a fresh home seeded by its own code, started and warmed up. */
+async function startSide(checkout, profileDir) {
+  const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const daemon = new Daemon(undefined, {}, { nodeArgs, bin: join(checkout, "bin", "vigil.js") });
+  const ids = await seed(daemon.home, checkout);
   await daemon.start();
-  await sleep(3000); // the stalled ones stall (and fail: fail-fast); the daemon settles
-  for (let i = 0; i < 20; i++) await timed(daemon, "/api/panel?limit=200"); // warm-up (JIT, page cache)
+  return { daemon, ids };
+}
 
-  const idle = healthProbe(daemon);
+/**
+ * The figures of every side, measured together: the idle /healthz of all at once, then, under the
+ * changes, each query asked of one side after the other, round after round, so that all see the same
+ * machine (other work on it slows each alike).
+ */
+async function measure(sides) {
+  await sleep(3000); // the stalled ones stall (and fail: fail-fast); the daemons settle
+  for (const { daemon } of sides) for (let i = 0; i < 20; i++) await timed(daemon, "/api/panel?limit=200"); // warm-up
+  const idle = sides.map(({ daemon }) => healthProbe(daemon));
   await sleep(SECONDS * 1000);
-  await idle.stop();
+  for (const probe of idle) await probe.stop();
 
-  const stopChanges = changes(daemon, ids);
-  const probe = healthProbe(daemon);
-  const first = await timed(daemon, "/api/panel?limit=200");
-  first.body = JSON.parse(first.text);
-  const queries = {
-    "first page (limit 200)": "/api/panel?limit=200",
-    "Needs you (filter=needs)": "/api/panel?filter=needs&limit=200",
-    "search (q=arm77)": "/api/panel?q=arm77&limit=200",
-    "one session, page 10": "/api/panel?session=team-7&offset=400&limit=50",
-  };
-  const figures = {};
-  const until = performance.now() + SECONDS * 1000;
-  for (const name of Object.keys(queries)) figures[name] = [];
+  const stops = sides.map(({ daemon, ids }) => changes(daemon, ids));
+  const busy = sides.map(({ daemon }) => healthProbe(daemon));
+  const firsts = [];
+  for (const { daemon } of sides) firsts.push(await timed(daemon, "/api/panel?limit=200"));
+  const figures = sides.map(() => Object.fromEntries(Object.keys(QUERIES).map((name) => [name, []])));
+  const cpu = sides.map(() => Object.fromEntries(Object.keys(QUERIES).map((name) => [name, 0])));
+  const until = performance.now() + SECONDS * sides.length * 1000;
   while (performance.now() < until) {
-    for (const [name, path] of Object.entries(queries)) figures[name].push((await timed(daemon, path)).ms);
+    for (const [name, path] of Object.entries(QUERIES)) {
+      for (const [i, { daemon }] of sides.entries()) {
+        const cpu0 = cpuSeconds(daemon.pid);
+        for (let k = 0; k < BLOCK; k++) figures[i][name].push((await timed(daemon, path)).ms);
+        cpu[i][name] += cpuSeconds(daemon.pid) - cpu0;
+      }
+    }
   }
-  await probe.stop();
-  await stopChanges();
-  const bytes = Buffer.byteLength(first.text);
+  for (const probe of busy) await probe.stop();
+  for (const stop of stops) await stop();
+  return sides.map((_, i) => ({
+    body: JSON.parse(firsts[i].text),
+    bytes: Buffer.byteLength(firsts[i].text),
+    figures: figures[i],
+    cpu: cpu[i],
+    idle: idle[i].latencies,
+    busy: busy[i].latencies,
+  }));
+}
 
+function report(label, r) {
   console.log(
-    `panel list: ${WAITPOINTS} waitpoints in ${SESSIONS} sessions, ${CHANGES_PER_SECOND} changes/s, requests back to back over the owner's socket (goal p99 < 20 ms at 10,000 waitpoints)`,
+    `  ${label}first page: ${r.body.items.length} of ${r.body.total} items, ${(r.bytes / 1024).toFixed(0)} KB, Needs you ${r.body.attention?.length ?? "n/a (no attention list)"}`,
   );
+  for (const [name, values] of Object.entries(r.figures)) {
+    const perRequest = fmt((1000 * r.cpu[name]) / values.length);
+    console.log(`  ${label}/api/panel ${name}: ${stats(values)} · daemon CPU ${perRequest} a request`);
+  }
+  console.log(`  ${label}/healthz every 20 ms, no panel requests: ${stats(r.idle)}`);
+  console.log(`  ${label}/healthz every 20 ms, panel requested back to back: ${stats(r.busy)}`);
+}
+
+export async function run() {
+  const load0 = loadavg()[0];
+  let profileDir = null;
+  if (PROFILE) {
+    profileDir = join(OUTPUT, `panel-profile-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+    mkdirSync(profileDir, { recursive: true });
+  }
+  const sides = [await startSide(ROOT, profileDir), ...(BEFORE ? [await startSide(BEFORE, null)] : [])];
+  const [after, before] = await measure(sides);
+  for (const { daemon } of sides) await daemon.dispose();
   console.log(
-    `  first page: ${first.body.items.length} of ${first.body.total} items, ${(bytes / 1024).toFixed(0)} KB, Needs you ${first.body.attention?.length ?? "n/a (no attention list)"}`,
+    `panel list: ${WAITPOINTS} waitpoints in ${SESSIONS} sessions, ${CHANGES_PER_SECOND} changes/s, requests back to back over the owner's socket (goal p99 < 20 ms at 10,000 waitpoints)${PROFILE ? " (this checkout profiled)" : ""}`,
   );
-  for (const [name, values] of Object.entries(figures)) console.log(`  /api/panel ${name}: ${stats(values)}`);
-  console.log(`  /healthz every 20 ms, no panel requests: ${stats(idle.latencies)}`);
-  console.log(`  /healthz every 20 ms, panel requested back to back: ${stats(probe.latencies)}`);
-  await daemon.dispose();
+  report("", after);
+  if (before) report(`before (${BEFORE}): `, before);
+  console.log(`  load average (1 min) at start ${load0.toFixed(2)}, at end ${loadavg()[0].toFixed(2)}`);
+  if (profileDir) {
+    const file = readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
+    if (file) {
+      flameGraph(join(profileDir, file), join(profileDir, "flame.svg"));
+      printHot(join(profileDir, file), 30);
+      console.log(`profile: ${join(profileDir, file)} and ${join(profileDir, "flame.svg")}`);
+    } else console.log(`profile: none written in ${profileDir} (the daemon did not exit cleanly)`);
+  }
 
   if (process.env.BENCH_PANEL_BROWSER === "1") {
     const browser = join(import.meta.dirname, "panel-browser.js");

@@ -82,11 +82,33 @@ function existingLate(store: Store, checks: CheckLoadView): CheckLoadView {
   return { ...checks, late, overloaded: checks.waitingForSlot > 0 || late.length > 0 };
 }
 
+/** A list filter or search naming at most this many monitors is paged from one look-up of them all. */
+export const LISTED_AT_ONCE = 2000;
+
 /**
  * The page's monitors: the sessions are walked in order with their counts, and only those the page
  * reaches are asked for their part (each a look-up on the session index, no sort of every monitor).
+ * Needs you and a narrow search name few monitors, spread over many sessions: those are read at once
+ * and paged here, in the same order.
  */
-function pageUids(store: Store, query: PanelQuery, sessions: PanelSession[], needs: readonly number[]): number[] {
+function pageUids(
+  store: Store,
+  query: PanelQuery,
+  sessions: PanelSession[],
+  needs: readonly number[],
+  found: readonly number[] | null,
+): number[] {
+  const named = Math.min(
+    query.filter === "needs" ? needs.length : Number.POSITIVE_INFINITY,
+    found?.length ?? Number.POSITIVE_INFINITY,
+  );
+  if (named <= LISTED_AT_ONCE) {
+    const listed = store.panel.listed(query, query.filter, needs, found);
+    return sessions
+      .filter((session) => query.sessionId === null || session.id === query.sessionId)
+      .flatMap((session) => listed.get(session.id) ?? [])
+      .slice(query.offset, query.offset + query.limit);
+  }
   const uids: number[] = [];
   let skip = query.offset;
   for (const session of sessions) {
@@ -97,7 +119,9 @@ function pageUids(store: Store, query: PanelQuery, sessions: PanelSession[], nee
       skip -= size;
       continue;
     }
-    uids.push(...store.panel.sessionPage(session.id, query, query.filter, needs, skip, query.limit - uids.length));
+    uids.push(
+      ...store.panel.sessionPage(session.id, query, query.filter, needs, found, skip, query.limit - uids.length),
+    );
     skip = 0;
   }
   return uids;
@@ -135,7 +159,8 @@ export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
     shield: (text) => shield.text(text),
   });
   const needs = attention.monitorUids;
-  const perSession = store.panel.counts(query, needs);
+  const found = query.q === null ? null : store.panel.search(query.q);
+  const perSession = store.panel.counts(query, needs, found);
   const sessionRows = store.sessions.list();
   const sessions = sessionRows.map((session) => ({
     id: session.id,
@@ -144,7 +169,7 @@ export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
   }));
   const counts =
     query.sessionId === null ? [...perSession.values()].reduce(add, ZERO) : (perSession.get(query.sessionId) ?? ZERO);
-  const records = store.monitors.byUids(pageUids(store, query, sessions, needs));
+  const records = store.monitors.byUids(pageUids(store, query, sessions, needs, found));
   const items = listItems(deps, records, sessionRows);
   return {
     total: counts[query.filter],

@@ -13,7 +13,7 @@ import type { CheckEntry } from "../store/checks.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import type { Store } from "../store/store.js";
-import { parseWakeId, type RawWake, toDeliveryView, toWakeView } from "../store/wakes.js";
+import { type DeliveryRow, parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
 
 /**
  * Who takes a ready wake of an agent session: the open session through its hooks, or, once it is
@@ -56,7 +56,7 @@ export class Queries {
   }
 
   /** The view from parts already read (the panel reads them for a whole page at once). */
-  viewOf(record: MonitorRecord, latest: RawWake | undefined, adapterKind: string | undefined, stall: Stall | null) {
+  viewOf(record: MonitorRecord, latest: DeliveryRow | undefined, adapterKind: string | undefined, stall: Stall | null) {
     const delivery = latest ? toDeliveryView(latest) : null;
     if (delivery?.state === "ready" && delivery.attempts === 0) {
       const waitingFor = AGENT_SESSION[adapterKind ?? ""];

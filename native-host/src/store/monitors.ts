@@ -8,6 +8,7 @@ import type { ConditionState } from "../../../shared/conditions.js";
 import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
 import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
+import { wideRows } from "./wide-rows.js";
 
 export interface MonitorRecord {
   uid: number;
@@ -245,7 +246,8 @@ export class MonitorsTable {
          AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
        RETURNING id`,
     );
-    this.#byUids = db.prepare<[string], RawMonitor>(
+    this.#byUids = wideRows<[string], RawMonitor>(
+      db,
       `${MONITOR_SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`,
     );
   }

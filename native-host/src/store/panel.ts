@@ -7,6 +7,7 @@
 import type { Statement } from "better-sqlite3";
 import type { SourceKind } from "../../../shared/schemas/sources.js";
 import type { Db } from "./db.js";
+import { wideRows } from "./wide-rows.js";
 
 /** The panel's list filters (`filter=` picks among all, needs, active, ended on top of these). */
 export interface PanelFilter {
@@ -27,14 +28,17 @@ export interface PanelCounts {
   ended: number;
 }
 
-/**
- * What a person may search for a monitor by, in one lower-cased string: its name and id, its
- * session's label, its waitpoint's device, and its source as stored (command, tool name, event type,
- * URL; secrets are kept there as references, never values).
- */
-const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' ' || coalesce(wp.device, '') || ' ' || m.source)`;
+/** The counts that follow the monitors' rows alone (Needs you also follows the clock). */
+type BaseCounts = Omit<PanelCounts, "needs">;
 
+/**
+ * What a person may search a monitor by is one text (migration 0016): its name and id, its session's
+ * label, its waitpoint's device, and its source as stored (command, tool name, event type, URL;
+ * secrets are kept there as references, never values), kept lower-cased in `monitor_search`. A search
+ * matches the monitors whose text holds the (lower-cased) query.
+ */
 const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";
+const FOUND = "m.uid IN (SELECT value FROM json_each(@found))";
 
 const LIST_WHERE: Record<ListFilter, string> = {
   all: "",
@@ -44,22 +48,19 @@ const LIST_WHERE: Record<ListFilter, string> = {
 };
 
 /**
- * FROM and WHERE for the filters given, joining only what they read: the common case (no search,
- * no device) reads the monitors table alone, through its (session_id, kind, ending_reason, cleared_at)
- * index.
+ * FROM and WHERE for the filters given, joining only what they read: the common case (no device)
+ * reads the monitors table alone, through its (session_id, kind, ending_reason, cleared_at) index. A
+ * search's matches are found once per request (`search`) and passed in as `found`.
  */
 function sqlFor(filter: PanelFilter): string {
-  const joins = [
-    filter.q !== null ? "JOIN sessions s ON s.id = m.session_id" : "",
-    filter.q !== null || filter.device !== null ? "LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "",
-  ].join(" ");
+  const join = filter.device !== null ? "JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "";
   const where = [
     "m.cleared_at IS NULL",
     filter.kind !== null ? "m.kind = @kind" : "",
     filter.device !== null ? "wp.device = @device" : "",
-    filter.q !== null ? `instr(${SEARCH_TEXT}, @q) > 0` : "",
+    filter.q !== null ? FOUND : "",
   ].filter((part) => part !== "");
-  return `FROM monitors m ${joins} WHERE ${where.join(" AND ")}`;
+  return `FROM monitors m ${join} WHERE ${where.join(" AND ")}`;
 }
 
 const filterKey = (filter: PanelFilter): string =>
@@ -108,9 +109,21 @@ export class PanelTable {
   readonly #statements = new Map<string, Statement>();
   readonly #wakes;
   readonly #monitors;
+  readonly #search;
+  readonly #totalChanges;
+  readonly #dataVersion;
+  /** What is kept for the database as it was at `#keptGeneration` (see `#kept()`). */
+  #keptGeneration = "";
+  /** Base counts by kind and device filter. */
+  readonly #countsCache = new Map<string, Map<string, BaseCounts>>();
+  /** The Needs-you monitor rows, read for waitpoints ended since `endedSince`. */
+  #attentionKept: { endedSince: number; rows: MonitorAttentionRow[] } | null = null;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
+    this.#dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
+    this.#search = db.prepare<[string], number>("SELECT uid FROM monitor_search WHERE instr(text, ?) > 0").pluck();
     this.#wakes = db.prepare<[number], WakeAttentionRow>(
       `SELECT w.id, w.session_id AS sessionId, w.monitor_uid AS monitorUid, m.id AS monitorId, m.name, m.kind,
          wp.id AS waitpointId, w.state, w.attempts, w.last_error AS lastError, w.next_attempt_at AS nextAttemptAt,
@@ -134,7 +147,8 @@ export class PanelTable {
          CASE WHEN wp.monitor_uid IS NULL THEN NULL
            ELSE (SELECT max(g.received_at) FROM signals g WHERE g.monitor_uid = m.uid) END AS lastSignalAt,
          wp.device`;
-    this.#monitors = db.prepare<[number], MonitorAttentionRow>(
+    this.#monitors = wideRows<[number], MonitorAttentionRow>(
+      db,
       `SELECT ${columns} FROM monitors m LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
          WHERE m.last_error IS NOT NULL AND m.ending_reason IS NULL AND m.cleared_at IS NULL
        UNION ALL
@@ -145,6 +159,11 @@ export class PanelTable {
        SELECT ${columns} FROM monitors m JOIN waitpoints wp ON wp.monitor_uid = m.uid
          WHERE m.ending_reason IN ('failed', 'timeout') AND m.ending_at >= ? AND m.cleared_at IS NULL`,
     );
+  }
+
+  /** The monitors (uids) whose search text holds `q` (lower-cased), cleared ones too. */
+  search(q: string): number[] {
+    return this.#search.all(q);
   }
 
   #statement(key: string, sql: () => string): Statement {
@@ -165,6 +184,7 @@ export class PanelTable {
     filter: PanelFilter,
     list: ListFilter,
     needs: readonly number[],
+    found: readonly number[] | null,
     offset: number,
     limit: number,
   ): number[] {
@@ -173,28 +193,112 @@ export class PanelTable {
       () =>
         `SELECT m.uid ${sqlFor(filter)} AND m.session_id = @session${LIST_WHERE[list]} ORDER BY m.uid LIMIT @limit OFFSET @offset`,
     );
-    const rows = statement.all({ ...params(filter, needs), session: sessionId, offset, limit }) as Array<{
+    const rows = statement.all({ ...params(filter, needs, found), session: sessionId, offset, limit }) as Array<{
       uid: number;
     }>;
     return rows.map((row) => row.uid);
   }
 
-  /** Counts per session under the kind, device and search filters (not the session filter). */
-  counts(filter: PanelFilter, needs: readonly number[]): Map<string, PanelCounts> {
+  /**
+   * The monitors (uids by session, in uid order) under the filters, for a list filter or search that
+   * names few monitors (Needs you, a search's matches): one look-up per named monitor, where a page
+   * spanning many sessions would ask each session for its few.
+   */
+  listed(
+    filter: PanelFilter,
+    list: ListFilter,
+    needs: readonly number[],
+    found: readonly number[] | null,
+  ): Map<string, number[]> {
+    const statement = this.#statement(
+      `listed:${list}:${filterKey(filter)}`,
+      () => `SELECT m.uid, m.session_id AS sessionId ${sqlFor(filter)}${LIST_WHERE[list]} ORDER BY m.uid`,
+    );
+    const bySession = new Map<string, number[]>();
+    for (const row of statement.all(params(filter, needs, found)) as Array<{ uid: number; sessionId: string }>) {
+      const uids = bySession.get(row.sessionId);
+      if (uids) uids.push(row.uid);
+      else bySession.set(row.sessionId, [row.uid]);
+    }
+    return bySession;
+  }
+
+  /**
+   * Counts per session under the kind, device and search filters (not the session filter); `found`
+   * is `search(filter.q)` when there is a query. All, active and ended are read again only once the
+   * database has changed (`#generation`); the Needs-you count follows the `needs` given (it moves
+   * with the clock too) and reads only those monitors.
+   */
+  counts(filter: PanelFilter, needs: readonly number[], found: readonly number[] | null): Map<string, PanelCounts> {
+    const base = filter.q === null ? this.#cachedBaseCounts(filter) : this.#baseCounts(filter, found);
+    const needsStatement = this.#statement(
+      `needs:${filterKey(filter)}`,
+      () => `SELECT m.session_id AS sessionId, count(*) AS n ${sqlFor(filter)} AND ${NEEDS} GROUP BY m.session_id`,
+    );
+    const needsBySession = new Map(
+      (needsStatement.all(params(filter, needs, found)) as Array<{ sessionId: string; n: number }>).map((row) => [
+        row.sessionId,
+        row.n,
+      ]),
+    );
+    return new Map(
+      [...base].map(([sessionId, counts]) => [sessionId, { ...counts, needs: needsBySession.get(sessionId) ?? 0 }]),
+    );
+  }
+
+  #baseCounts(filter: PanelFilter, found: readonly number[] | null): Map<string, BaseCounts> {
     const statement = this.#statement(
       `counts:${filterKey(filter)}`,
       () =>
         `SELECT m.session_id AS sessionId, count(*) AS "all", sum(m.ending_reason IS NULL) AS active,
-         sum(m.ending_reason IS NOT NULL) AS ended, sum(${NEEDS}) AS needs
+         sum(m.ending_reason IS NOT NULL) AS ended
        ${sqlFor(filter)} GROUP BY m.session_id`,
     );
-    const rows = statement.all(params(filter, needs)) as Array<PanelCounts & { sessionId: string }>;
+    const rows = statement.all(params(filter, [], found)) as Array<BaseCounts & { sessionId: string }>;
     return new Map(
       rows.map(({ sessionId, ...counts }) => [
         sessionId,
-        { all: counts.all, needs: counts.needs ?? 0, active: counts.active ?? 0, ended: counts.ended ?? 0 },
+        { all: counts.all, active: counts.active ?? 0, ended: counts.ended ?? 0 },
       ]),
     );
+  }
+
+  /**
+   * The base counts under a kind and device filter, kept while the database is unchanged: the panel
+   * asks for them on every request, and most requests come between two changes.
+   */
+  #cachedBaseCounts(filter: PanelFilter): Map<string, BaseCounts> {
+    if (!this.#kept()) return this.#baseCounts(filter, null);
+    const key = JSON.stringify([filter.kind, filter.device]);
+    let counts = this.#countsCache.get(key);
+    if (!counts) {
+      counts = this.#baseCounts(filter, null);
+      this.#countsCache.set(key, counts);
+    }
+    return counts;
+  }
+
+  /**
+   * Drops what is kept once the database has changed since it was read. False inside a transaction:
+   * what it wrote may yet be rolled back (which leaves the generation as it is), so nothing read
+   * there is kept or served.
+   */
+  #kept(): boolean {
+    const generation = this.#generation();
+    if (generation !== this.#keptGeneration) {
+      this.#keptGeneration = generation;
+      this.#countsCache.clear();
+      this.#attentionKept = null;
+    }
+    return !this.#db.inTransaction;
+  }
+
+  /**
+   * Changes with every row this connection writes (inserted, updated or deleted, by any statement or
+   * trigger, committed or not) and every commit of another connection: no write can leave it as it was.
+   */
+  #generation(): string {
+    return `${this.#totalChanges.get()}:${this.#dataVersion.get()}`;
   }
 
   /** Wakes that need review, are being retried, or are ready and untaken since `staleBefore`. */
@@ -202,18 +306,37 @@ export class PanelTable {
     return this.#wakes.all(staleBefore);
   }
 
-  /** Armed monitors in error, armed waitpoints with a heartbeat timeout, waitpoints failed since `endedSince`. */
+  /**
+   * Armed monitors in error, armed waitpoints with a heartbeat timeout, waitpoints failed since
+   * `endedSince`: kept until the database changes (they follow its rows alone; the clock only moves
+   * the window, applied here).
+   */
   attentionMonitors(endedSince: number): MonitorAttentionRow[] {
-    return this.#monitors.all(endedSince);
+    if (!this.#kept()) return this.#monitors.all(endedSince);
+    const kept = this.#attentionKept;
+    // Kept rows serve while the database is unchanged and the window only moved on (they hold every
+    // waitpoint ended since an earlier time: those ended before this one are left out here).
+    if (kept && kept.endedSince <= endedSince) {
+      return kept.rows.filter((row) => row.endingAt === null || row.endingAt >= endedSince);
+    }
+    const rows = this.#monitors.all(endedSince);
+    this.#attentionKept = { endedSince, rows };
+    return rows;
   }
 }
 
 /** The named parameters the statement for these filters uses (better-sqlite3 refuses unused ones). */
-function params(filter: PanelFilter, needs: readonly number[]): Record<string, unknown> {
+function params(
+  filter: PanelFilter,
+  needs: readonly number[],
+  found: readonly number[] | null,
+): Record<string, unknown> {
+  if (filter.q !== null && found === null)
+    throw new Error(`Expected the matches of the search "${filter.q}", got none`);
   return {
     needs: JSON.stringify(needs),
     ...(filter.kind !== null ? { kind: filter.kind } : {}),
     ...(filter.device !== null ? { device: filter.device } : {}),
-    ...(filter.q !== null ? { q: filter.q } : {}),
+    ...(filter.q !== null ? { found: JSON.stringify(found) } : {}),
   };
 }

@@ -11,6 +11,7 @@ import { beforeEach, describe, expect, test } from "vitest";
 import type { Source } from "../../../shared/schemas/sources.js";
 import type { Engine } from "./engine.js";
 import { INTERRUPTED_KEY, type NewMonitor } from "./monitors.js";
+import type { ListFilter, PanelFilter } from "./panel.js";
 
 import { type NewWake, toDeliveryView, toWakeView } from "./wakes.js";
 
@@ -725,7 +726,7 @@ export function storeContract(harness: ContractHarness): void {
   });
 
   describe("panel", () => {
-    const NONE = { sessionId: null, kind: null, device: null, q: null };
+    const NONE: PanelFilter = { sessionId: null, kind: null, device: null, q: null };
 
     /** s: a (command), b (waitpoint "deploy gate" on gpu, failed at 500), c (command in error since 20), x (cleared); t: d. */
     async function panelFixture() {
@@ -762,31 +763,50 @@ export function storeContract(harness: ContractHarness): void {
     test("a session's page under each list filter, kind, device and search (cleared monitors never shown)", async () => {
       const { a, b, c } = await panelFixture();
       const { panel } = store.tables;
-      expect(await panel.sessionPage("s", NONE, "all", [], 0, 10)).toEqual([a, b, c]);
-      expect(await panel.sessionPage("s", NONE, "all", [], 1, 1)).toEqual([b]);
-      expect(await panel.sessionPage("s", NONE, "active", [], 0, 10)).toEqual([a, c]);
-      expect(await panel.sessionPage("s", NONE, "ended", [], 0, 10)).toEqual([b]);
-      expect(await panel.sessionPage("s", NONE, "needs", [c, 9999], 0, 10)).toEqual([c]);
-      expect(await panel.sessionPage("s", { ...NONE, kind: "command" }, "all", [], 0, 10)).toEqual([a, c]);
-      expect(await panel.sessionPage("s", { ...NONE, device: "gpu" }, "all", [], 0, 10)).toEqual([b]);
-      expect(await panel.sessionPage("s", { ...NONE, q: "alpha" }, "all", [], 0, 10)).toEqual([a, b, c]);
-      expect(await panel.sessionPage("s", { ...NONE, q: "deploy" }, "all", [], 0, 10)).toEqual([b]);
-      expect(await panel.sessionPage("s", { ...NONE, q: "gpu", kind: "signal" }, "needs", [b], 0, 10)).toEqual([b]);
-      expect(await panel.sessionPage("t", NONE, "all", [], 0, 10)).toHaveLength(1);
+      const page = async (
+        session: string,
+        filter: PanelFilter,
+        list: ListFilter,
+        needs: number[],
+        offset: number,
+        limit: number,
+      ) =>
+        panel.sessionPage(
+          session,
+          filter,
+          list,
+          needs,
+          filter.q === null ? null : await panel.search(filter.q),
+          offset,
+          limit,
+        );
+      expect(await page("s", NONE, "all", [], 0, 10)).toEqual([a, b, c]);
+      expect(await page("s", NONE, "all", [], 1, 1)).toEqual([b]);
+      expect(await page("s", NONE, "active", [], 0, 10)).toEqual([a, c]);
+      expect(await page("s", NONE, "ended", [], 0, 10)).toEqual([b]);
+      expect(await page("s", NONE, "needs", [c, 9999], 0, 10)).toEqual([c]);
+      expect(await page("s", { ...NONE, kind: "command" }, "all", [], 0, 10)).toEqual([a, c]);
+      expect(await page("s", { ...NONE, device: "gpu" }, "all", [], 0, 10)).toEqual([b]);
+      expect(await page("s", { ...NONE, q: "alpha" }, "all", [], 0, 10)).toEqual([a, b, c]);
+      expect(await page("s", { ...NONE, q: "deploy" }, "all", [], 0, 10)).toEqual([b]);
+      expect(await page("s", { ...NONE, q: "gpu", kind: "signal" }, "needs", [b], 0, 10)).toEqual([b]);
+      expect(await page("t", NONE, "all", [], 0, 10)).toHaveLength(1);
     });
 
     test("counts per session under the kind, device and search filters", async () => {
       const { c } = await panelFixture();
       const { panel } = store.tables;
-      const counts = await panel.counts(NONE, [c]);
+      const counts_ = async (filter: PanelFilter, needs: number[]) =>
+        panel.counts(filter, needs, filter.q === null ? null : await panel.search(filter.q));
+      const counts = await counts_(NONE, [c]);
       expect(Object.fromEntries(counts)).toEqual({
         s: { all: 3, needs: 1, active: 2, ended: 1 },
         t: { all: 1, needs: 0, active: 1, ended: 0 },
       });
-      expect(Object.fromEntries(await panel.counts({ ...NONE, kind: "signal" }, []))).toEqual({
+      expect(Object.fromEntries(await counts_({ ...NONE, kind: "signal" }, []))).toEqual({
         s: { all: 1, needs: 0, active: 0, ended: 1 },
       });
-      expect(Object.fromEntries(await panel.counts({ ...NONE, q: "zzz", device: "gpu" }, []))).toEqual({});
+      expect(Object.fromEntries(await counts_({ ...NONE, q: "zzz", device: "gpu" }, []))).toEqual({});
     });
 
     test("the Needs-you rows: monitors in error (since their run of errors began), failed waitpoints, heartbeat waitpoints; wakes that need the person", async () => {

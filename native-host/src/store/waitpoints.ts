@@ -4,6 +4,7 @@
  */
 import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
+import { wideRows } from "./wide-rows.js";
 
 export interface WaitpointRow {
   monitorUid: number;
@@ -154,7 +155,8 @@ export class WaitpointsTable {
     );
     this.#byId = db.prepare<[string], RawWaitpoint>("SELECT * FROM waitpoints WHERE id = ?");
     this.#byUid = db.prepare<[number], RawWaitpoint>("SELECT * FROM waitpoints WHERE monitor_uid = ?");
-    this.#byUids = db.prepare<[string], RawWaitpoint>(
+    this.#byUids = wideRows<[string], RawWaitpoint>(
+      db,
       "SELECT * FROM waitpoints WHERE monitor_uid IN (SELECT value FROM json_each(?))",
     );
     this.#signalsOf = db.prepare<[string], RawSignal & { monitor_uid: number }>(

@@ -71,7 +71,13 @@ export function toWakeView(raw: RawWake): WakeView {
   };
 }
 
-export function toDeliveryView(raw: RawWake): DeliveryView {
+/** What a monitor's delivery view reads of its latest wake (not its text, payload or output). */
+export type DeliveryRow = Pick<
+  RawWake,
+  "id" | "monitor_uid" | "state" | "attempts" | "next_attempt_at" | "last_error" | "delivered_via" | "dismissed_at"
+>;
+
+export function toDeliveryView(raw: DeliveryRow): DeliveryView {
   return {
     wakeId: wakeIdOf(raw.id),
     state: raw.state,
@@ -183,8 +189,12 @@ export class WakesTable {
       `UPDATE wakes SET state = 'cancelled', dismissed_at = ?, next_attempt_at = NULL
        WHERE id = ? AND (state = 'needs_review' OR (state = 'ready' AND attempts > 0))`,
     );
-    this.#latestOfMonitors = db.prepare<[string], RawWake>(
-      `SELECT ${WAKE_COLUMNS} ${WAKE_FROM} WHERE w.id IN (
+    // A page of the panel reads only what the delivery view shows: a wake's text, payload and output
+    // can be long, and are not in the list.
+    this.#latestOfMonitors = db.prepare<[string], DeliveryRow>(
+      `SELECT w.id, w.monitor_uid, w.state, w.attempts, w.next_attempt_at, w.last_error, w.delivered_via,
+         w.dismissed_at
+       FROM wakes w WHERE w.id IN (
          SELECT max(id) FROM wakes WHERE monitor_uid IN (SELECT value FROM json_each(?)) GROUP BY monitor_uid)`,
     );
     this.#countsOfMonitors = db.prepare<[number, string], { uid: number; n: number; recent: number }>(
@@ -215,7 +225,7 @@ export class WakesTable {
   }
 
   /** The latest wake of each of these monitors (one statement for a page of them), by monitor uid. */
-  latestOfMonitors(monitorUids: readonly number[]): Map<number, RawWake> {
+  latestOfMonitors(monitorUids: readonly number[]): Map<number, DeliveryRow> {
     return new Map(this.#latestOfMonitors.all(JSON.stringify(monitorUids)).map((row) => [row.monitor_uid, row]));
   }
 

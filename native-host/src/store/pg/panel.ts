@@ -1,6 +1,7 @@
 /**
  * The side panel's reads on PostgreSQL (team mode, #27): the SQL of store/panel.ts with `$n`
- * placeholders (json_each → `= ANY($n)`, instr → strpos, `sum(a > b)` → `count(*) FILTER`, the
+ * placeholders (json_each → `= ANY($n)`, instr → strpos (a search reads its text from the tables
+ * here, where SQLite keeps it in `monitor_search`), `sum(a > b)` → `count(*) FILTER`, the
  * camelCase column aliases quoted, since PostgreSQL folds unquoted names to lower case).
  * Design: docs/design.md §7, §9 (team mode; the plan: docs/team-mode-plan.md).
  */
@@ -17,17 +18,15 @@ function sqlFor(filter: PanelFilter, first: string[]): { from: string; names: st
     names.push(name);
     return `$${names.length}`;
   };
-  const joins = [
-    filter.q !== null ? "JOIN sessions s ON s.id = m.session_id" : "",
-    filter.q !== null || filter.device !== null ? "LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "",
-  ].join(" ");
+  const join = filter.device !== null ? "JOIN waitpoints wp ON wp.monitor_uid = m.uid" : "";
   const where = [
     "m.cleared_at IS NULL",
     filter.kind !== null ? `m.kind = ${at("kind")}` : "",
     filter.device !== null ? `wp.device = ${at("device")}` : "",
-    filter.q !== null ? `strpos(${SEARCH_TEXT}, ${at("q")}) > 0` : "",
+    // A search's matches are found once per request (`search`) and passed in, as on SQLite.
+    filter.q !== null ? `m.uid = ANY(${at("found")}::bigint[])` : "",
   ].filter((part) => part !== "");
-  return { from: `FROM monitors m ${joins} WHERE ${where.join(" AND ")}`, names };
+  return { from: `FROM monitors m ${join} WHERE ${where.join(" AND ")}`, names };
 }
 
 const filterKey = (filter: PanelFilter): string =>
@@ -39,6 +38,13 @@ const LIST_WHERE: Record<ListFilter, string> = {
   ended: " AND m.ending_reason IS NOT NULL",
   needs: " AND m.uid = ANY($1::bigint[])",
 };
+
+const SEARCH = statement(
+  "panel_search",
+  `SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
+     LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
+   WHERE strpos(${SEARCH_TEXT}, $1) > 0`,
+);
 
 const WAKES = statement(
   "panel_attention_wakes",
@@ -94,19 +100,32 @@ function shaped(key: string, make: () => { text: string; names: string[] }): Sha
   return found;
 }
 
-function values(names: string[], filter: PanelFilter, extra: Record<string, unknown>): unknown[] {
-  const known: Record<string, unknown> = { kind: filter.kind, device: filter.device, q: filter.q, ...extra };
+function values(
+  names: string[],
+  filter: PanelFilter,
+  found: readonly number[] | null,
+  extra: Record<string, unknown>,
+): unknown[] {
+  if (filter.q !== null && found === null)
+    throw new Error(`Expected the matches of the search "${filter.q}", got none`);
+  const known: Record<string, unknown> = { kind: filter.kind, device: filter.device, found, ...extra };
   return names.map((name) => known[name]);
 }
 
 export class PgPanel implements PanelStore {
   constructor(private readonly db: Queryable) {}
 
+  /** The monitors (uids) whose search text holds `q` (lower-cased), cleared ones too. */
+  async search(q: string): Promise<number[]> {
+    return (await all<{ uid: number }>(this.db, SEARCH, [q])).map((row) => row.uid);
+  }
+
   async sessionPage(
     sessionId: string,
     filter: PanelFilter,
     list: ListFilter,
     needs: readonly number[],
+    found: readonly number[] | null,
     offset: number,
     limit: number,
   ): Promise<number[]> {
@@ -122,12 +141,40 @@ export class PgPanel implements PanelStore {
     const rows = await all<{ uid: number }>(
       this.db,
       sql,
-      values(names, filter, { needs, session: sessionId, limit, offset }),
+      values(names, filter, found, { needs, session: sessionId, limit, offset }),
     );
     return rows.map((row) => row.uid);
   }
 
-  async counts(filter: PanelFilter, needs: readonly number[]): Promise<Map<string, PanelCounts>> {
+  /** The monitors (uids by session, in uid order) under the filters, for a list that names few. */
+  async listed(
+    filter: PanelFilter,
+    list: ListFilter,
+    needs: readonly number[],
+    found: readonly number[] | null,
+  ): Promise<Map<string, number[]>> {
+    const { sql, names } = shaped(`listed_${list}_${filterKey(filter)}`, () => {
+      const { from, names } = sqlFor(filter, list === "needs" ? ["needs"] : []);
+      return { text: `SELECT m.uid, m.session_id AS "sessionId" ${from}${LIST_WHERE[list]} ORDER BY m.uid`, names };
+    });
+    const bySession = new Map<string, number[]>();
+    for (const row of await all<{ uid: number; sessionId: string }>(
+      this.db,
+      sql,
+      values(names, filter, found, { needs }),
+    )) {
+      const uids = bySession.get(row.sessionId);
+      if (uids) uids.push(row.uid);
+      else bySession.set(row.sessionId, [row.uid]);
+    }
+    return bySession;
+  }
+
+  async counts(
+    filter: PanelFilter,
+    needs: readonly number[],
+    found: readonly number[] | null,
+  ): Promise<Map<string, PanelCounts>> {
     const { sql, names } = shaped(`counts_${filterKey(filter)}`, () => {
       const { from, names } = sqlFor(filter, ["needs"]);
       return {
@@ -139,7 +186,7 @@ export class PgPanel implements PanelStore {
         names,
       };
     });
-    const rows = await all<PanelCounts & { sessionId: string }>(this.db, sql, values(names, filter, { needs }));
+    const rows = await all<PanelCounts & { sessionId: string }>(this.db, sql, values(names, filter, found, { needs }));
     return new Map(
       rows.map(({ sessionId, ...counts }) => [
         sessionId,
