@@ -11,17 +11,21 @@
  * last one is `everyMs` old, or else only syncs the WAL file (fdatasync), so that little is ever
  * left unsynced.
  *
- * A PASSIVE checkpoint cannot empty the WAL while the daemon keeps writing, so the log would only
- * start over at the daemon connection's automatic checkpoint, inside a commit on the event loop:
- * under a stream of signals that stalled every answer for 15–28 ms about three times a second
- * (`BENCH_INGEST_TRACE`, bench/README.md). So the worker starts it over itself: when a checkpoint
- * finds the log at `RESTART_PAGES` or more and has copied all of it, it runs a RESTART checkpoint
- * right after, which holds the writer lock only while it copies and syncs what was committed in
- * between, and the daemon's next commit writes the log from its start (syncing its header, as
- * SQLite requires of a log that starts over). While the log grows by `BUSY_PAGES` or more between
- * checkpoints they come every `syncMs` instead of every `everyMs`, so each copy stays short. The
- * automatic checkpoint stays, at 10,000 pages, as a backstop for a worker that is behind. The WAL
- * file is truncated back to 64 MB at most when it starts over.
+ * A PASSIVE checkpoint cannot empty the WAL while the daemon keeps writing, so the log only starts
+ * over in a checkpoint that holds the writer lock: the daemon connection's automatic one, inside a
+ * commit on the event loop, or a RESTART. Each start-over costs an fsync under that lock, and the
+ * commit that starts the log again syncs its header (SQLite requires it): 10–30 ms on this VM's disk,
+ * whatever was copied. With the log started over every 10,000 pages that was a stall of 10–28 ms
+ * about three times a second under a stream of signals (`BENCH_INGEST_TRACE`, bench/README.md), and
+ * the daemon's own busy waits (SQLite sleeps 1, 2, 5, 10 … ms between tries) made each at least 8 ms.
+ * So: the worker starts the log over itself when a checkpoint finds it at `RESTART_PAGES` (30,000,
+ * ~120 MB) and has copied all of it — a RESTART right after, holding the writer lock only for what
+ * came meanwhile — and the daemon's automatic checkpoint stays as a backstop at 40,000 pages for a
+ * worker that is behind: start-overs every few seconds under a sustained stream, not several a
+ * second. While the log grows by `BUSY_PAGES` or more between checkpoints they come every `syncMs`
+ * instead of every `everyMs`, so each copy stays short. `Store.tx` retries a busy BEGIN every 50 µs
+ * rather than sleeping in SQLite's steps. The WAL file is truncated back to 64 MB at most when it
+ * starts over.
  *
  * Durability is unchanged for a crash (committed means in the WAL); the extra syncs shorten what a
  * power cut can lose with `synchronous=NORMAL` to the last `syncMs` or so.
@@ -31,9 +35,9 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { Db } from "./db.js";
 
-export const BACKSTOP_PAGES = 10_000;
+export const BACKSTOP_PAGES = 40_000;
 /** A log this long that a checkpoint caught up with is started over by the worker. */
-export const RESTART_PAGES = 4_000;
+export const RESTART_PAGES = 30_000;
 /** A checkpoint that found this much in the log: the next one comes after `syncMs`, not `everyMs`. */
 export const BUSY_PAGES = 1_000;
 const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;

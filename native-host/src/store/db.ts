@@ -63,6 +63,9 @@ export function migrate(db: Db, migrations = loadMigrations()): number[] {
   return applied;
 }
 
+/** How long a statement waits for another connection's lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 export function openDb(file: string): Db {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -70,7 +73,7 @@ export function openDb(file: string): Db {
   // lose the last transactions. FULL is selectable for machines where that matters.
   db.pragma(`synchronous = ${envConfig().VIGIL_SYNCHRONOUS === "full" ? "FULL" : "NORMAL"}`);
   db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   migrate(db);
   return db;
 }
