@@ -13,6 +13,7 @@ import { devicesSection } from "./panel-devices";
 import { applyFilters, NO_FILTERS } from "./panel-filter";
 import { needsSection } from "./panel-needs";
 import { disconnectedNotice } from "./panel-notice";
+import type { RowCache } from "./panel-row-cache";
 import { sessionSection } from "./panel-session";
 import type { PanelState } from "./panel-state";
 import { bulkBar, toolbar } from "./panel-toolbar";
@@ -25,10 +26,13 @@ export interface PanelPage {
   linkLabel: HTMLElement;
   needsCount: HTMLElement;
   summary: HTMLElement;
+  /** The rows drawn last time, kept while unchanged. */
+  rows: RowCache;
 }
 
 export function renderPanel(page: PanelPage, state: PanelState, now: number): void {
   const { link } = state;
+  page.rows.sweep();
   const connected = link.status === "connected";
   page.linkLabel.dataset.status = connected && state.listFailed ? "failed" : link.status;
   page.linkLabel.textContent = connected
@@ -61,7 +65,7 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
         h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."),
       );
     }
-    children.push(...groups.map((group) => sessionSection(state, group, now, list.devices ?? [])));
+    children.push(...groups.map((group) => sessionSection(state, group, now, list.devices ?? [], page.rows)));
     if (list.total > list.offset + list.items.length)
       children.push(h("p", { class: "muted" }, `Showing the first ${list.items.length} of ${list.total}.`));
     children.push(devicesSection(list.devices, now));

@@ -3,11 +3,13 @@
  * "Clear ended"; then its monitor rows, the ended ones over a day old folded behind one button.
  * Design: docs/design.md §7.
  */
+import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { DeviceView } from "../../shared/schemas/views";
 import { h } from "./dom";
 import { isActive } from "./panel-filter";
 import { monitorRow } from "./panel-monitor-row";
-import type { PanelState } from "./panel-state";
+import type { RowCache } from "./panel-row-cache";
+import { itemKey, type PanelState } from "./panel-state";
 import { type SessionGroup, sessionSplit } from "./panel-view";
 
 export function sessionSection(
@@ -15,7 +17,23 @@ export function sessionSection(
   group: SessionGroup,
   now: number,
   devices: DeviceView[],
+  rows: RowCache,
 ): HTMLElement {
+  const row = (item: PanelItem) => {
+    const key = itemKey(item);
+    const device = item.waitpoint?.device ? devices.find((d) => d.name === item.waitpoint?.device) : undefined;
+    // What the row shows besides its item: the person's state about it, and its device's state.
+    const inputs = [
+      item,
+      state.selected.has(key),
+      state.checks.has(key),
+      state.checks.get(key),
+      state.signals.has(key),
+      state.confirming === key,
+      device?.state,
+    ];
+    return rows.row(key, inputs, () => monitorRow(state, item, now, devices));
+  };
   const collapsed = state.collapsed.has(group.id);
   const { recent, older } = sessionSplit(group.items, now);
   const ended = group.items.filter((i) => !isActive(i.monitor.state)).length;
@@ -65,8 +83,8 @@ export function sessionSection(
       : h(
           "ul",
           { class: "monitors" },
-          recent.map((item) => monitorRow(state, item, now, devices)),
-          showOlder ? older.map((item) => monitorRow(state, item, now, devices)) : null,
+          recent.map(row),
+          showOlder ? older.map(row) : null,
         ),
     !collapsed && older.length > 0
       ? h(

@@ -1,0 +1,357 @@
+// The browser side of `npm run bench:panel` (issue #26): the built extension's side panel page in a
+// real Chromium (Debian's, headless; or CHROME_PATH), talking over native messaging to a real daemon
+// with 1,000 monitors (50 sessions of 10 waitpoints and 10 time monitors), three figures:
+//
+// (a) first list painted: from the navigation to sidepanel.html to the first monitor rows in the
+//     DOM (a MutationObserver set before the page's own script) and to the frame after them (two
+//     requestAnimationFrames), beside the page's first contentful paint (its header, the fixed cost
+//     of the page) — median of BENCH_PANEL_LOADS loads (goal: < 300 ms);
+// (b) main-thread work per change: CDP Performance.getMetrics TaskDuration (all the panel
+//     renderer's main-thread tasks: script, style, layout, paint) over windows with 5 changes a
+//     second (progress signals to random waitpoints), minus the same over idle windows of the same
+//     length, divided by the changes — median over BENCH_PANEL_WINDOWS pairs (goal: < 16 ms);
+// (c) an open idle panel's CPU: the extension's renderer process (the panel page and the
+//     background worker share it) from /proc over BENCH_PANEL_IDLE_SECONDS with no changes, beside
+//     the same process before the panel was opened (the worker alone) and an about:blank tab's
+//     renderer over the same seconds (goal: < 1 % of a core).
+//
+// A benchmark, not a test: it prints figures. `node bench/panel-browser.js` alone (after
+// `npm run build`), or `run()` from bench/panel.js. BENCH_PANEL_BEFORE=<checkout>: also measures
+// that checkout's built extension (.output/chrome-mv3) in the same run, for before/after figures.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import puppeteer from "puppeteer";
+import { EXTENSION_ID } from "../dist/shared/extension-identity.js";
+import { BIN, cpuSeconds, Daemon, fmt, quantile, ROOT, sleep, waitUntil } from "./lib.js";
+
+const SESSIONS = 50;
+const PER_SESSION = 20; // half waitpoints, half time monitors: 1,000 monitors
+const CHANGES_PER_SECOND = 5;
+const LOADS = Number(process.env.BENCH_PANEL_LOADS ?? 10);
+const WINDOWS = Number(process.env.BENCH_PANEL_WINDOWS ?? 4);
+const WINDOW_SECONDS = Number(process.env.BENCH_PANEL_WINDOW_SECONDS ?? 10);
+const IDLE_SECONDS = Number(process.env.BENCH_PANEL_IDLE_SECONDS ?? 30);
+
+function chromium() {
+  const path =
+    process.env.CHROME_PATH ??
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
+  if (!path) throw new Error("needs Chromium: apt-get install chromium, or set CHROME_PATH");
+  return path;
+}
+
+/** Arms the monitors straight through the engine (the code the API runs), before the daemon starts; the waitpoints' ids. */
+async function seed(home) {
+  const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
+  const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
+  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
+  const { ensureHome } = await import(join(ROOT, "dist/native-host/src/base/home.js"));
+  const store = Store.open(ensureHome(home).db);
+  const { engine, waitpoints, delivery } = wireServices({ store, log: silentLogger });
+  delivery.stop();
+  const far = new Date(Date.now() + 6 * 24 * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
+  const ids = [];
+  store.tx(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const sid = `team-${s}`;
+      engine.createSession({ id: sid, label: `Team ${s}` });
+      for (let i = 0; i < PER_SESSION / 2; i++) {
+        const wp = waitpoints.create(sid, { label: `train-arm${s}-${i}`, intent: "compare the arms and report" });
+        ids.push({ sid, id: wp.id });
+        engine.createMonitor(sid, {
+          name: `Release window ${s}-${i}`,
+          source: { kind: "time", at: far },
+          timeoutSeconds: 7 * 24 * 3600,
+        });
+      }
+    }
+  });
+  engine.stop();
+  store.close();
+  return ids;
+}
+
+/** 5 progress signals a second to random waitpoints until `stop()`; how many were sent. */
+function changes(daemon, ids) {
+  let running = true;
+  let sent = 0;
+  const done = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      const { id } = ids[Math.floor(Math.random() * ids.length)];
+      const reply = await daemon.api("POST", `/api/waitpoints/${id}/signal`, { status: "progress", message: "step" });
+      if (reply.status >= 300) throw new Error(`a signal answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+      sent++;
+      await sleep(Math.max(0, 1000 / CHANGES_PER_SECOND - (performance.now() - t0)));
+    }
+  })();
+  return async () => {
+    running = false;
+    await done;
+    return sent;
+  };
+}
+
+/** Chromium's renderer processes under `root`, with their command lines. */
+function renderers(root) {
+  const table = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      // Chromium rewrites its title: the arguments are one string, space-separated.
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ");
+      table.set(Number(entry), { ppid, cmdline });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const under = (pid) => {
+    for (let p = pid, hops = 0; p > 1 && hops < 10; hops++) {
+      if (p === root) return true;
+      p = table.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  return [...table]
+    .filter(([pid, { cmdline }]) => cmdline.includes(" --type=renderer ") && under(pid))
+    .map(([pid]) => pid);
+}
+
+/** The renderer process of `page`: the one whose CPU jumps while the page spins for 800 ms (tried up to 5 times on a busy machine). */
+async function rendererOf(page, root) {
+  let used = [];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const pids = renderers(root);
+    const before = pids.map((pid) => cpuSeconds(pid));
+    await page.evaluate("(() => { const end = performance.now() + 800; while (performance.now() < end); })()");
+    used = pids.map((pid, i) => cpuSeconds(pid) - before[i]);
+    const sorted = [...used].sort((a, b) => b - a);
+    if (sorted[0] >= 0.1 && sorted[0] >= 3 * (sorted[1] ?? 0)) return pids[used.indexOf(sorted[0])];
+  }
+  throw new Error(`Expected one renderer to spend most of 0.8 s while the page spun, got ${used}`);
+}
+
+/** The CPU of each pid over `seconds`, in % of a core, in windows of `window` seconds: the median window and the whole. */
+async function cpuOver(pids, seconds, window = 10) {
+  const per = Object.fromEntries(Object.keys(pids).map((k) => [k, []]));
+  const total = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+  let elapsed = 0;
+  while (elapsed < seconds) {
+    const span = Math.min(window, seconds - elapsed);
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const t0 = performance.now();
+    await sleep(span * 1000);
+    const wall = (performance.now() - t0) / 1000;
+    for (const [k, pid] of Object.entries(pids)) {
+      const used = cpuSeconds(pid) - before[k];
+      per[k].push((100 * used) / wall);
+      total[k] += used;
+    }
+    elapsed += wall;
+  }
+  return Object.fromEntries(
+    Object.keys(pids).map((k) => [k, { median: quantile(per[k], 0.5), whole: (100 * total[k]) / elapsed }]),
+  );
+}
+
+const pct = (v) => `${v.toFixed(2)} %`;
+
+// Set before the panel's own script: when the first monitor rows are in the DOM, and the frame after.
+const FIRST_ROWS = `(() => {
+  const seen = () => {
+    if (window.__firstRows !== undefined || !document.querySelector("li.monitor")) return;
+    window.__firstRows = performance.now();
+    requestAnimationFrame(() => requestAnimationFrame(() => { window.__firstRowsFrame = performance.now(); }));
+  };
+  new MutationObserver(seen).observe(document, { childList: true, subtree: true });
+})();`;
+
+/** Measures one build of the extension (`extensionDir`) against `daemon`. */
+async function measure(label, extensionDir, daemon, ids) {
+  const profile = mkdtempSync(join(tmpdir(), "vigil-bench-panel-"));
+  execFileSync(process.execPath, [
+    BIN,
+    "--home",
+    daemon.home,
+    "install",
+    "--browser",
+    "chromium",
+    "--user-data-dir",
+    profile,
+  ]);
+  const browser = await puppeteer.launch({
+    executablePath: chromium(),
+    headless: true,
+    pipe: true,
+    enableExtensions: true,
+    userDataDir: profile,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"],
+  });
+  try {
+    const id = await browser.installExtension(extensionDir);
+    if (id !== EXTENSION_ID) throw new Error(`Expected extension id ${EXTENSION_ID}, got ${id}`);
+    const target = await browser.waitForTarget(
+      (t) => t.type() === "service_worker" && t.url() === `chrome-extension://${EXTENSION_ID}/background.js`,
+    );
+    const worker = await target.worker();
+    await waitUntil(() => worker.evaluate(() => globalThis.vigil?.host.state.status === "connected"), {
+      timeoutMs: 60_000,
+    });
+    const root = browser.process().pid;
+    // (c), first half: the worker alone (no panel open), and an about:blank tab, idle.
+    const [blank] = await browser.pages();
+    await blank.goto("about:blank");
+    const blankPid = await rendererOf(blank, root);
+    // The extension's process before any page of it is open: the background worker's.
+    const workerPid = await rendererOf(worker, root);
+    const workerAlone = await cpuOver({ extension: workerPid }, IDLE_SECONDS);
+
+    // (a) first list painted, LOADS times.
+    const panel = await browser.newPage();
+    await panel.setViewport({ width: 400, height: 900 });
+    await panel.evaluateOnNewDocument(FIRST_ROWS);
+    const loads = { rows: [], frame: [], fcp: [], items: 0 };
+    for (let i = 0; i < LOADS + 1; i++) {
+      await panel.goto(`chrome-extension://${EXTENSION_ID}/sidepanel.html`);
+      await panel.bringToFront();
+      await waitUntil(() => panel.evaluate("window.__firstRowsFrame !== undefined"), { timeoutMs: 30_000 });
+      const t = await panel.evaluate(
+        `({ rows: window.__firstRows, frame: window.__firstRowsFrame, items: document.querySelectorAll("li.monitor").length,
+            fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN })`,
+      );
+      if (i === 0) continue; // the first load warms the caches (and the daemon's statements)
+      loads.rows.push(t.rows);
+      loads.frame.push(t.frame);
+      loads.fcp.push(t.fcp);
+      loads.items = t.items;
+    }
+    // Settled: the list is in and rendered.
+    await sleep(2000);
+
+    // (b) main-thread work per change: windows with changes, alternating with idle ones.
+    const cdp = await panel.createCDPSession();
+    await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+    const metrics = async () => {
+      const { metrics: list } = await cdp.send("Performance.getMetrics");
+      const get = (name) => list.find((m) => m.name === name)?.value ?? 0;
+      const fetches = await panel.evaluate("vigil.fetches.whole + vigil.fetches.session");
+      return {
+        task: get("TaskDuration") * 1000,
+        script: get("ScriptDuration") * 1000,
+        layout: (get("LayoutDuration") + get("RecalcStyleDuration")) * 1000,
+        fetches,
+      };
+    };
+    const delta = (a, b) => ({
+      task: b.task - a.task,
+      script: b.script - a.script,
+      layout: b.layout - a.layout,
+      fetches: b.fetches - a.fetches,
+    });
+    const perChange = { task: [], script: [], layout: [], idleTask: [], changes: 0, fetches: 0 };
+    for (let w = 0; w < WINDOWS; w++) {
+      const i0 = await metrics();
+      await sleep(WINDOW_SECONDS * 1000);
+      const idle = delta(i0, await metrics());
+      const c0 = await metrics();
+      const stop = changes(daemon, ids);
+      await sleep(WINDOW_SECONDS * 1000);
+      const sent = await stop();
+      await sleep(500); // the last change's fetch and render
+      const busy = delta(c0, await metrics());
+      const scale = WINDOW_SECONDS / (WINDOW_SECONDS + 0.5);
+      perChange.task.push((busy.task - idle.task / scale) / sent);
+      perChange.script.push((busy.script - idle.script / scale) / sent);
+      perChange.layout.push((busy.layout - idle.layout / scale) / sent);
+      perChange.idleTask.push(idle.task / WINDOW_SECONDS);
+      perChange.changes += sent;
+      perChange.fetches += busy.fetches;
+    }
+
+    if (process.env.BENCH_PANEL_PROFILE === "1") await profileChanges(cdp, daemon, ids);
+
+    // (c), second half: the open panel idle (in front), the worker in the same process, and about:blank.
+    await panel.bringToFront();
+    const panelPid = await rendererOf(panel, root);
+    await sleep(1000);
+    const shared = panelPid === workerPid;
+    const open = await cpuOver(
+      shared ? { extension: panelPid, blank: blankPid } : { extension: panelPid, worker: workerPid, blank: blankPid },
+      IDLE_SECONDS,
+    );
+
+    return { label, loads, perChange, workerAlone, open, shared };
+  } finally {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+/** BENCH_PANEL_PROFILE=1: a CPU profile of the panel page over one window of changes; the hottest functions by self time. */
+async function profileChanges(cdp, daemon, ids) {
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  const stop = changes(daemon, ids);
+  await sleep(WINDOW_SECONDS * 1000);
+  const sent = await stop();
+  await sleep(500);
+  const { profile } = await cdp.send("Profiler.stop");
+  const self = new Map();
+  const dt = new Map();
+  for (let i = 0; i < profile.samples.length; i++) dt.set(i, profile.timeDeltas[i] ?? 0);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const counts = new Map();
+  profile.samples.forEach((id, i) => counts.set(id, (counts.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)));
+  for (const [id, us] of counts) {
+    const { functionName, url, lineNumber } = byId.get(id).callFrame;
+    const name = `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`;
+    self.set(name, (self.get(name) ?? 0) + us / 1000);
+  }
+  console.log(`  profile of the panel over ${sent} changes (self time per change):`);
+  for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    console.log(`    ${(ms / sent).toFixed(2).padStart(8)} ms  ${name}`);
+}
+
+function report(r) {
+  const med = (values) => quantile(values, 0.5);
+  console.log(`  [${r.label}]`);
+  console.log(
+    `  (a) first list painted: navigation → first rows in the DOM ${fmt(med(r.loads.rows))}, → the frame after ${fmt(med(r.loads.frame))} (median of ${r.loads.rows.length} loads, ${r.loads.items} rows; goal < 300 ms); the page's first contentful paint (its header) ${fmt(med(r.loads.fcp))}`,
+  );
+  console.log(
+    `  (b) main-thread work per change: ${fmt(med(r.perChange.task))} (CDP TaskDuration, changes − idle, median of ${r.perChange.task.length} windows of ${WINDOW_SECONDS} s; goal < 16 ms): script ${fmt(med(r.perChange.script))}, style+layout ${fmt(med(r.perChange.layout))}; ${r.perChange.changes} changes made ${r.perChange.fetches} fetches; idle panel ${fmt(med(r.perChange.idleTask))} of tasks a second`,
+  );
+  const where = r.shared
+    ? "the extension's renderer (the panel page and the background worker share it)"
+    : `the panel's renderer (the worker's own process: ${pct(r.open.worker.median)})`;
+  console.log(
+    `  (c) open idle panel: ${where} ${pct(r.open.extension.median)} of a core (median 10 s window; ${pct(r.open.extension.whole)} over ${IDLE_SECONDS} s; goal < 1 %) — the worker's process before the panel opened ${pct(r.workerAlone.extension.median)}, an about:blank tab's renderer ${pct(r.open.blank.median)}`,
+  );
+}
+
+export async function run() {
+  const daemon = new Daemon();
+  const ids = await seed(daemon.home);
+  await daemon.start();
+  try {
+    console.log(
+      `panel in the browser: ${SESSIONS * PER_SESSION} monitors in ${SESSIONS} sessions (half waitpoints, half time monitors), ${CHANGES_PER_SECOND} changes/s (progress signals), headless Chromium, 400×900`,
+    );
+    const builds = [];
+    if (process.env.BENCH_PANEL_BEFORE) builds.push(["before", join(process.env.BENCH_PANEL_BEFORE, ".output", "chrome-mv3")]);
+    builds.push([process.env.BENCH_PANEL_BEFORE ? "after" : "this build", join(ROOT, ".output", "chrome-mv3")]);
+    for (const [label, dir] of builds) {
+      if (!existsSync(join(dir, "manifest.json"))) throw new Error(`Expected a built extension in ${dir} (npm run build)`);
+      report(await measure(label, dir, daemon, ids));
+    }
+  } finally {
+    await daemon.dispose();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
