@@ -214,19 +214,23 @@ async function measure(label, extensionDir, daemon, ids) {
     const panel = await browser.newPage();
     await panel.setViewport({ width: 400, height: 900 });
     await panel.evaluateOnNewDocument(FIRST_ROWS);
-    const loads = { rows: [], frame: [], fcp: [], items: 0 };
+    const loads = { rows: [], frame: [], fcp: [], asked: [], came: [], items: 0 };
     for (let i = 0; i < LOADS + 1; i++) {
       await panel.goto(`chrome-extension://${EXTENSION_ID}/sidepanel.html`);
       await panel.bringToFront();
       await waitUntil(() => panel.evaluate("window.__firstRowsFrame !== undefined"), { timeoutMs: 30_000 });
       const t = await panel.evaluate(
         `({ rows: window.__firstRows, frame: window.__firstRowsFrame, items: document.querySelectorAll("li.monitor").length,
+            asked: performance.getEntriesByName("vigil:first-list-asked")[0]?.startTime ?? NaN,
+            came: performance.getEntriesByName("vigil:first-list-came")[0]?.startTime ?? NaN,
             fcp: performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN })`,
       );
       if (i === 0) continue; // the first load warms the caches (and the daemon's statements)
       loads.rows.push(t.rows);
       loads.frame.push(t.frame);
       loads.fcp.push(t.fcp);
+      loads.asked.push(t.asked);
+      loads.came.push(t.came);
       loads.items = t.items;
     }
     // Settled: the list is in and rendered.
@@ -273,6 +277,7 @@ async function measure(label, extensionDir, daemon, ids) {
     }
 
     if (process.env.BENCH_PANEL_PROFILE === "1") await profileChanges(cdp, daemon, ids);
+    if (process.env.BENCH_PANEL_TRACE === "1") await traceChanges(panel, daemon, ids);
 
     // (c), second half: the open panel idle (in front), the worker in the same process, and about:blank.
     await panel.bringToFront();
@@ -302,11 +307,12 @@ async function profileChanges(cdp, daemon, ids) {
   await sleep(500);
   const { profile } = await cdp.send("Profiler.stop");
   const self = new Map();
-  const dt = new Map();
-  for (let i = 0; i < profile.samples.length; i++) dt.set(i, profile.timeDeltas[i] ?? 0);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const counts = new Map();
-  profile.samples.forEach((id, i) => counts.set(id, (counts.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0)));
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i];
+    counts.set(id, (counts.get(id) ?? 0) + (profile.timeDeltas[i + 1] ?? 0));
+  }
   for (const [id, us] of counts) {
     const { functionName, url, lineNumber } = byId.get(id).callFrame;
     const name = `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`;
@@ -317,11 +323,33 @@ async function profileChanges(cdp, daemon, ids) {
     console.log(`    ${(ms / sent).toFixed(2).padStart(8)} ms  ${name}`);
 }
 
+/** BENCH_PANEL_TRACE=1: a trace of the panel's main thread over one window of changes; the events taking most time. */
+async function traceChanges(panel, daemon, ids) {
+  await panel.tracing.start({ categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8"] });
+  const stop = changes(daemon, ids);
+  await sleep(WINDOW_SECONDS * 1000);
+  const sent = await stop();
+  await sleep(500);
+  const trace = JSON.parse(Buffer.from(await panel.tracing.stop()).toString("utf8"));
+  const events = trace.traceEvents;
+  const main = new Set(
+    events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`),
+  );
+  const total = new Map();
+  for (const e of events) {
+    if (e.ph !== "X" || !main.has(`${e.pid}:${e.tid}`)) continue;
+    total.set(e.name, (total.get(e.name) ?? 0) + (e.tdur ?? e.dur ?? 0) / 1000);
+  }
+  console.log(`  trace of the renderer main threads over ${sent} changes (inclusive thread time per change):`);
+  for (const [name, ms] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    console.log(`    ${(ms / sent).toFixed(2).padStart(8)} ms  ${name}`);
+}
+
 function report(r) {
   const med = (values) => quantile(values, 0.5);
   console.log(`  [${r.label}]`);
   console.log(
-    `  (a) first list painted: navigation → first rows in the DOM ${fmt(med(r.loads.rows))}, → the frame after ${fmt(med(r.loads.frame))} (median of ${r.loads.rows.length} loads, ${r.loads.items} rows; goal < 300 ms); the page's first contentful paint (its header) ${fmt(med(r.loads.fcp))}`,
+    `  (a) first list painted: navigation → first rows in the DOM ${fmt(med(r.loads.rows))}, → the frame after ${fmt(med(r.loads.frame))} (median of ${r.loads.rows.length} loads, ${r.loads.items} rows; goal < 300 ms); the page's first contentful paint (its header) ${fmt(med(r.loads.fcp))}; the list asked for at ${fmt(med(r.loads.asked))}, its answer in at ${fmt(med(r.loads.came))}`,
   );
   console.log(
     `  (b) main-thread work per change: ${fmt(med(r.perChange.task))} (CDP TaskDuration, changes − idle, median of ${r.perChange.task.length} windows of ${WINDOW_SECONDS} s; goal < 16 ms): script ${fmt(med(r.perChange.script))}, style+layout ${fmt(med(r.perChange.layout))}; ${r.perChange.changes} changes made ${r.perChange.fetches} fetches; idle panel ${fmt(med(r.perChange.idleTask))} of tasks a second`,
@@ -343,10 +371,12 @@ export async function run() {
       `panel in the browser: ${SESSIONS * PER_SESSION} monitors in ${SESSIONS} sessions (half waitpoints, half time monitors), ${CHANGES_PER_SECOND} changes/s (progress signals), headless Chromium, 400×900`,
     );
     const builds = [];
-    if (process.env.BENCH_PANEL_BEFORE) builds.push(["before", join(process.env.BENCH_PANEL_BEFORE, ".output", "chrome-mv3")]);
+    if (process.env.BENCH_PANEL_BEFORE)
+      builds.push(["before", join(process.env.BENCH_PANEL_BEFORE, ".output", "chrome-mv3")]);
     builds.push([process.env.BENCH_PANEL_BEFORE ? "after" : "this build", join(ROOT, ".output", "chrome-mv3")]);
     for (const [label, dir] of builds) {
-      if (!existsSync(join(dir, "manifest.json"))) throw new Error(`Expected a built extension in ${dir} (npm run build)`);
+      if (!existsSync(join(dir, "manifest.json")))
+        throw new Error(`Expected a built extension in ${dir} (npm run build)`);
       report(await measure(label, dir, daemon, ids));
     }
   } finally {

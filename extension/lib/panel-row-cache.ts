@@ -13,29 +13,22 @@ interface Entry {
   inputs: readonly unknown[];
   /** The element in the page: the one built, or the one morphed into its shape. */
   live: HTMLElement;
-  /** The render that last used it: entries no render used are dropped (sweep). */
-  seen: number;
 }
 
 export class RowCache {
   readonly #rows = new Map<string, Entry>();
-  #render = 0;
 
-  /** Starts a render: entries not used since the last one are dropped. */
+  /** Before a render: rows no longer in the page are forgotten. */
   sweep(): void {
-    for (const [key, entry] of this.#rows) if (entry.seen < this.#render) this.#rows.delete(key);
-    this.#render++;
+    for (const [key, entry] of this.#rows) if (!entry.live.isConnected) this.#rows.delete(key);
   }
 
   /** The row for `key`: a stand-in for the live one when `inputs` are the same as last time, else `build()`. */
   row(key: string, inputs: readonly unknown[], build: () => HTMLElement): HTMLElement {
     const hit = this.#rows.get(key);
-    if (hit?.live.isConnected && same(hit.inputs, inputs)) {
-      hit.seen = this.#render;
-      return keep(hit.live);
-    }
+    if (hit?.live.isConnected && same(hit.inputs, inputs)) return keep(hit.live);
     const built = build();
-    const entry: Entry = { inputs, live: built, seen: this.#render };
+    const entry: Entry = { inputs, live: built };
     this.#rows.set(key, entry);
     onPlaced(built, (live) => {
       entry.live = live;

@@ -19,11 +19,11 @@ export function sessionSection(
   devices: DeviceView[],
   rows: RowCache,
 ): HTMLElement {
-  const row = (item: PanelItem) => {
+  const inputsOf = (item: PanelItem) => {
     const key = itemKey(item);
     const device = item.waitpoint?.device ? devices.find((d) => d.name === item.waitpoint?.device) : undefined;
     // What the row shows besides its item: the person's state about it, and its device's state.
-    const inputs = [
+    return [
       item,
       state.selected.has(key),
       state.checks.has(key),
@@ -32,13 +32,30 @@ export function sessionSection(
       state.confirming === key,
       device?.state,
     ];
-    return rows.row(key, inputs, () => monitorRow(state, item, now, devices));
   };
+  const row = (item: PanelItem) => rows.row(itemKey(item), inputsOf(item), () => monitorRow(state, item, now, devices));
   const collapsed = state.collapsed.has(group.id);
   const { recent, older } = sessionSplit(group.items, now);
+  const showOlder = state.older.has(group.id);
+  // A session none of whose rows changed is kept whole (a change elsewhere touches one session).
+  const inputs = [group.label, collapsed, showOlder, recent.length, ...group.items.flatMap(inputsOf)];
+  return rows.row(`session:${group.id}`, inputs, () =>
+    drawSession(group, { collapsed, recent, older, showOlder }, row),
+  );
+}
+
+function drawSession(
+  group: SessionGroup,
+  {
+    collapsed,
+    recent,
+    older,
+    showOlder,
+  }: { collapsed: boolean; recent: PanelItem[]; older: PanelItem[]; showOlder: boolean },
+  row: (item: PanelItem) => HTMLElement,
+): HTMLElement {
   const ended = group.items.filter((i) => !isActive(i.monitor.state)).length;
   const active = group.items.length - ended;
-  const showOlder = state.older.has(group.id);
   return h(
     "section",
     { class: "session", "data-session": group.id, "data-key": `session:${group.id}` },
@@ -78,14 +95,7 @@ export function sessionSection(
           )
         : null,
     ),
-    collapsed
-      ? null
-      : h(
-          "ul",
-          { class: "monitors" },
-          recent.map(row),
-          showOlder ? older.map(row) : null,
-        ),
+    collapsed ? null : h("ul", { class: "monitors" }, recent.map(row), showOlder ? older.map(row) : null),
     !collapsed && older.length > 0
       ? h(
           "button",

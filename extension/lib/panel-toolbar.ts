@@ -4,7 +4,8 @@
  * below it, while monitors are selected, the bulk bar (Pause, Resume, Cancel with one confirmation).
  * Design: docs/design.md §7.
  */
-import { PANEL_FILTERS, PANEL_KINDS, type PanelCounts, type PanelFilter } from "../../shared/schemas/native-messages";
+import { PANEL_FILTERS, PANEL_KINDS, type PanelFilter } from "../../shared/panel-lists";
+import type { PanelCounts } from "../../shared/schemas/native-messages";
 import type { DeviceView } from "../../shared/schemas/views";
 import { h } from "./dom";
 import type { FilteredList } from "./panel-filter";
