@@ -20,7 +20,7 @@
 // that checkout's built extension (.output/chrome-mv3) in the same run, for before/after figures.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer from "puppeteer";
 import { EXTENSION_ID } from "../dist/shared/extension-identity.js";
@@ -177,6 +177,7 @@ const FIRST_ROWS = `(() => {
 
 /** Measures one build of the extension (`extensionDir`) against `daemon`. */
 async function measure(label, extensionDir, daemon, ids) {
+  const load0 = loadavg()[0];
   const profile = mkdtempSync(join(tmpdir(), "vigil-bench-panel-"));
   execFileSync(process.execPath, [
     BIN,
@@ -307,7 +308,7 @@ async function measure(label, extensionDir, daemon, ids) {
       IDLE_SECONDS,
     );
 
-    return { label, loads, perChange, workerAlone, open, shared };
+    return { label, loads, perChange, workerAlone, open, shared, load: [load0, loadavg()[0]] };
   } finally {
     await browser.close();
     rmSync(profile, { recursive: true, force: true });
@@ -365,7 +366,9 @@ async function traceChanges(panel, daemon, ids) {
 
 function report(r) {
   const med = (values) => quantile(values, 0.5);
-  console.log(`  [${r.label}]`);
+  console.log(
+    `  [${r.label}] (the machine's load average ${r.load[0].toFixed(1)} at the start, ${r.load[1].toFixed(1)} at the end)`,
+  );
   console.log(
     `  (a) first list painted: navigation → first rows in the DOM ${fmt(med(r.loads.rows))} (${r.loads.first} rows), → the frame after ${fmt(med(r.loads.frame))} (median of ${r.loads.rows.length} loads; goal < 300 ms); the whole page (${r.loads.items} rows) in the DOM ${fmt(med(r.loads.whole))}; beside: the page's first contentful paint (its header) ${fmt(med(r.loads.fcp))}, the first list asked for at ${at(med(r.loads.asked.filter((v) => !Number.isNaN(v))))}, its answer in at ${at(med(r.loads.came.filter((v) => !Number.isNaN(v))))}`,
   );

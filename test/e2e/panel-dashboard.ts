@@ -322,12 +322,12 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       // takes the click as a gesture, else (here: a click handler run from the test, no gesture)
       // the panel's page in a tab. Either is the panel page, focused on the entry and marked.
       await panel.close();
-      await waitFor(async () => ((await background<number>("vigil.openPanels()")) === 0 ? true : null), {
+      const worker = ctx.browser();
+      await waitFor(async () => ((await worker.background<number>("vigil.openPanels()")) === 0 ? true : null), {
         what: "the panel's port closed",
       });
-      const browser = ctx.browser().browser;
-      const opened = browser.waitForTarget((t) => t.type() === "page" && t.url().includes("/sidepanel.html"));
-      await background(`vigil.openAt(${JSON.stringify(id)})`);
+      const opened = worker.browser.waitForTarget((t) => t.type() === "page" && t.url().includes("/sidepanel.html"));
+      await worker.background(`vigil.openAt(${JSON.stringify(id)})`);
       panel = (await (await opened).page()) as Page;
       await panel.setViewport({ width: 400, height: 900 });
       await until(
