@@ -2,6 +2,7 @@
  * The panel's tabs and kinds, without zod: the side panel page imports these, and importing them
  * from shared/schemas/native-messages.ts put all of zod into its script (bench/panel-browser.js:
  * first list painted). native-messages.ts re-exports them and builds its schemas from them.
+ * Design: docs/design.md §7.
  */
 
 /** The panel's tabs: everything, what needs the person, what still waits, what has ended. */
