@@ -10,7 +10,7 @@
 import type { AttentionItem, NativeRequest, PanelList, WithoutId } from "../../shared/schemas/native-messages";
 import { ATTENTION_REASON_TEXT } from "../../shared/wording";
 import { AttentionNotifier, type Notice } from "./notify-rule";
-import { attentionOf } from "./panel-attention";
+import { attentionOf, needsTally } from "./panel-attention";
 
 export const ATTENTION_EVERY_MS = 1000;
 /** A daemon before issue #26 sends no `attention`: the whole list is fetched instead, less often. */
@@ -80,8 +80,9 @@ export class BackgroundAttention {
       this.#whole = !list.attention;
       if (this.#whole) list = (await this.deps.request({ type: "list", offset: 0, limit: 500 })) as PanelList;
       const attention = attentionOf(list);
-      this.count = attention.length;
-      await this.deps.setBadge(attention.length ? String(attention.length) : "").catch(() => undefined);
+      // The same number as the panel's header: one per thing that needs the person.
+      this.count = needsTally(attention).total;
+      await this.deps.setBadge(this.count ? String(this.count) : "").catch(() => undefined);
       const now = this.deps.now();
       const notices = this.notifier.update(attention, now);
       if (notices.length && (await this.deps.notificationsOn())) {

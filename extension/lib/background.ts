@@ -170,5 +170,7 @@ export function startBackground(browser: BrowserApi) {
   // The toolbar button opens the side panel (Chromium; Firefox has its own sidebar button).
   browser.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => undefined);
   host.start();
-  return { host, marks, attention, fetches, openAt };
+  /** How many panels are open (their ports): the browser suite waits on it. */
+  const openPanels = () => panels.size;
+  return { host, marks, attention, fetches, openAt, openPanels };
 }

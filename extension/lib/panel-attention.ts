@@ -24,6 +24,45 @@ export const ATTENTION_RANK: Record<AttentionReason, number> = {
 export const attentionKey = (a: AttentionItem): string =>
   [a.reason, a.sessionId ?? "", a.monitorId ?? a.waitpointId ?? a.device ?? "", a.wakeId ?? ""].join(":");
 
+/**
+ * What the one "Needs you" number counts (the header, the title, the badge, the section): one per
+ * thing that needs the person — a monitor or waitpoint (the daemon sends its most urgent entry
+ * only), a device, the overload. The "Needs you" tab filters monitors, so its count is `monitors`;
+ * `needsTallyText` says how the two relate.
+ */
+export interface NeedsTally {
+  total: number;
+  monitors: number;
+  devices: number;
+  overload: boolean;
+}
+
+export function needsTally(attention: AttentionItem[]): NeedsTally {
+  const monitors = new Set<string>();
+  const devices = new Set<string>();
+  let overload = false;
+  for (const a of attention) {
+    if (a.monitorId) monitors.add(`${a.sessionId ?? ""}/${a.monitorId}`);
+    else if (a.device) devices.add(a.device);
+    else if (a.reason === "overload") overload = true;
+    else monitors.add(attentionKey(a));
+  }
+  return {
+    total: monitors.size + devices.size + (overload ? 1 : 0),
+    monitors: monitors.size,
+    devices: devices.size,
+    overload,
+  };
+}
+
+/** "12 monitors · 1 device · checks running late": what the one number is made of. */
+export function needsTallyText(tally: NeedsTally): string {
+  const parts = [`${tally.monitors} monitor${tally.monitors === 1 ? "" : "s"}`];
+  if (tally.devices) parts.push(`${tally.devices} device${tally.devices === 1 ? "" : "s"}`);
+  if (tally.overload) parts.push("checks running late");
+  return parts.join(" · ");
+}
+
 /** The "Needs you" list of one `list` answer. */
 export function attentionOf(list: PanelList): AttentionItem[] {
   return list.attention ?? computeAttention(list);

@@ -10,8 +10,17 @@ import { timeText } from "./panel-view";
 export const TICK_MS = 1000;
 
 /** The absolute time a relative one stands for, as the hover shows it: "3 Dec 2026, 18:32:05". */
-export const absoluteTime = (iso: string): string =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+export const absoluteTime = (iso: string): string => absoluteFormat().format(new Date(iso));
+
+/**
+ * One formatter for every hover time: `toLocaleString` with options builds a new one per call,
+ * which was most of a 500-row render (bench/panel-browser.js).
+ */
+let format: Intl.DateTimeFormat | null = null;
+const absoluteFormat = (): Intl.DateTimeFormat => {
+  format ??= new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  return format;
+};
 
 /** "checked 3s ago" for `iso`, re-read each tick; nothing when there is no time. */
 export function timeElement(iso: string | null, now: number, prefix = "", future = false): HTMLElement | null {

@@ -9,7 +9,7 @@ import type { AttentionItem, PanelItem, PanelList } from "../../shared/schemas/n
 import type { CheckLoadView, MonitorView, WaitpointView } from "../../shared/schemas/views";
 import { monitorView } from "../../test/helpers/views";
 import { AttentionNotifier, NOTIFY_EVERY_MS } from "./notify-rule";
-import { attentionKey, attentionOf } from "./panel-attention";
+import { attentionKey, attentionOf, needsTally, needsTallyText } from "./panel-attention";
 import { applyFilters, listQuery, NO_FILTERS } from "./panel-filter";
 import { mergeSession } from "./panel-merge";
 import { outcomeOf } from "./panel-outcome";
@@ -113,6 +113,30 @@ describe("Needs you, worked out from the items (a daemon without `attention`)", 
     ];
     expect(attentionOf(list([item("a", review("wake-1"))], { attention: mine }))).toBe(mine);
   });
+});
+
+test("one Needs-you number: a thing each (a monitor once, a device, the overload), and what it is made of", () => {
+  const entry = (extra: Partial<AttentionItem>): AttentionItem => ({
+    reason: "monitor_error",
+    rank: 4,
+    title: "x",
+    detail: "",
+    since: at(0),
+    actions: [],
+    ...extra,
+  });
+  const attention = [
+    entry({ reason: "needs_review", sessionId: "a", monitorId: "mon-1", wakeId: "wake-1" }),
+    // An older daemon's list may name a monitor twice: it is one thing that needs the person.
+    entry({ sessionId: "a", monitorId: "mon-1" }),
+    entry({ reason: "waitpoint_failed", sessionId: "b", monitorId: "mon-2", waitpointId: "wp-1", device: "gpu1" }),
+    entry({ reason: "device_error", device: "gpu1" }),
+    entry({ reason: "overload" }),
+  ];
+  const tally = needsTally(attention);
+  expect(tally).toEqual({ total: 4, monitors: 2, devices: 1, overload: true });
+  expect(needsTallyText(tally)).toBe("2 monitors · 1 device · checks running late");
+  expect(needsTallyText(needsTally(attention.slice(0, 1)))).toBe("1 monitor");
 });
 
 describe("filters and counts", () => {
@@ -233,6 +257,13 @@ test("a per-session answer replaces that session's items, counts, sessions entry
   ]);
   // The entry about a is gone; the overload (about no session) is the newer answer's: none.
   expect(after.attention).toEqual([]);
+  // What did not change stays the same object (its row is kept as drawn); what changed is the reply's.
+  const same = item("b", { id: "b1" });
+  const again = mergeSession(after, "b", list([same, item("b", { id: "b2" })], { sessions: [], attention: [] }));
+  expect(again.items.find((i) => i.monitor.id === "b1")).toBe(after.items.find((i) => i.monitor.id === "b1"));
+  const changed = item("b", { id: "b1", name: "renamed" });
+  const renamed = mergeSession(after, "b", list([changed], { sessions: [], attention: [] }));
+  expect(renamed.items.find((i) => i.monitor.id === "b1")).toBe(changed);
   const withB = mergeSession(
     after,
     "b",

@@ -26,18 +26,23 @@ export function mergeSession(list: PanelList, sessionId: string, reply: PanelLis
   const mine = (i: { session: { id: string } }) => i.session.id === sessionId;
   const at = list.items.findIndex(mine);
   const kept = list.items.filter((i) => !mine(i));
-  const fresh = reply.items.filter(mine);
+  // An item that did not change stays the same object, so its row is kept as drawn (lib/panel-row-cache.ts).
+  const before = new Map(list.items.filter(mine).map((i) => [i.monitor.id, i]));
+  const fresh = reply.items.filter(mine).map((item) => {
+    const old = before.get(item.monitor.id);
+    return old && JSON.stringify(old) === JSON.stringify(item) ? old : item;
+  });
   const items = [...kept];
   items.splice(at === -1 ? items.length : at, 0, ...fresh);
 
-  const before = list.sessions?.find((s) => s.id === sessionId);
+  const was = list.sessions?.find((s) => s.id === sessionId);
   const after = reply.sessions?.find((s) => s.id === sessionId);
   const sessions = (list.sessions ?? []).filter((s) => s.id !== sessionId);
   if (after) {
     const index = list.sessions?.findIndex((s) => s.id === sessionId) ?? -1;
     sessions.splice(index === -1 ? sessions.length : index, 0, after);
   }
-  const counts = shift(list.counts ?? ZERO, before?.counts ?? ZERO, after?.counts ?? ZERO);
+  const counts = shift(list.counts ?? ZERO, was?.counts ?? ZERO, after?.counts ?? ZERO);
 
   const attention: AttentionItem[] = [
     ...(list.attention ?? []).filter((a) => a.sessionId !== undefined && a.sessionId !== sessionId),

@@ -7,7 +7,7 @@
 import type { AttentionAction, AttentionItem } from "../../shared/schemas/native-messages";
 import { ATTENTION_REASON_TEXT } from "../../shared/wording";
 import { h } from "./dom";
-import { attentionKey } from "./panel-attention";
+import { attentionKey, type NeedsTally, needsTallyText } from "./panel-attention";
 import { timeElement } from "./panel-clock";
 
 const ACTION_LABELS: Record<AttentionAction, string> = {
@@ -23,14 +23,17 @@ const AMBER = new Set(["delivery_retrying", "wake_not_taken", "overload", "waitp
 
 export function needsSection(
   attention: AttentionItem[],
+  tally: NeedsTally,
   sessionLabel: (id: string) => string,
   confirming: string | null,
   now: number,
 ): HTMLElement {
   return h(
     "section",
-    { class: "needs", "aria-labelledby": "needs-title", "data-count": String(attention.length) },
-    h("h2", { id: "needs-title" }, `Needs you (${attention.length})`),
+    { class: "needs", "aria-labelledby": "needs-title", "data-count": String(tally.total) },
+    h("h2", { id: "needs-title" }, `Needs you (${tally.total})`),
+    // The "Needs you" tab counts monitors: when devices or the overload are here too, say so.
+    tally.total !== tally.monitors ? h("p", { class: "muted tally", "data-tally": "" }, needsTallyText(tally)) : null,
     attention.length === 0
       ? h("p", { class: "muted" }, "Nothing needs you.")
       : h(

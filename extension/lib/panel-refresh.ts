@@ -17,6 +17,8 @@ import type { PanelState } from "./panel-state";
 
 export const COALESCE_MS = 150;
 export const PAGE = 500;
+/** The first list a panel asks for: what fills the screen, before the whole page. */
+export const FIRST_PAGE = 50;
 
 export interface PanelDataDeps {
   state: PanelState;
@@ -53,8 +55,16 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
     }
   }
 
-  const list = (extra: Record<string, string> = {}) =>
+  const list = (extra: { session?: string; limit?: number } = {}) =>
     request({ type: "list", offset: 0, limit: PAGE, ...listQuery(state.filters), ...extra }) as Promise<PanelList>;
+
+  /** A list came: the error it ends is cleared, the open check logs are fetched again. */
+  async function done() {
+    if (state.listFailed) state.error = null;
+    state.listFailed = false;
+    phase = "checks";
+    await Promise.all([...state.checks.keys()].map(loadChecks));
+  }
 
   async function fetchNow(scope: Set<string> | "all") {
     try {
@@ -62,7 +72,18 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
       const current = state.list;
       if (scope === "all" || !canMerge(current)) {
         fetches.whole++;
-        state.list = await list();
+        if (current === null) {
+          // The first list: a screenful first, drawn at once, then the whole page (bench/panel-browser.js
+          // reads the marks; once per page, as marks are kept for its life).
+          performance.mark("vigil:first-list-asked");
+          state.list = await list({ limit: FIRST_PAGE });
+          performance.mark("vigil:first-list-came");
+          if (state.list.total > state.list.items.length) {
+            render();
+            fetches.whole++;
+            state.list = await list();
+          }
+        } else state.list = await list();
       } else {
         let next = current as PanelList;
         for (const sessionId of scope) {
@@ -73,10 +94,7 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
         }
         state.list = next;
       }
-      if (state.listFailed) state.error = null;
-      state.listFailed = false;
-      phase = "checks";
-      await Promise.all([...state.checks.keys()].map(loadChecks));
+      await done();
     } catch (error) {
       state.listFailed = true;
       state.error = `The list could not be fetched: ${(error as Error).message}`;

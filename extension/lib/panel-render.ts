@@ -8,11 +8,12 @@
  */
 import { countOf } from "../../shared/wording";
 import { h, morph } from "./dom";
-import { attentionOf } from "./panel-attention";
+import { attentionOf, type NeedsTally, needsTally, needsTallyText } from "./panel-attention";
 import { devicesSection } from "./panel-devices";
 import { applyFilters, NO_FILTERS } from "./panel-filter";
 import { needsSection } from "./panel-needs";
 import { disconnectedNotice } from "./panel-notice";
+import type { RowCache } from "./panel-row-cache";
 import { sessionSection } from "./panel-session";
 import type { PanelState } from "./panel-state";
 import { bulkBar, toolbar } from "./panel-toolbar";
@@ -25,10 +26,13 @@ export interface PanelPage {
   linkLabel: HTMLElement;
   needsCount: HTMLElement;
   summary: HTMLElement;
+  /** The rows drawn last time, kept while unchanged. */
+  rows: RowCache;
 }
 
 export function renderPanel(page: PanelPage, state: PanelState, now: number): void {
   const { link } = state;
+  page.rows.sweep();
   const connected = link.status === "connected";
   page.linkLabel.dataset.status = connected && state.listFailed ? "failed" : link.status;
   page.linkLabel.textContent = connected
@@ -41,16 +45,16 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
   const children: Array<HTMLElement | null> = [];
   if (!connected) children.push(disconnectedNotice(link));
   if (state.error && connected) children.push(h("p", { class: "error", "data-testid": "error" }, state.error));
-  let needs: number | null = null;
+  let tally: NeedsTally | null = null;
   let summary = page.linkLabel.textContent;
   if (connected && state.list) {
     const list = state.list;
     const attention = attentionOf(list);
-    needs = attention.length;
+    tally = needsTally(attention);
     const view = applyFilters(list, state.filters);
     const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
     children.push(
-      needsSection(attention, (id) => labels.get(id) ?? id, state.confirming, now),
+      needsSection(attention, tally, (id) => labels.get(id) ?? id, state.confirming, now),
       toolbar(state, view, list.devices ?? []),
       bulkBar(state),
     );
@@ -61,11 +65,12 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
         h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."),
       );
     }
-    children.push(...groups.map((group) => sessionSection(state, group, now, list.devices ?? [])));
+    children.push(...groups.map((group) => sessionSection(state, group, now, list.devices ?? [], page.rows)));
     if (list.total > list.offset + list.items.length)
       children.push(h("p", { class: "muted" }, `Showing the first ${list.items.length} of ${list.total}.`));
     children.push(devicesSection(list.devices, now));
-    summary = `${needs} need${needs === 1 ? "s" : ""} you · ${view.counts.active} active · ${countOf(view.counts.ended, "ended", "ended")}`;
+    const parts = tally.total !== tally.monitors ? ` (${needsTallyText(tally).replaceAll(" · ", ", ")})` : "";
+    summary = `${tally.total} need${tally.total === 1 ? "s" : ""} you${parts} · ${view.counts.active} active · ${countOf(view.counts.ended, "ended", "ended")}`;
   }
   children.push(settingsSection(state));
 
@@ -80,11 +85,12 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
     again?.focus();
   }
 
+  const needs = tally?.total ?? 0;
   const title = needs ? `(${needs}) Vigil` : "Vigil";
   if (doc.title !== title) doc.title = title;
   page.needsCount.textContent = needs ? String(needs) : "";
   page.needsCount.hidden = !needs;
-  page.needsCount.title = needs ? `${needs} need${needs === 1 ? "s" : ""} you` : "";
+  page.needsCount.title = tally && needs ? `${needs} need${needs === 1 ? "s" : ""} you: ${needsTallyText(tally)}` : "";
   if (page.summary.textContent !== summary) page.summary.textContent = summary;
 }
 

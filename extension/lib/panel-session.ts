@@ -3,11 +3,13 @@
  * "Clear ended"; then its monitor rows, the ended ones over a day old folded behind one button.
  * Design: docs/design.md §7.
  */
+import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { DeviceView } from "../../shared/schemas/views";
 import { h } from "./dom";
 import { isActive } from "./panel-filter";
 import { monitorRow } from "./panel-monitor-row";
-import type { PanelState } from "./panel-state";
+import type { RowCache } from "./panel-row-cache";
+import { itemKey, type PanelState } from "./panel-state";
 import { type SessionGroup, sessionSplit } from "./panel-view";
 
 export function sessionSection(
@@ -15,12 +17,45 @@ export function sessionSection(
   group: SessionGroup,
   now: number,
   devices: DeviceView[],
+  rows: RowCache,
 ): HTMLElement {
+  const inputsOf = (item: PanelItem) => {
+    const key = itemKey(item);
+    const device = item.waitpoint?.device ? devices.find((d) => d.name === item.waitpoint?.device) : undefined;
+    // What the row shows besides its item: the person's state about it, and its device's state.
+    return [
+      item,
+      state.selected.has(key),
+      state.checks.has(key),
+      state.checks.get(key),
+      state.signals.has(key),
+      state.confirming === key,
+      device?.state,
+    ];
+  };
+  const row = (item: PanelItem) => rows.row(itemKey(item), inputsOf(item), () => monitorRow(state, item, now, devices));
   const collapsed = state.collapsed.has(group.id);
   const { recent, older } = sessionSplit(group.items, now);
+  const showOlder = state.older.has(group.id);
+  // A session none of whose rows changed is kept whole (a change elsewhere touches one session).
+  const inputs = [group.label, collapsed, showOlder, recent.length, ...group.items.flatMap(inputsOf)];
+  return rows.row(`session:${group.id}`, inputs, () =>
+    drawSession(group, { collapsed, recent, older, showOlder }, row),
+  );
+}
+
+function drawSession(
+  group: SessionGroup,
+  {
+    collapsed,
+    recent,
+    older,
+    showOlder,
+  }: { collapsed: boolean; recent: PanelItem[]; older: PanelItem[]; showOlder: boolean },
+  row: (item: PanelItem) => HTMLElement,
+): HTMLElement {
   const ended = group.items.filter((i) => !isActive(i.monitor.state)).length;
   const active = group.items.length - ended;
-  const showOlder = state.older.has(group.id);
   return h(
     "section",
     { class: "session", "data-session": group.id, "data-key": `session:${group.id}` },
@@ -60,14 +95,7 @@ export function sessionSection(
           )
         : null,
     ),
-    collapsed
-      ? null
-      : h(
-          "ul",
-          { class: "monitors" },
-          recent.map((item) => monitorRow(state, item, now, devices)),
-          showOlder ? older.map((item) => monitorRow(state, item, now, devices)) : null,
-        ),
+    collapsed ? null : h("ul", { class: "monitors" }, recent.map(row), showOlder ? older.map(row) : null),
     !collapsed && older.length > 0
       ? h(
           "button",

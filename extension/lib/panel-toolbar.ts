@@ -4,8 +4,10 @@
  * below it, while monitors are selected, the bulk bar (Pause, Resume, Cancel with one confirmation).
  * Design: docs/design.md §7.
  */
-import { PANEL_FILTERS, PANEL_KINDS, type PanelCounts, type PanelFilter } from "../../shared/schemas/native-messages";
+import { PANEL_FILTERS, PANEL_KINDS, type PanelFilter } from "../../shared/panel-lists";
+import type { PanelCounts } from "../../shared/schemas/native-messages";
 import type { DeviceView } from "../../shared/schemas/views";
+import { countOf } from "../../shared/wording";
 import { h } from "./dom";
 import type { FilteredList } from "./panel-filter";
 import type { PanelState } from "./panel-state";
@@ -43,6 +45,13 @@ export function toolbar(state: PanelState, view: FilteredList, devices: DeviceVi
             "data-tab": tab,
             "data-key": `tab:${tab}`,
             "aria-pressed": String(filters.filter === tab),
+            // The tab lists monitors; the header's number also counts devices and the overload.
+            ...(tab === "needs"
+              ? {
+                  "aria-label": `Needs you: ${countOf(view.counts.needs, "monitor", "monitors")}`,
+                  title: "Monitors that need you (devices and late checks are listed under Needs you above)",
+                }
+              : {}),
           },
           `${TAB_LABELS[tab]} `,
           h("span", { class: "count" }, String(view.counts[tab as keyof PanelCounts])),

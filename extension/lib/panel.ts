@@ -15,6 +15,7 @@ import { TICK_MS, tickTimes } from "./panel-clock";
 import { PanelPort, type PanelPush } from "./panel-port";
 import { createPanelData } from "./panel-refresh";
 import { type PanelPage, renderPanel } from "./panel-render";
+import { RowCache } from "./panel-row-cache";
 import { createPanelState } from "./panel-state";
 
 type BrowserApi = typeof import("wxt/browser").browser;
@@ -39,6 +40,7 @@ export function startPanel(browser: BrowserApi, document: Document) {
     linkLabel: document.getElementById("link") as HTMLElement,
     needsCount: document.getElementById("needs-count") as HTMLElement,
     summary: document.getElementById("summary") as HTMLElement,
+    rows: new RowCache(),
   };
   const state = createPanelState(readCollapsed(window.localStorage));
   const render = () => renderPanel(page, state, Date.now());

@@ -12,12 +12,9 @@ export const MAX_HOST_TO_BROWSER_BYTES = 1024 * 1024;
 /** Requests from the browser are small; anything larger is refused (and skipped). */
 export const MAX_BROWSER_TO_HOST_BYTES = 1024 * 1024;
 
-/** The panel's tabs: everything, what needs the person, what still waits, what has ended. */
-export const PANEL_FILTERS = ["all", "needs", "active", "ended"] as const;
-export type PanelFilter = (typeof PANEL_FILTERS)[number];
-/** The kinds the panel filters by (a waitpoint is a `signal` monitor). */
-export const PANEL_KINDS = ["command", "watch", "browser", "tool", "event", "time", "waitpoint"] as const;
-export type PanelKind = (typeof PANEL_KINDS)[number];
+import { PANEL_FILTERS, PANEL_KINDS } from "../panel-lists.js";
+
+export { PANEL_FILTERS, PANEL_KINDS, type PanelFilter, type PanelKind } from "../panel-lists.js";
 
 const RequestId = z.union([z.string().min(1).max(100), z.number().int()]);
 

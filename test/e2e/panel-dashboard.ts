@@ -130,13 +130,35 @@ export function defineDashboardTests(ctx: DashboardContext): void {
 
       const n = list.length;
       expect(await panel.$eval(".needs h2", (e) => e.textContent)).toBe(`Needs you (${n})`);
+      // One number, told apart: the "Needs you" tab filters monitors, so it counts those; the
+      // header's N also counts the devices and the overload, and says so beside it.
+      const told = (await panel.evaluate(`(() => {
+        const q = (s) => document.querySelector(s);
+        return {
+          entries: [...document.querySelectorAll(".needs li[data-attention]")].map((li) => li.dataset.reason),
+          tab: Number(q('[data-tab="needs"] .count').textContent),
+          tabLabel: q('[data-tab="needs"]').getAttribute("aria-label"),
+          tally: q(".needs [data-tally]")?.textContent ?? null,
+          header: q("#needs-count").getAttribute("title"),
+        };
+      })()`)) as { entries: string[]; tab: number; tabLabel: string; tally: string | null; header: string };
+      const devices = told.entries.filter((r) => r === "device_error").length;
+      const late = told.entries.includes("overload") ? " · checks running late" : "";
+      expect(devices).toBe(1);
+      expect(told.tab + devices + (late ? 1 : 0)).toBe(told.entries.length);
+      const made = `${told.tab} monitors · 1 device${late}`;
+      expect(told.tally).toBe(made);
+      expect(told.tabLabel).toBe(`Needs you: ${told.tab} monitors`);
+      expect(told.header).toBe(`${told.entries.length} need you: ${made}`);
       expect(await panel.$eval("#needs-count", (e) => e.textContent)).toBe(String(n));
       expect(await panel.title()).toBe(`(${n}) Vigil`);
       await waitFor(async () => (await badge()) === String(n), { what: `the toolbar badge reading ${n}` });
       // The one live region is the short summary line.
       expect(await panel.$$eval("[aria-live]", (es) => es.map((e) => e.id))).toEqual(["summary"]);
       expect(await panel.$eval("#summary", (e) => e.textContent)).toMatch(
-        new RegExp(`^${n} need(s)? you · \\d+ active · \\d+ ended$`),
+        new RegExp(
+          `^${n} need(s)? you \\(\\d+ monitors, 1 device(, checks running late)?\\) · \\d+ active · \\d+ ended$`,
+        ),
       );
 
       await screenshot("dashboard", 400, false, ctx.kind === "chromium" ? "side-panel.png" : "firefox-sidebar.png");
@@ -292,6 +314,32 @@ export function defineDashboardTests(ctx: DashboardContext): void {
         "the entry focused",
       );
       await panel.keyboard.press("Tab");
+      // Firefox: the suite reaches the background page only from an extension page, and the only
+      // one is the sidebar itself, whose port counts as an open panel: the closed-panel path is
+      // Chromium's alone here.
+      if (ctx.kind !== "chromium") return;
+      // With no panel open, the click opens one at the entry: the side panel when the browser
+      // takes the click as a gesture, else (here: a click handler run from the test, no gesture)
+      // the panel's page in a tab. Either is the panel page, focused on the entry and marked.
+      await panel.close();
+      const worker = ctx.browser();
+      await waitFor(async () => ((await worker.background<number>("vigil.openPanels()")) === 0 ? true : null), {
+        what: "the panel's port closed",
+      });
+      const opened = worker.browser.waitForTarget((t) => t.type() === "page" && t.url().includes("/sidepanel.html"));
+      await worker.background(`vigil.openAt(${JSON.stringify(id)})`);
+      panel = (await (await opened).page()) as Page;
+      await panel.setViewport({ width: 400, height: 900 });
+      await until(
+        `document.activeElement?.getAttribute("data-attention") === ${JSON.stringify(key)} && document.activeElement.dataset.focused === "true"`,
+        "the entry focused in the panel the click opened",
+      );
+      const box = await panel.$eval(`li[data-attention="${key}"]`, (e) => {
+        const r = e.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, height: (globalThis as any).innerHeight as number };
+      });
+      expect(box.top).toBeGreaterThanOrEqual(0);
+      expect(box.top).toBeLessThan(box.height);
     });
 
     test("Send again, Dismiss, bulk Pause / Resume / Cancel and Clear ended change the daemon's state", async () => {
