@@ -18,14 +18,12 @@
 import { basename, join } from "node:path";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
-import type { WakeView } from "../../../shared/schemas/views.js";
-import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { type AgentProcess, agentAncestor, runs } from "../base/agent-process.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { copilotPaths } from "../install/copilot.js";
 import { printJson } from "./context.js";
-import { parseHookJson } from "./hook-input.js";
+import { handoverText, parseHookJson, sessionNote } from "./hook-input.js";
 
 export const COPILOT_EVENTS = ["session-start", "prompt", "stop", "session-end"] as const;
 export type CopilotEvent = (typeof COPILOT_EVENTS)[number];
@@ -37,16 +35,6 @@ const InputSchema = z.looseObject({
   stop_hook_active: z.boolean().optional(),
 });
 type Input = z.infer<typeof InputSchema>;
-
-export function copilotSessionNote(sessionId: string): string {
-  return [
-    `Vigil is running for this session (${sessionId}). To wait for something (a build, a CI run, a deploy, a file),`,
-    "do not poll and do not sleep: arm a Vigil wait with your bash tool and END YOUR TURN. For example:",
-    "  vigil wait --until 15 -- test -f build/done",
-    "(the command is a check that exits 0 when it is done). When it matches, fails or times out,",
-    "Copilot CLI continues this session with the wake, even if it was closed.",
-  ].join("\n");
-}
 
 /** The Copilot process that runs this hook (the nearest ancestor running `copilot`). */
 export const copilotProcess = (): AgentProcess | null => agentAncestor(runs("copilot"));
@@ -74,9 +62,6 @@ function copilotAdapter(input: Input, current: Adapter, agent: AgentProcess | nu
   } as Adapter;
 }
 
-const joinWakes = (wakes: WakeView[]) =>
-  turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
-
 export async function runCopilotHook(event: CopilotEvent, stdin: string, home: string): Promise<void> {
   const input = parseHookJson(stdin, InputSchema, "sessionId");
   const sid = input.sessionId;
@@ -96,7 +81,7 @@ export async function runCopilotHook(event: CopilotEvent, stdin: string, home: s
         body: { adapter: copilotAdapter(input, session.adapter, agent, live) },
       });
     }
-    if (live) printJson({ additionalContext: copilotSessionNote(sid) }, undefined);
+    if (live) printJson({ additionalContext: sessionNote("Copilot CLI", sid) }, undefined);
     return;
   }
   // A continuation's agentStop: the wakes went in with the block that started it.
@@ -104,7 +89,7 @@ export async function runCopilotHook(event: CopilotEvent, stdin: string, home: s
   const api = new ApiClient(home);
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via: `copilot-${event}` } });
   if (wakes.length === 0) return;
-  const text = joinWakes(wakes);
+  const text = handoverText(wakes);
   if (event === "stop") printJson({ decision: "block", reason: text }, undefined);
   else printJson({ additionalContext: text }, undefined);
 }

@@ -15,13 +15,11 @@
 import { basename } from "node:path";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
-import type { WakeView } from "../../../shared/schemas/views.js";
-import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { type AgentProcess, agentAncestor, dropBinding, recordBinding, runs } from "../base/agent-process.js";
 import { ensureDaemon } from "../daemon-launch.js";
 import { printJson } from "./context.js";
-import { parseHookJson } from "./hook-input.js";
+import { handoverText, parseHookJson, sessionNote } from "./hook-input.js";
 
 export const GEMINI_EVENTS = ["session-start", "prompt", "stop", "session-end"] as const;
 export type GeminiEvent = (typeof GEMINI_EVENTS)[number];
@@ -33,16 +31,6 @@ const InputSchema = z.looseObject({
   stop_hook_active: z.boolean().optional(),
 });
 type Input = z.infer<typeof InputSchema>;
-
-export function geminiSessionNote(sessionId: string): string {
-  return [
-    `Vigil is running for this session (${sessionId}). To wait for something (a build, a CI run, a deploy, a file),`,
-    "do not poll and do not sleep: arm a Vigil wait with your shell tool and END YOUR TURN. For example:",
-    "  vigil wait --until 15 -- test -f build/done",
-    "(the command is a check that exits 0 when it is done). When it matches, fails or times out,",
-    "Gemini CLI continues this session with the wake, even if it was closed.",
-  ].join("\n");
-}
 
 /** The Gemini process that runs this hook (the nearest ancestor running `gemini`). */
 export const geminiProcess = (): AgentProcess | null => agentAncestor(runs("gemini"));
@@ -65,9 +53,6 @@ function geminiAdapter(input: Input, current: Adapter, agent: AgentProcess | nul
     ...(input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
   } as Adapter;
 }
-
-const joinWakes = (wakes: WakeView[]) =>
-  turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
 
 export async function runGeminiHook(event: GeminiEvent, stdin: string, home: string): Promise<void> {
   const input = parseHookJson(stdin, InputSchema);
@@ -92,7 +77,7 @@ export async function runGeminiHook(event: GeminiEvent, stdin: string, home: str
     if (agent && !live) dropBinding(home, agent);
     if (live)
       printJson(
-        { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: geminiSessionNote(sid) } },
+        { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote("Gemini CLI", sid) } },
         undefined,
       );
     return;
@@ -102,7 +87,7 @@ export async function runGeminiHook(event: GeminiEvent, stdin: string, home: str
   const api = new ApiClient(home);
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via: `gemini-${event}` } });
   if (wakes.length === 0) return;
-  const text = joinWakes(wakes);
+  const text = handoverText(wakes);
   if (event === "stop") printJson({ decision: "block", reason: text }, undefined);
   else printJson({ hookSpecificOutput: { hookEventName: "BeforeAgent", additionalContext: text } }, undefined);
 }

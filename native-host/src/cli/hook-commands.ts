@@ -16,8 +16,6 @@ import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
-import type { WakeView } from "../../../shared/schemas/views.js";
-import { turnText } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
 import { processStart } from "../base/process-start.js";
@@ -25,7 +23,7 @@ import { ensureDaemon } from "../daemon-launch.js";
 import { homeOf, printError, printJson } from "./context.js";
 import { COPILOT_EVENTS, type CopilotEvent, runCopilotHook } from "./copilot-hooks.js";
 import { GEMINI_EVENTS, type GeminiEvent, runGeminiHook } from "./gemini-hooks.js";
-import { parseHookJson } from "./hook-input.js";
+import { handoverText, parseHookJson, sessionNote } from "./hook-input.js";
 import { OPENCODE_EVENTS, type OpencodeEvent, runOpencodeHook } from "./opencode-hooks.js";
 
 const AGENTS = { claude: "Claude Code", codex: "Codex" } as const;
@@ -44,16 +42,6 @@ type HookInput = z.infer<typeof HookInputSchema>;
 
 /** How long a background rewake hook waits before it ends quietly (the agent restarts it next turn). */
 const REWAKE_WAIT_SECONDS = 6 * 3600;
-
-export function sessionNote(agent: AgentKind, sessionId: string): string {
-  return [
-    `Vigil is running for this session (${sessionId}). To wait for something — a build, a CI run, a deploy, a file —`,
-    "do not poll and do not sleep: arm a Vigil wait and END YOUR TURN. For example:",
-    "  vigil wait --until 15 -- <a check that exits 0 when it is done>",
-    "  (or the vigil MCP tools: wait_for_command, monitor__create, wait_create)",
-    `When it matches, fails or times out, ${AGENTS[agent]} continues this session with the wake, even if it was closed.`,
-  ].join("\n");
-}
 
 async function readStdin(timeoutMs = 5000): Promise<string> {
   const chunks: Buffer[] = [];
@@ -96,10 +84,6 @@ function agentAdapter(agent: AgentKind, input: HookInput, current: Adapter | und
     ...(input.transcript_path ? { transcriptPath: input.transcript_path } : {}),
   } as Adapter;
 }
-
-/** The wakes' texts, each followed by the handover tag the daemon made for it (it finds it in the transcript). */
-const joinWakes = (wakes: WakeView[]) =>
-  turnText(wakes.map((w) => ({ id: w.id, text: w.handoverTag ? `${w.text}\n\n${w.handoverTag}` : w.text })));
 
 /** What the background rewake hook wakes an idle session with: the wakes and what to do with them. */
 export function rewakeMessage(text: string, count: number): string {
@@ -189,7 +173,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
     }
     if (live) {
       printJson(
-        { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote(agent, sid) } },
+        { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote(AGENTS[agent], sid) } },
         undefined,
       );
     }
@@ -214,7 +198,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
     // transcript confirms them), so the model never reads "end your turn" beside what it already has.
     const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via: `${agent}-rewake` } });
     if (wakes.length === 0) return; // another hook took them meanwhile
-    process.stderr.write(`${rewakeMessage(joinWakes(wakes), wakes.length)}\n`);
+    process.stderr.write(`${rewakeMessage(handoverText(wakes), wakes.length)}\n`);
     process.exitCode = 2;
     return;
   }
@@ -227,7 +211,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
   const via = `${agent}-${event}`;
   const { wakes } = await api.call("claimWakes", { params: { sid }, query: { wait: 0, via } });
   if (wakes.length === 0) return;
-  const text = joinWakes(wakes);
+  const text = handoverText(wakes);
   if (event === "stop") {
     blocks?.record();
     printJson({ decision: "block", reason: text }, undefined);
