@@ -4,42 +4,25 @@
  * stay; a second run changes nothing; --dry-run writes nothing; --remove takes out only Vigil's
  * part; doctor says what is missing.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, beforeEach, expect, test } from "vitest";
-import { BIN, waitFor } from "../helpers/daemon.js";
+import { expect, test } from "vitest";
+import { BIN } from "../helpers/daemon.js";
+import { readIfThere, useSetupHome } from "../helpers/setup-home.js";
 
 let home: string;
 let vigilHome: string;
 let env: Record<string, string>;
 
-beforeEach(() => {
-  const root = mkdtempSync(join(tmpdir(), "vigil-setup-copilot-"));
-  home = join(root, "home");
-  vigilHome = join(root, "vigil");
-  mkdirSync(home);
-  env = { ...(process.env as Record<string, string>), HOME: home, PATH: "/usr/bin:/bin" };
-  for (const name of ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "COPILOT_HOME", "VIGIL_HOME"])
-    delete env[name];
-});
-
-afterEach(async () => {
-  try {
-    const { pid } = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8"));
-    process.kill(pid, "SIGTERM");
-    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
-  } catch {
-    // none started
-  }
-  rmSync(join(home, ".."), { recursive: true, force: true });
+useSetupHome("vigil-setup-copilot-", (made) => {
+  ({ home, vigilHome, env } = made);
 });
 
 const setup = (...args: string[]) => execa(process.execPath, [BIN, "--home", vigilHome, "setup", ...args], { env });
 const doctor = async () =>
   (await execa(process.execPath, [BIN, "--home", vigilHome, "doctor"], { env, reject: false })).stdout;
-const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : null);
+const read = readIfThere;
 
 test("setup copilot: --dry-run writes nothing, setup adds the four hooks, a second run changes nothing, --remove keeps the user's hooks", async () => {
   const hooks = join(home, ".copilot", "hooks");

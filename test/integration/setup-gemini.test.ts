@@ -5,40 +5,23 @@
  * after the user's edits); the shared launcher stays while another agent is set up; doctor says
  * what is missing. And `vigil setup opencode`, whose plugin file is wholly Vigil's.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterEach, beforeEach, expect, test } from "vitest";
-import { BIN, waitFor } from "../helpers/daemon.js";
+import { expect, test } from "vitest";
+import { BIN } from "../helpers/daemon.js";
+import { readIfThere, useSetupHome } from "../helpers/setup-home.js";
 
 let home: string;
 let vigilHome: string;
 let env: Record<string, string>;
 
-beforeEach(() => {
-  const root = mkdtempSync(join(tmpdir(), "vigil-setup-gemini-"));
-  home = join(root, "home");
-  vigilHome = join(root, "vigil");
-  mkdirSync(home);
-  env = { ...(process.env as Record<string, string>), HOME: home, PATH: "/usr/bin:/bin" };
-  for (const name of ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "VIGIL_HOME", "GEMINI_CLI"])
-    delete env[name];
-});
-
-afterEach(async () => {
-  try {
-    const { pid } = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8"));
-    process.kill(pid, "SIGTERM");
-    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
-  } catch {
-    // none started
-  }
-  rmSync(join(home, ".."), { recursive: true, force: true });
+useSetupHome("vigil-setup-gemini-", (made) => {
+  ({ home, vigilHome, env } = made);
 });
 
 const setup = (...args: string[]) => execa(process.execPath, [BIN, "--home", vigilHome, "setup", ...args], { env });
-const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : null);
+const read = readIfThere;
 const settings = () => join(home, ".gemini", "settings.json");
 const SETTINGS = `{\n  "security": { "auth": { "selectedType": "gemini-api-key" } },\n  "mcpServers": { "github": { "command": "gh-mcp" } },\n  "hooks": {\n    "AfterAgent": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n  }\n}\n`;
 

@@ -3,52 +3,24 @@
  * run changes nothing, that --dry-run writes nothing, and that --remove restores the user's files
  * byte for byte (or, when the user changed them since, takes out only Vigil's part).
  */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { parse } from "smol-toml";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { BIN, waitFor } from "../helpers/daemon.js";
+import { describe, expect, test } from "vitest";
+import { BIN } from "../helpers/daemon.js";
+import { readIfThere, useSetupHome } from "../helpers/setup-home.js";
 
 let home: string;
 let vigilHome: string;
 let env: Record<string, string>;
 
-beforeEach(() => {
-  const root = mkdtempSync(join(tmpdir(), "vigil-setup-"));
-  home = join(root, "home");
-  vigilHome = join(root, "vigil");
-  mkdirSync(home);
-  env = { ...(process.env as Record<string, string>), HOME: home, PATH: "/usr/bin:/bin" };
-  for (const name of ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "VIGIL_HOME", "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"]) {
-    delete env[name];
-  }
-});
-
-afterEach(async () => {
-  try {
-    const { pid } = JSON.parse(readFileSync(join(vigilHome, "daemon.json"), "utf8"));
-    process.kill(pid, "SIGTERM");
-    await waitFor(() => !existsSync(join(vigilHome, "daemon.json")), { what: "the daemon to stop" });
-  } catch {
-    // none started
-  }
-  rmSync(join(home, ".."), { recursive: true, force: true });
+useSetupHome("vigil-setup-", (made) => {
+  ({ home, vigilHome, env } = made);
 });
 
 const setup = (...args: string[]) => execa(process.execPath, [BIN, "--home", vigilHome, "setup", ...args], { env });
-const read = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : null);
+const read = readIfThere;
 
 describe("claude-code", () => {
   const settings = () => join(home, ".claude", "settings.json");
