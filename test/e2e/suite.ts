@@ -246,7 +246,9 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       expect(await panel.$eval(log, (e) => e.textContent)).toContain('"Running"');
       await panel.$eval(row, (e) => e.scrollIntoView({ block: "start" }));
       await panel.screenshot({ path: shot("check-log") });
-      // Escape closes it, and focus stays on its button.
+      // Escape closes it, and focus stays on its button. Keys and animation frames reach only the
+      // tab in front (Firefox's headless tabs in the background get neither): bring it there first.
+      await panel.bringToFront();
       await panel.focus(`${row} [data-key$=":checks"]`);
       await panel.keyboard.press("Escape");
       await panel.waitForFunction(`!document.querySelector(${JSON.stringify(log)})`, { polling: 100 });
@@ -286,6 +288,7 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       expect(await panel.evaluate("document.activeElement?.dataset.key")).toBe(
         `${session}/${waitpoint.body.id}:cancel`,
       );
+      await panel.bringToFront();
       await panel.keyboard.press("Enter");
       await panel.waitForSelector(`${wpRow} [data-key$=":confirm"]`);
       await panel.click(`${wpRow} [data-key$=":confirm"]`);
