@@ -13,7 +13,7 @@ import { attentionKey, attentionOf, needsTally, needsTallyText } from "./panel-a
 import { applyFilters, listQuery, NO_FILTERS } from "./panel-filter";
 import { mergeSession } from "./panel-merge";
 import { outcomeOf } from "./panel-outcome";
-import { COALESCE_MS, createPanelData } from "./panel-refresh";
+import { COALESCE_MS, createPanelData, PAGE, STEP } from "./panel-refresh";
 import { createPanelState } from "./panel-state";
 import { sessionSplit } from "./panel-view";
 
@@ -354,6 +354,38 @@ describe("the data refresh", () => {
     data.onPush({ type: "changed" });
     await vi.advanceTimersByTimeAsync(COALESCE_MS + 10);
     expect(data.fetches).toEqual({ whole: 2, session: 1 });
+  });
+
+  test("a page is asked for in requests of at most STEP items; an item the list moved into two requests is kept once", async () => {
+    const state = createPanelState();
+    // 450 items in the daemon; between the first two requests one more arrives at the top, so the
+    // second request's first item is the first request's last.
+    let daemon = Array.from({ length: 450 }, (_, i) => item(`s${Math.floor(i / 50)}`, { id: `mon-${i}` }));
+    const asked: Array<{ offset: number; limit: number }> = [];
+    const data = createPanelData({
+      state,
+      request: async (body) => {
+        const { offset, limit } = body as { offset: number; limit: number };
+        asked.push({ offset, limit });
+        const reply = merging(daemon.slice(offset, offset + limit));
+        if (asked.length === 2) daemon = [item("s0", { id: "mon-new" }), ...daemon];
+        return { ...reply, total: daemon.length, offset };
+      },
+      render: () => undefined,
+    });
+    state.list = list([]); // not the first list: the whole page at once
+    await data.refresh();
+    expect(asked).toEqual([
+      { offset: 0, limit: STEP },
+      { offset: STEP, limit: STEP },
+      { offset: 2 * STEP, limit: PAGE - 2 * STEP },
+    ]);
+    const keys = state.list?.items.map((i) => i.monitor.id) ?? [];
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toHaveLength(450);
+    expect(keys.slice(0, 2)).toEqual(["mon-0", "mon-1"]);
+    expect(state.list?.total).toBe(451);
+    expect(data.fetches).toEqual({ whole: 1, session: 0 });
   });
 
   test("a change taken up by a running fetch leaves no stale timer behind: later refreshes still fetch", async () => {

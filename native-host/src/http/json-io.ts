@@ -78,12 +78,16 @@ export async function readJson(req: IncomingMessage, limitBytes: number): Promis
   return value;
 }
 
+/**
+ * The body is encoded once: `Buffer.byteLength` and then writing the string would walk a large reply
+ * (the side panel's pages: 300–600 KB) twice (bench/panel.js profile, issue #26).
+ */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = body === undefined ? "" : JSON.stringify(body);
+  const bytes = Buffer.from(body === undefined ? "" : JSON.stringify(body), "utf8");
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
+    "content-length": bytes.length,
     "cache-control": "no-store",
   });
-  res.end(text);
+  res.end(bytes);
 }
