@@ -13,7 +13,7 @@ import { attentionKey, attentionOf, needsTally, needsTallyText } from "./panel-a
 import { applyFilters, listQuery, NO_FILTERS } from "./panel-filter";
 import { mergeSession } from "./panel-merge";
 import { outcomeOf } from "./panel-outcome";
-import { COALESCE_MS, createPanelData, PAGE, STEP } from "./panel-refresh";
+import { COALESCE_MS, createPanelData, MIN_GAP_MS, PAGE, STEP } from "./panel-refresh";
 import { createPanelState } from "./panel-state";
 import { sessionSplit } from "./panel-view";
 
@@ -346,13 +346,13 @@ describe("the data refresh", () => {
     await data.refresh();
     expect(requests).toHaveLength(1);
     for (let i = 0; i < 10; i++) data.onPush({ type: "changed", sessionId: "b" });
-    await vi.advanceTimersByTimeAsync(COALESCE_MS + 10);
+    await vi.advanceTimersByTimeAsync(MIN_GAP_MS + 10);
     expect(requests.slice(1)).toEqual([expect.objectContaining({ type: "list", session: "b" })]);
     expect(state.list?.items.map((i) => `${i.session.id}/${i.monitor.id}`)).toEqual(["a/mon-1", "b/new"]);
     expect(data.fetches).toEqual({ whole: 1, session: 1 });
     // No session named (the devices changed): the whole list.
     data.onPush({ type: "changed" });
-    await vi.advanceTimersByTimeAsync(COALESCE_MS + 10);
+    await vi.advanceTimersByTimeAsync(MIN_GAP_MS + 10);
     expect(data.fetches).toEqual({ whole: 2, session: 1 });
   });
 
@@ -386,6 +386,38 @@ describe("the data refresh", () => {
     expect(keys.slice(0, 2)).toEqual(["mon-0", "mon-1"]);
     expect(state.list?.total).toBe(451);
     expect(data.fetches).toEqual({ whole: 1, session: 0 });
+  });
+
+  test("the first change after a quiet spell is fetched after COALESCE_MS; a stream of them once per MIN_GAP_MS", async () => {
+    const state = createPanelState();
+    const started: number[] = [];
+    const data = createPanelData({
+      state,
+      request: async (body) => {
+        started.push(Date.now());
+        const sid = (body as { session?: string }).session;
+        return merging(sid ? [item(sid)] : [item("a"), item("b")]);
+      },
+      render: () => undefined,
+    });
+    await data.refresh();
+    await vi.advanceTimersByTimeAsync(10 * MIN_GAP_MS);
+    const quiet = Date.now();
+    data.onPush({ type: "changed", sessionId: "a" });
+    await vi.advanceTimersByTimeAsync(COALESCE_MS + 10);
+    expect(started.slice(1)).toEqual([quiet + COALESCE_MS]);
+    // A change every 100 ms for 2 s: a fetch every MIN_GAP_MS, never sooner; the last one is fetched.
+    for (let t = 0; t < 20; t++) {
+      data.onPush({ type: "changed", sessionId: t % 2 ? "a" : "b" });
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    await vi.advanceTimersByTimeAsync(MIN_GAP_MS + 10);
+    // One fetch asks for each session it covers (its requests start at the same instant).
+    const fetchesAt = [...new Set(started)];
+    const gaps = fetchesAt.slice(2).map((at, i) => at - (fetchesAt[i + 1] as number));
+    expect(gaps.length).toBeGreaterThanOrEqual(4);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(MIN_GAP_MS);
+    expect(data.busy()).toMatchObject({ running: false, timer: false, wanted: [] });
   });
 
   test("a change taken up by a running fetch leaves no stale timer behind: later refreshes still fetch", async () => {

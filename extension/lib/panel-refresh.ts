@@ -2,8 +2,8 @@
  * The side panel's data: the monitor list (under the panel's filters) and the open check logs.
  * A "changed" naming one session fetches that session alone and folds it in (lib/panel-merge.ts);
  * one naming none, or a daemon that cannot answer per session, fetches the whole list. Bursts are
- * coalesced: pushes within COALESCE_MS make one fetch, and fetches never overlap (one asked for
- * while another runs happens once, right after it). Each fetch ends in a render. A failed fetch
+ * coalesced: pushes within COALESCE_MS make one fetch, a stream of them one fetch per MIN_GAP_MS,
+ * and fetches never overlap (one asked for while another runs happens once, right after it). Each fetch ends in a render. A failed fetch
  * keeps the last list and says so.
  * Design: docs/design.md §7.
  */
@@ -16,6 +16,14 @@ import type { PanelRequest } from "./panel-protocol";
 import type { PanelState } from "./panel-state";
 
 export const COALESCE_MS = 150;
+/**
+ * While changes keep coming, a fetch starts at most this often after the last one began: each ends
+ * in a render, and a render's paint, not the fetch, is most of a change's cost in the page
+ * (bench/panel-browser.js at 5 changes/s: 13–18 ms of main-thread work a change with a render each,
+ * 8 ms with at most two renders a second). The first change after a quiet spell still shows after
+ * COALESCE_MS.
+ */
+export const MIN_GAP_MS = 500;
 /** The most items the panel shows (the rest: filters, search, or a session's own page). */
 export const PAGE = 500;
 /**
@@ -53,6 +61,8 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
   let wanted: Set<string> | "all" | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const fetches = { whole: 0, session: 0 };
+  /** When the last fetch began (Date.now()), for MIN_GAP_MS. */
+  let lastStart = Number.NEGATIVE_INFINITY;
   let phase = "idle";
 
   async function loadChecks(key: string) {
@@ -101,6 +111,7 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
   }
 
   async function fetchNow(scope: Set<string> | "all") {
+    lastStart = Date.now();
     try {
       phase = "list";
       const current = state.list;
@@ -185,10 +196,13 @@ export function createPanelData({ state, request, render }: PanelDataDeps): Pane
     }
     if (push.type !== "changed") return;
     want(push.sessionId ?? "all");
-    timer ??= setTimeout(() => {
-      timer = null;
-      void kick();
-    }, COALESCE_MS);
+    timer ??= setTimeout(
+      () => {
+        timer = null;
+        void kick();
+      },
+      Math.max(COALESCE_MS, lastStart + MIN_GAP_MS - Date.now()),
+    );
   }
 
   /** What the refresh is doing (the browser suite prints it when a wait fails). */
