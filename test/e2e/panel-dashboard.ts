@@ -66,12 +66,12 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       panel.evaluate("((globalThis.browser ?? globalThis.chrome).action.getBadgeText({}))") as Promise<string>;
     const screenshot = async (name: string, width: number, dark: boolean, readme?: string) => {
       await panel.setViewport({ width, height: 900 });
-      if (dark) await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
+      if (dark) await ctx.browser().colorScheme(panel, "dark");
       await panel.evaluate("window.scrollTo(0, 0)");
       const path = ctx.shot(name);
       await panel.screenshot({ path });
       if (readme) copyFileSync(path, join(IMAGES, readme));
-      if (dark) await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
+      if (dark) await ctx.browser().colorScheme(panel, "light");
     };
 
     beforeAll(async () => {
@@ -167,10 +167,8 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await screenshot("dashboard-600", 600, false);
       await panel.setViewport({ width: 400, height: 900 });
       await panel.screenshot({ path: ctx.shot("dashboard-full"), fullPage: true });
-      if (ctx.browser().emulatesColorScheme) {
-        await screenshot("dashboard-dark", 400, true, "side-panel-dark.png");
-        await screenshot("dashboard-600-dark", 600, true);
-      }
+      await screenshot("dashboard-dark", 400, true, ctx.kind === "chromium" ? "side-panel-dark.png" : undefined);
+      await screenshot("dashboard-600-dark", 600, true);
       await panel.setViewport({ width: 400, height: 900 });
     });
 
@@ -280,13 +278,11 @@ export function defineDashboardTests(ctx: DashboardContext): void {
         return result;
       };
       expect(await run()).toEqual([]);
-      if (ctx.browser().emulatesColorScheme) {
-        await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
-        try {
-          expect(await run()).toEqual([]);
-        } finally {
-          await panel.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
-        }
+      await ctx.browser().colorScheme(panel, "dark");
+      try {
+        expect(await run()).toEqual([]);
+      } finally {
+        await ctx.browser().colorScheme(panel, "light");
       }
     });
 

@@ -38,8 +38,8 @@ export interface ExtensionBrowser {
   /** The side panel (Chromium) / sidebar (Firefox) page, open in a tab. */
   panel(): Promise<Page>;
   reloadPanel(page: Page): Promise<void>;
-  /** Whether `page.emulateMediaFeatures` works (Firefox over WebDriver BiDi: no). */
-  readonly emulatesColorScheme: boolean;
+  /** Makes `page` see `prefers-color-scheme: scheme` (dark screenshots and axe runs). */
+  colorScheme(page: Page, scheme: "light" | "dark"): Promise<void>;
   /** What the browser says when the native host manifest is missing. */
   readonly noHostMessage: string;
   close(): Promise<void>;
@@ -57,7 +57,6 @@ const ARGS = [
 
 export class TestBrowser implements ExtensionBrowser {
   readonly kind = "chromium";
-  readonly emulatesColorScheme = true;
   readonly noHostMessage = "Specified native messaging host not found.";
 
   private constructor(
@@ -102,6 +101,10 @@ export class TestBrowser implements ExtensionBrowser {
     return this.worker.evaluate(`(async (vigil) => (${expression}))(globalThis.vigil)`) as Promise<T>;
   }
 
+  colorScheme(page: Page, scheme: "light" | "dark"): Promise<void> {
+    return page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+  }
+
   async panel(): Promise<Page> {
     const page = await this.browser.newPage();
     await page.goto(PANEL_URL);
@@ -131,7 +134,6 @@ export class TestBrowser implements ExtensionBrowser {
  */
 export class FirefoxTestBrowser implements ExtensionBrowser {
   readonly kind = "firefox";
-  readonly emulatesColorScheme = false;
   readonly noHostMessage = "No such native application dev.vigil.host";
   #probe: Page | null = null;
 
@@ -201,6 +203,26 @@ export class FirefoxTestBrowser implements ExtensionBrowser {
 
   panel(): Promise<Page> {
     return this.#open(SIDEBAR_URL);
+  }
+
+  /**
+   * Puppeteer emulates media features over CDP only; Firefox's WebDriver BiDi has no command for it.
+   * With `--remote-allow-system-access` (given at launch) BiDi evaluates in the browser's own
+   * window, where the pref Firefox's settings page sets ("website appearance") is set the same way.
+   */
+  async colorScheme(page: Page, scheme: "light" | "dark"): Promise<void> {
+    const session = (page.mainFrame() as any).browsingContext.userContext.browser.session;
+    const tree = await session.send("browsingContext.getTree", { "moz:scope": "chrome" });
+    const chrome = tree.result.contexts[0]?.context;
+    if (!chrome) throw new Error("Expected Firefox's browser window among the chrome contexts, found none");
+    const value = scheme === "dark" ? 0 : 1;
+    await session.send("script.evaluate", {
+      expression: `Services.prefs.setIntPref("layout.css.prefers-color-scheme.content-override", ${value})`,
+      target: { context: chrome },
+      awaitPromise: false,
+    });
+    const seen = await page.evaluate(`matchMedia("(prefers-color-scheme: ${scheme})").matches`);
+    if (!seen) throw new Error(`Expected the page to see prefers-color-scheme: ${scheme} after setting the pref`);
   }
 
   async reloadPanel(page: Page): Promise<void> {
