@@ -172,5 +172,6 @@ export function startBackground(browser: BrowserApi) {
   host.start();
   /** How many panels are open (their ports): the browser suite waits on it. */
   const openPanels = () => panels.size;
-  return { host, marks, attention, fetches, openAt, openPanels };
+  // `panels`: Firefox's browser suite drops its own extension page's port from it (test/e2e/panel-dashboard.ts).
+  return { host, marks, attention, fetches, openAt, openPanels, panels };
 }
