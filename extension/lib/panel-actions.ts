@@ -64,6 +64,12 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     port.retry();
     return;
   }
+  if (action === "needs-all") {
+    state.needsAll = !state.needsAll;
+    render();
+    focusKey(app, "needs-all");
+    return;
+  }
   if (action.startsWith("needs-")) {
     onNeedsAction(deps, action.slice(6), button.dataset.target as string);
     return;

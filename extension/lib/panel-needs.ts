@@ -4,6 +4,8 @@
  * actions the daemon offers (Send again, Dismiss, Resume, Cancel, Show).
  * Design: docs/design.md §7.
  */
+
+import { NEEDS_SHOWN } from "../../shared/panel-lists";
 import type { AttentionAction, AttentionItem } from "../../shared/schemas/native-messages";
 import { ATTENTION_REASON_TEXT } from "../../shared/wording";
 import { h } from "./dom";
@@ -27,7 +29,10 @@ export function needsSection(
   sessionLabel: (id: string) => string,
   confirming: string | null,
   now: number,
+  all: boolean,
 ): HTMLElement {
+  const shown = all ? attention : attention.slice(0, NEEDS_SHOWN);
+  const hidden = attention.length - shown.length;
   return h(
     "section",
     { class: "needs", "aria-labelledby": "needs-title", "data-count": String(tally.total) },
@@ -39,8 +44,21 @@ export function needsSection(
       : h(
           "ol",
           { class: "attention" },
-          attention.map((a) => attentionRow(a, sessionLabel, confirming, now)),
+          shown.map((a) => attentionRow(a, sessionLabel, confirming, now)),
         ),
+    attention.length > NEEDS_SHOWN
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "quiet",
+            "data-action": "needs-all",
+            "data-key": "needs-all",
+            "aria-expanded": String(all),
+          },
+          hidden > 0 ? `Show ${hidden} more` : "Show fewer",
+        )
+      : null,
   );
 }
 

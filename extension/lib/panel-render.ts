@@ -54,7 +54,7 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
     const view = applyFilters(list, state.filters);
     const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
     children.push(
-      needsSection(attention, tally, (id) => labels.get(id) ?? id, state.confirming, now),
+      needsSection(attention, tally, (id) => labels.get(id) ?? id, state.confirming, now, state.needsAll),
       toolbar(state, view, list.devices ?? []),
       bulkBar(state),
     );

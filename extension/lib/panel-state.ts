@@ -32,6 +32,8 @@ export interface PanelState {
   older: Set<string>;
   /** Whether browser notifications are on (the panel's setting). */
   notify: boolean;
+  /** Whether "Needs you" shows every entry (else the NEEDS_SHOWN most urgent). */
+  needsAll: boolean;
 }
 
 export function createPanelState(collapsed: Iterable<string> = []): PanelState {
@@ -48,6 +50,7 @@ export function createPanelState(collapsed: Iterable<string> = []): PanelState {
     collapsed: new Set(collapsed),
     older: new Set(),
     notify: true,
+    needsAll: false,
   };
 }
 

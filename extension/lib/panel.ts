@@ -49,6 +49,11 @@ export function startPanel(browser: BrowserApi, document: Document) {
   const showFocus = () => {
     if (!focus || !state.list) return;
     const entry = attentionOf(state.list).find((a) => attentionKey(a) === focus);
+    // An entry past the most urgent few: show them all, so it is there to be shown.
+    if (entry && !state.needsAll && !page.app.querySelector(`li[data-attention="${CSS.escape(focus)}"]`)) {
+      state.needsAll = true;
+      render();
+    }
     const row = page.app.querySelector<HTMLElement>(`li[data-attention="${CSS.escape(focus)}"]`);
     focus = null;
     if (!row) return;
