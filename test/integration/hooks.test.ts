@@ -89,6 +89,50 @@ test("a wake a hook took counts once the session's transcript shows it, and need
   }
 });
 
+test("a wake a hook took counts within seconds while other changes come many times a second", async () => {
+  // Every change (here: progress signals to a waitpoint, 5 a second) pokes the delivery scheduler;
+  // the look at the transcript must still come a second after the last one, not be pushed back.
+  const sid = "busy-daemon-session";
+  const transcript = join(daemon.home, "busy-session.jsonl");
+  writeFileSync(transcript, "");
+  await daemon.api("POST", "/api/sessions", { id: sid, adapter: { kind: "claude", transcriptPath: transcript } });
+  await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
+    source: { kind: "command", command: "echo busy" },
+    intervalSeconds: 5,
+  });
+  const wake = async () => (await daemon.api("GET", `/api/sessions/${sid}/wakes`)).body[0];
+  await waitFor(async () => (await wake())?.state === "ready", { what: "a ready wake" });
+  const other = await daemon.api("POST", "/api/sessions", { id: "busy-other" });
+  expect(other.status).toBe(201);
+  const waitpoint = await daemon.api("POST", "/api/sessions/busy-other/waitpoints", {
+    label: "stream",
+    intent: "nothing",
+  });
+  let streaming = true;
+  const stream = (async () => {
+    while (streaming) {
+      await daemon.api("POST", `/api/waitpoints/${waitpoint.body.id}/signal`, { status: "progress", message: "tick" });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  try {
+    const took = await stopHook({ session_id: sid, stop_hook_active: false });
+    const reason = JSON.parse(took.stdout).reason as string;
+    expect((await wake()).state).toBe("delivering");
+    appendFileSync(
+      transcript,
+      `${JSON.stringify({ type: "user", message: { content: `Stop hook feedback:\n${reason}` } })}\n`,
+    );
+    // Delivered while the stream goes on (before the fix: only once it stopped, or at the deadline).
+    await waitFor(async () => ((await wake()).state === "delivered" ? true : null), {
+      what: "the wake to count while changes keep coming",
+    });
+  } finally {
+    streaming = false;
+    await stream;
+  }
+});
+
 test("the rewake hook wakes an idle session with one message: the wake and what to do with it", async () => {
   const sid = "claude-rewake-test";
   const transcript = join(daemon.home, "rewake-session.jsonl");

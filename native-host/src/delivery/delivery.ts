@@ -98,6 +98,8 @@ export class Delivery {
   readonly #handovers = new Handovers();
   /** A look at the transcripts is under way (they are read off the event loop, one look at a time). */
   #settling = false;
+  /** When the last look at the transcripts began (the next is HANDOVER_RECHECK_MS after it). */
+  #lastLook = Number.NEGATIVE_INFINITY;
   /** Aborted at stop: a look at the transcripts under way ends early. */
   readonly #stopping = new AbortController();
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
@@ -279,7 +281,10 @@ export class Delivery {
       .map((turn) => Math.max(turn.dueAt, this.#held.get(turn.sessionId)?.until ?? 0));
     const lease = this.#store.wakes.nextLeaseExpiry();
     const times = lease === null ? pending : [...pending, lease];
-    if (this.#handovers.size > 0) times.push(this.#now() + HANDOVER_RECHECK_MS);
+    // A second after the last look began (not after now: every recorded check pokes this scheduler,
+    // and "now + 1 s" would move away with each poke while checks come faster than once a second).
+    // None while a look runs: it pokes when done.
+    if (this.#handovers.size > 0 && !this.#settling) times.push(this.#lastLook + HANDOVER_RECHECK_MS);
     return times.length === 0 ? null : Math.min(...times);
   }
 
@@ -302,6 +307,7 @@ export class Delivery {
   #confirmHandovers(now: number): void {
     if (this.#settling || this.#handovers.size === 0) return;
     this.#settling = true;
+    this.#lastLook = now;
     this.#handovers
       .settle(now, this.#stopping.signal)
       .then((settled) => {
