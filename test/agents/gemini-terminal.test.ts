@@ -1,0 +1,172 @@
+/**
+ * The real Gemini CLI TUI in a terminal (tmux), wired by `vigil setup gemini` alone, against the
+ * scripted fake Gemini API — one TUI session through its whole life: it binds itself when the TUI
+ * starts; idle and open it is NOT woken by itself (the wake stays ready, held for its hooks) and its
+ * next prompt takes the wake (BeforeAgent); a live turn takes a wake through its AfterAgent hook,
+ * the same turn going on; no second Gemini process ever runs on the session while the TUI is open
+ * (sampled from /proc); closed with /quit, the session is resumed headless with the wake, once.
+ * Pre-seeded as test setup, never by the product: the API-key auth choice, the folder's trust, and
+ * `--yolo` (tool approval), as in the headless test.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
+import type { SeenRequest } from "./fake-model-api.js";
+import { descendants, openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
+
+const world = useAgentWorld("gemini", ({ api, home, work }) => {
+  const config = join(home, ".gemini");
+  mkdirSync(config, { recursive: true });
+  writeFileSync(
+    join(config, "settings.json"),
+    `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } })}\n`,
+  );
+  writeFileSync(join(config, "trustedFolders.json"), JSON.stringify({ [work]: "TRUST_FOLDER" }));
+  return { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "fake-gemini-key", TERM: "xterm-256color" };
+});
+const vigil = (...args: string[]) => world.vigil(...args);
+
+let terminal: Terminal | null = null;
+afterEach(async () => {
+  await terminal?.close();
+  terminal = null;
+});
+
+const flag = (name: string) => join(world.work, name);
+const arm = (name: string) =>
+  `Wait for ${name}. RUN: vigil wait --until 0.3 --timeout 120 --description "${name}" -- test -f ${flag(name)}`;
+const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
+/** A second Gemini process on the session: a headless `gemini --resume`. */
+const resumes = () => sampleProcesses((cmdline) => /gemini\S* .*--resume /.test(cmdline));
+/** The model requests that carried the wake of `name`'s wait. */
+const wakeRequests = (name: string) =>
+  world.api.main().filter((r) => r.last.includes("Vigil wake for session") && r.last.includes(`"${name}"`));
+
+async function wakeOf(sessionId: string, name: string, state: string) {
+  return waitFor(
+    async () =>
+      (await vigil("inbox", "--all", "--session", sessionId)).find(
+        (w: { state: string; text: string }) => w.state === state && w.text.includes(`"${name}"`),
+      ),
+    { timeoutMs: 90_000, what: `the wake of ${name} to be ${state}` },
+  ).catch(async (error: Error) => {
+    const wakes = await vigil("inbox", "--all", "--session", sessionId).catch(() => []);
+    throw new Error(
+      `${error.message}\n--- wakes ---\n${JSON.stringify(wakes).slice(0, 2000)}\n--- vigil.log ---\n${log().slice(-3000)}\n--- terminal ---\n${await terminal?.screen()}`,
+    );
+  });
+}
+
+/** Does the request end with a tool's result (the fake model answers it with text, ending the turn)? */
+const afterTool = (r: SeenRequest) =>
+  (r.body.contents?.at(-1)?.parts ?? []).some((p: { functionResponse?: unknown }) => p.functionResponse);
+
+/**
+ * Types `text` and waits until its turn has ended for good: the model was sent the request it
+ * answers with text (after the shell call when `text` runs one), the TUI is idle again and no
+ * AfterAgent hook runs any more.
+ */
+async function ask(tui: Terminal, text: string) {
+  const before = world.api.main().length;
+  const runs = text.includes("RUN: ");
+  await tui.type(text);
+  await waitFor(
+    () =>
+      world.api
+        .main()
+        .slice(before)
+        .some((r) => r.text.includes(text.slice(0, 30)) && (!runs || afterTool(r))),
+    { timeoutMs: 60_000, what: `the model to answer "${text.slice(0, 30)}"` },
+  );
+  await idle(tui);
+}
+
+/** Types a slash command that ends the TUI; Enter again while its completion menu took the first one. */
+async function quit(tui: Terminal, command: string, exited: string) {
+  await tui.type(command);
+  await waitFor(
+    async () => {
+      if ((await tui.screen()).includes(exited)) return true;
+      await tui.keys("Enter");
+      return false;
+    },
+    { timeoutMs: 30_000, everyMs: 2000, what: "the TUI to exit" },
+  );
+}
+
+async function idle(tui: Terminal) {
+  await tui.waitFor(/^(?![\s\S]*esc to cancel)[\s\S]*Type your message/, "the TUI to be idle");
+  await waitFor(() => ![...processes().values()].some((cmdline) => cmdline.includes("hook gemini stop")), {
+    what: "the turn's AfterAgent hook to have run",
+  });
+}
+
+test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes the wake), takes a live wake through AfterAgent, and is resumed once after /quit", async () => {
+  terminal = await openTerminal(["bash", "-c", "gemini --yolo; echo GEMINI-EXITED; exec sleep 600"], {
+    cwd: world.work,
+    env: world.env,
+  });
+  const tui = terminal;
+  await tui.waitFor("Type your message", "the Gemini CLI TUI to be ready");
+
+  // Bound when the TUI started (its SessionStart hook), to the Gemini process in this terminal.
+  const session = await waitFor(
+    async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "gemini"),
+    { what: "the TUI's session to bind itself" },
+  );
+  const sessionId = session.id as string;
+  expect(descendants(await tui.pid())).toContain(session.adapter.pid);
+  const sampler = resumes();
+
+  // Idle and open: the wake is held for the session's hooks, not delivered by itself.
+  await ask(tui, arm("build-one"));
+  expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "build-one" });
+  writeFileSync(flag("build-one"), "");
+  await waitFor(() => log().includes(`wakes of session ${sessionId} held`), {
+    timeoutMs: 30_000,
+    what: "the ready wake to be held for the open TUI",
+  });
+  // Observed across a re-check of the hold (every 2 s): still ready, nothing sent to the model.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await wakeOf(sessionId, "build-one", "ready");
+  expect(wakeRequests("build-one")).toHaveLength(0);
+
+  // The next prompt typed takes it (BeforeAgent), in the same session.
+  await ask(tui, "What happened meanwhile");
+  const first = await wakeOf(sessionId, "build-one", "delivered");
+  expect(first.deliveredVia).toBe("Gemini CLI BeforeAgent hook");
+  expect(wakeRequests("build-one")).toHaveLength(1);
+  expect(wakeRequests("build-one")[0]?.last).toContain("What happened meanwhile");
+
+  // A live turn (held on its last answer) takes the wake through AfterAgent: the same turn goes on.
+  const gate = world.api.hold((r) => r.main && r.last.includes("build-two") && afterTool(r));
+  await tui.type(arm("build-two"));
+  await waitFor(() => gate.held() > 0, { timeoutMs: 90_000, what: "the turn to be busy on its last answer" });
+  writeFileSync(flag("build-two"), "");
+  await wakeOf(sessionId, "build-two", "ready");
+  gate.release();
+  const second = await wakeOf(sessionId, "build-two", "delivered");
+  expect(second.deliveredVia).toBe("Gemini CLI AfterAgent hook");
+  expect(wakeRequests("build-two")).toHaveLength(1);
+  // The continuation's request holds the turn's own shell call: the same turn, not a new prompt.
+  expect(JSON.stringify(wakeRequests("build-two")[0]?.body.contents)).toContain("build-two");
+  await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
+  expect([...sampler.stop().values()]).toEqual([]);
+  expect(log()).not.toContain("delivering turn");
+
+  // Closed with /quit: the next wake resumes the session headless, once.
+  await idle(tui);
+  await ask(tui, arm("build-three"));
+  await quit(tui, "/quit", "GEMINI-EXITED");
+  const closed = resumes();
+  writeFileSync(flag("build-three"), "");
+  const third = await wakeOf(sessionId, "build-three", "delivered");
+  const seen = closed.stop();
+  expect(third.deliveredVia).toBe("gemini --resume (headless)");
+  expect(wakeRequests("build-three")).toHaveLength(1);
+  expect(new Set([...seen.values()].map((cmdline) => cmdline.match(/--resume (\S+)/)?.[1]))).toEqual(
+    new Set([sessionId]),
+  );
+});
