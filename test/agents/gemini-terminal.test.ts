@@ -8,13 +8,14 @@
  * Pre-seeded as test setup, never by the product: the API-key auth choice, the folder's trust, and
  * `--yolo` (tool approval), as in the headless test.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
-import { descendants, openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
+import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
+import { tuiTurns } from "./tui-turns.js";
 
 const world = useAgentWorld("gemini", ({ api, home, work }) => {
   const config = join(home, ".gemini");
@@ -34,74 +35,16 @@ afterEach(async () => {
   terminal = null;
 });
 
-const flag = (name: string) => join(world.work, name);
-const arm = (name: string) =>
-  `Wait for ${name}. RUN: vigil wait --until 0.3 --timeout 120 --description "${name}" -- test -f ${flag(name)}`;
-const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
-/** A second Gemini process on the session: a headless `gemini --resume`. */
-const resumes = () => sampleProcesses((cmdline) => /gemini\S* .*--resume /.test(cmdline));
-/** The model requests that carried the wake of `name`'s wait. */
-const wakeRequests = (name: string) =>
-  world.api.main().filter((r) => r.last.includes("Vigil wake for session") && r.last.includes(`"${name}"`));
-
-async function wakeOf(sessionId: string, name: string, state: string) {
-  return waitFor(
-    async () =>
-      (await vigil("inbox", "--all", "--session", sessionId)).find(
-        (w: { state: string; text: string }) => w.state === state && w.text.includes(`"${name}"`),
-      ),
-    { timeoutMs: 90_000, what: `the wake of ${name} to be ${state}` },
-  ).catch(async (error: Error) => {
-    const wakes = await vigil("inbox", "--all", "--session", sessionId).catch(() => []);
-    throw new Error(
-      `${error.message}\n--- wakes ---\n${JSON.stringify(wakes).slice(0, 2000)}\n--- vigil.log ---\n${log().slice(-3000)}\n--- terminal ---\n${await terminal?.screen()}`,
-    );
-  });
-}
-
 /** Does the request end with a tool's result (the fake model answers it with text, ending the turn)? */
 const afterTool = (r: SeenRequest) =>
   (r.body.contents?.at(-1)?.parts ?? []).some((p: { functionResponse?: unknown }) => p.functionResponse);
-
-/**
- * Types `text` and waits until its turn has ended for good: the model was sent the request it
- * answers with text (after the shell call when `text` runs one), the TUI is idle again and no
- * AfterAgent hook runs any more.
- */
-async function ask(tui: Terminal, text: string) {
-  const before = world.api.main().length;
-  const runs = text.includes("RUN: ");
-  await tui.type(text);
-  await waitFor(
-    () =>
-      world.api
-        .main()
-        .slice(before)
-        .some((r) => r.text.includes(text.slice(0, 30)) && (!runs || afterTool(r))),
-    { timeoutMs: 60_000, what: `the model to answer "${text.slice(0, 30)}"` },
-  );
-  await idle(tui);
-}
-
-/** Types a slash command that ends the TUI; Enter again while its completion menu took the first one. */
-async function quit(tui: Terminal, command: string, exited: string) {
-  await tui.type(command);
-  await waitFor(
-    async () => {
-      if ((await tui.screen()).includes(exited)) return true;
-      await tui.keys("Enter");
-      return false;
-    },
-    { timeoutMs: 30_000, everyMs: 2000, what: "the TUI to exit" },
-  );
-}
-
-async function idle(tui: Terminal) {
-  await tui.waitFor(/^(?![\s\S]*esc to cancel)[\s\S]*Type your message/, "the TUI to be idle");
-  await waitFor(() => ![...processes().values()].some((cmdline) => cmdline.includes("hook gemini stop")), {
-    what: "the turn's AfterAgent hook to have run",
-  });
-}
+const { flag, log, arm, ask, idle, quit, wakeOf, wakeRequests } = tuiTurns(world, {
+  idle: /^(?![\s\S]*esc to cancel)[\s\S]*Type your message/,
+  afterTool,
+  stopHook: "hook gemini stop",
+});
+/** A second Gemini process on the session: a headless `gemini --resume`. */
+const resumes = () => sampleProcesses((cmdline) => /gemini\S* .*--resume /.test(cmdline));
 
 test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes the wake), takes a live wake through AfterAgent, and is resumed once after /quit", async () => {
   terminal = await openTerminal(["bash", "-c", "gemini --yolo; echo GEMINI-EXITED; exec sleep 600"], {
@@ -130,12 +73,12 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   });
   // Observed across a re-check of the hold (every 2 s): still ready, nothing sent to the model.
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  await wakeOf(sessionId, "build-one", "ready");
+  await wakeOf(sessionId, "build-one", "ready", tui);
   expect(wakeRequests("build-one")).toHaveLength(0);
 
   // The next prompt typed takes it (BeforeAgent), in the same session.
   await ask(tui, "What happened meanwhile");
-  const first = await wakeOf(sessionId, "build-one", "delivered");
+  const first = await wakeOf(sessionId, "build-one", "delivered", tui);
   expect(first.deliveredVia).toBe("Gemini CLI BeforeAgent hook");
   expect(wakeRequests("build-one")).toHaveLength(1);
   expect(wakeRequests("build-one")[0]?.last).toContain("What happened meanwhile");
@@ -145,13 +88,18 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   await tui.type(arm("build-two"));
   await waitFor(() => gate.held() > 0, { timeoutMs: 90_000, what: "the turn to be busy on its last answer" });
   writeFileSync(flag("build-two"), "");
-  await wakeOf(sessionId, "build-two", "ready");
+  await wakeOf(sessionId, "build-two", "ready", tui);
   gate.release();
-  const second = await wakeOf(sessionId, "build-two", "delivered");
+  const second = await wakeOf(sessionId, "build-two", "delivered", tui);
   expect(second.deliveredVia).toBe("Gemini CLI AfterAgent hook");
   expect(wakeRequests("build-two")).toHaveLength(1);
-  // The continuation's request holds the turn's own shell call: the same turn, not a new prompt.
-  expect(JSON.stringify(wakeRequests("build-two")[0]?.body.contents)).toContain("build-two");
+  // The same turn went on: the wake's request is the held one's conversation, its answer and the wake.
+  const held = world.api.main().find((r) => r.last.includes("build-two") && afterTool(r));
+  const contents = wakeRequests("build-two")[0]?.body.contents;
+  // (Gemini adds its own thought signatures to the history it sends again.)
+  const plain = (value: unknown) => JSON.stringify(value, (key, v) => (key === "thoughtSignature" ? undefined : v));
+  expect(plain(contents.slice(0, held?.body.contents.length))).toBe(plain(held?.body.contents));
+  expect(contents).toHaveLength(held?.body.contents.length + 2);
   await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
   expect([...sampler.stop().values()]).toEqual([]);
   expect(log()).not.toContain("delivering turn");
@@ -162,7 +110,7 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   await quit(tui, "/quit", "GEMINI-EXITED");
   const closed = resumes();
   writeFileSync(flag("build-three"), "");
-  const third = await wakeOf(sessionId, "build-three", "delivered");
+  const third = await wakeOf(sessionId, "build-three", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("gemini --resume (headless)");
   expect(wakeRequests("build-three")).toHaveLength(1);
