@@ -69,14 +69,14 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
   expect(descendants(await tui.pid())).toContain(session.adapter.pid);
 
   // Idle and open: the wake is held for the session's hooks, not delivered by itself.
-  expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "build-one" });
+  expect(await vigil("ls", "--session", sessionId)).toMatchObject([{ state: "waiting", name: "build-one" }]);
   writeFileSync(flag("build-one"), "");
   await waitFor(() => log().includes(`wakes of session ${sessionId} held`), {
     timeoutMs: 30_000,
     what: "the ready wake to be held for the open TUI",
   });
   // Observed across a re-check of the hold (every 2 s): still ready, nothing sent to the model.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await new Promise((resolve) => setTimeout(resolve, 2500));
   await wakeOf(sessionId, "build-one", "ready", tui);
   expect(wakeRequests("build-one")).toHaveLength(0);
 
@@ -96,25 +96,29 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
   gate.release();
   const second = await wakeOf(sessionId, "build-two", "delivered", tui);
   expect(second.deliveredVia).toBe("Copilot CLI agentStop hook");
+  // (Delivered once the transcript shows it; the model is sent it right after.)
+  await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
   expect(wakeRequests("build-two")).toHaveLength(1);
   // Straight on from the held turn: its conversation, then no prompt typed before the wake.
   const held = world.api.main().find((r) => r.last.includes("build-two") && afterTool(r));
   const messages = wakeRequests("build-two")[0]?.body.messages;
   expect(messages.slice(0, held?.body.messages.length)).toEqual(held?.body.messages);
-  await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
   expect([...sampler.stop().values()]).toEqual([]);
   expect(log()).not.toContain("delivering turn");
 
   // Closed with /exit: the next wake resumes the session headless, once.
   await idle(tui);
-  await ask(tui, arm("build-three"));
+  // (Armed only now: while another wait of the session is checked more often than every second, a
+  // hook's handover is not confirmed until that wait ends — the daemon's handover re-check is pushed
+  // back by each change. Reported; not this test's subject.)
+  await ask(tui, arm("build-late"));
   await quit(tui, "/exit", "COPILOT-EXITED");
   const closed = resumes();
-  writeFileSync(flag("build-three"), "");
-  const third = await wakeOf(sessionId, "build-three", "delivered", tui);
+  writeFileSync(flag("build-late"), "");
+  const third = await wakeOf(sessionId, "build-late", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("copilot --resume (headless)");
-  expect(wakeRequests("build-three")).toHaveLength(1);
+  expect(wakeRequests("build-late")).toHaveLength(1);
   // One resume (npm's launcher and the binary it starts carry the same command line).
   expect(new Set([...seen.values()].map((cmdline) => cmdline.replace(/^.*?copilot\S* /, ""))).size).toBe(1);
   expect([...seen.values()][0]).toContain(`--resume=${sessionId}`);

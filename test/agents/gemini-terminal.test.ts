@@ -65,14 +65,14 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
 
   // Idle and open: the wake is held for the session's hooks, not delivered by itself.
   await ask(tui, arm("build-one"));
-  expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "build-one" });
+  expect(await vigil("ls", "--session", sessionId)).toMatchObject([{ state: "waiting", name: "build-one" }]);
   writeFileSync(flag("build-one"), "");
   await waitFor(() => log().includes(`wakes of session ${sessionId} held`), {
     timeoutMs: 30_000,
     what: "the ready wake to be held for the open TUI",
   });
   // Observed across a re-check of the hold (every 2 s): still ready, nothing sent to the model.
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await new Promise((resolve) => setTimeout(resolve, 2500));
   await wakeOf(sessionId, "build-one", "ready", tui);
   expect(wakeRequests("build-one")).toHaveLength(0);
 
@@ -92,6 +92,8 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   gate.release();
   const second = await wakeOf(sessionId, "build-two", "delivered", tui);
   expect(second.deliveredVia).toBe("Gemini CLI AfterAgent hook");
+  // (Delivered once the transcript shows it; the model is sent it right after.)
+  await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
   expect(wakeRequests("build-two")).toHaveLength(1);
   // The same turn went on: the wake's request is the held one's conversation, its answer and the wake.
   const held = world.api.main().find((r) => r.last.includes("build-two") && afterTool(r));
@@ -100,20 +102,22 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   const plain = (value: unknown) => JSON.stringify(value, (key, v) => (key === "thoughtSignature" ? undefined : v));
   expect(plain(contents.slice(0, held?.body.contents.length))).toBe(plain(held?.body.contents));
   expect(contents).toHaveLength(held?.body.contents.length + 2);
-  await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
   expect([...sampler.stop().values()]).toEqual([]);
   expect(log()).not.toContain("delivering turn");
 
   // Closed with /quit: the next wake resumes the session headless, once.
   await idle(tui);
-  await ask(tui, arm("build-three"));
+  // (Armed only now: while another wait of the session is checked more often than every second, a
+  // hook's handover is not confirmed until that wait ends — the daemon's handover re-check is pushed
+  // back by each change. Reported; not this test's subject.)
+  await ask(tui, arm("build-late"));
   await quit(tui, "/quit", "GEMINI-EXITED");
   const closed = resumes();
-  writeFileSync(flag("build-three"), "");
-  const third = await wakeOf(sessionId, "build-three", "delivered", tui);
+  writeFileSync(flag("build-late"), "");
+  const third = await wakeOf(sessionId, "build-late", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("gemini --resume (headless)");
-  expect(wakeRequests("build-three")).toHaveLength(1);
+  expect(wakeRequests("build-late")).toHaveLength(1);
   expect(new Set([...seen.values()].map((cmdline) => cmdline.match(/--resume (\S+)/)?.[1]))).toEqual(
     new Set([sessionId]),
   );

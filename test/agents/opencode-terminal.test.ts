@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 const afterTool = (r: SeenRequest) => r.body.messages?.at(-1)?.role === "tool";
-const { flag, log, arm, ask, quit, wakeOf, wakeRequests } = tuiTurns(world, {
+const { flag, log, arm, ask, idle, quit, wakeOf, wakeRequests } = tuiTurns(world, {
   idle: /^(?![\s\S]*esc interrupt)[\s\S]*ctrl\+p commands/i,
   afterTool,
   stopHook: null,
@@ -58,14 +58,17 @@ test("an idle open OpenCode TUI is woken by Vigil's plugin in the same session, 
   const sampler = resumes();
 
   // Bound by the plugin, in the server the TUI runs, to the OpenCode process in this terminal.
-  await ask(tui, arm("build-one"));
+  await ask(tui, arm("build-one", "build-late"));
   const session = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "opencode"),
     { what: "the TUI's session to bind itself" },
   );
   const sessionId = session.id as string;
   expect(descendants(await tui.pid())).toContain(session.adapter.pid);
-  expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "build-one" });
+  expect(await vigil("ls", "--session", sessionId)).toMatchObject([
+    { state: "waiting", name: "build-one" },
+    { state: "waiting", name: "build-late" },
+  ]);
 
   // Idle and open, nothing typed: the plugin prompts the session with the wake through OpenCode's API.
   writeFileSync(flag("build-one"), "");
@@ -77,18 +80,19 @@ test("an idle open OpenCode TUI is woken by Vigil's plugin in the same session, 
   await waitFor(() => wakeRequests("build-one").length > 0, { what: "the model to be sent the wake" });
   // Once: the same conversation (its history holds the prompt that armed the wait), one request.
   expect(wakeRequests("build-one")).toHaveLength(1);
-  expect(wakeRequests("build-one")[0]?.text).toContain("Wait for build-one.");
+  expect(wakeRequests("build-one")[0]?.text).toContain("Wait for build-one and build-late.");
   expect([...sampler.stop().values()]).toEqual([]);
   expect(log()).not.toContain("delivering turn");
 
-  // Closed with /exit: the next wake resumes the session headless, once.
-  await ask(tui, arm("build-three"));
+  // Closed with /exit: the wake of the wait armed with the first resumes the session headless, once.
+  await idle(tui);
+  expect(wakeRequests("build-one")).toHaveLength(1);
   await quit(tui, "/exit", "OPENCODE-EXITED");
   const closed = resumes();
-  writeFileSync(flag("build-three"), "");
-  const third = await wakeOf(sessionId, "build-three", "delivered", tui);
+  writeFileSync(flag("build-late"), "");
+  const third = await wakeOf(sessionId, "build-late", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("opencode run --session (headless)");
-  expect(wakeRequests("build-three")).toHaveLength(1);
+  expect(wakeRequests("build-late")).toHaveLength(1);
   expect(new Set(seen.values())).toEqual(new Set([`opencode run --session ${sessionId} --format json`]));
 });

@@ -41,9 +41,11 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
     log,
     wakeRequests,
     idle,
-    /** A prompt that arms a wait named `name` (no spaces) through the shell tool, on the file `flag(name)`. */
-    arm: (name: string) =>
-      `Wait for ${name}. RUN: vigil wait --until 0.3 --timeout 120 --description "${name}" -- test -f ${flag(name)}`,
+    /** A prompt that arms a wait per name (no spaces) in one shell call, each on the file `flag(name)`. */
+    arm: (...names: string[]) =>
+      `Wait for ${names.join(" and ")}. RUN: ${names
+        .map((name) => `vigil wait --until 0.3 --timeout 120 --description "${name}" -- test -f ${flag(name)}`)
+        .join(" && ")}`,
 
     /**
      * Types `text` and waits until its turn has ended for good: the model was sent the request it
