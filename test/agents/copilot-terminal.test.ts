@@ -63,7 +63,7 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
   await ask(tui, arm("build-one"));
   const session = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "copilot"),
-    { what: "the TUI's session to bind itself" },
+    { everyMs: 300, what: "the TUI's session to bind itself" },
   );
   const sessionId = session.id as string;
   expect(descendants(await tui.pid())).toContain(session.adapter.pid);

@@ -57,7 +57,7 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   // Bound when the TUI started (its SessionStart hook), to the Gemini process in this terminal.
   const session = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "gemini"),
-    { what: "the TUI's session to bind itself" },
+    { everyMs: 300, what: "the TUI's session to bind itself" },
   );
   const sessionId = session.id as string;
   expect(descendants(await tui.pid())).toContain(session.adapter.pid);

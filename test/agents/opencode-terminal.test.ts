@@ -61,7 +61,7 @@ test("an idle open OpenCode TUI is woken by Vigil's plugin in the same session, 
   await ask(tui, arm("build-one", "build-late"));
   const session = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "opencode"),
-    { what: "the TUI's session to bind itself" },
+    { everyMs: 300, what: "the TUI's session to bind itself" },
   );
   const sessionId = session.id as string;
   expect(descendants(await tui.pid())).toContain(session.adapter.pid);

@@ -32,6 +32,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
     const hook = shape.stopHook;
     if (hook)
       await waitFor(() => ![...processes().values()].some((cmdline) => cmdline.includes(hook)), {
+        everyMs: 200,
         what: "the turn's end-of-turn hook to have run",
       });
   }
@@ -61,8 +62,12 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
             .main()
             .slice(before)
             .some((r) => r.text.includes(text.slice(0, 30)) && (!runs || shape.afterTool(r))),
-        { timeoutMs: 60_000, what: `the model to answer "${text.slice(0, 30)}"` },
-      );
+        { timeoutMs: 60_000, everyMs: 100, what: `the model to answer "${text.slice(0, 30)}"` },
+      ).catch(async (error: Error) => {
+        throw new Error(
+          `${error.message}\n--- vigil.log ---\n${log().slice(-2000)}\n--- terminal ---\n${await tui.screen()}`,
+        );
+      });
       await idle(tui);
     },
 
@@ -73,7 +78,8 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
           (await world.vigil("inbox", "--all", "--session", sessionId)).find(
             (w: { state: string; text: string }) => w.state === state && w.text.includes(`"${name}"`),
           ),
-        { timeoutMs: 90_000, what: `the wake of ${name} to be ${state}` },
+        // Each look runs the `vigil` CLI (a Node process): not back to back, the agent needs the CPU.
+        { timeoutMs: 90_000, everyMs: 300, what: `the wake of ${name} to be ${state}` },
       ).catch(async (error: Error) => {
         const wakes = await world.vigil("inbox", "--all", "--session", sessionId).catch(() => []);
         throw new Error(
