@@ -42,6 +42,8 @@ let counter = 0;
 export interface Terminal {
   /** Types `text` literally, then presses Enter. */
   type(text: string): Promise<void>;
+  /** Presses keys (tmux key names: Enter, C-c, …). */
+  keys(...keys: string[]): Promise<void>;
   /** What the terminal shows now. */
   screen(): Promise<string>;
   /** Waits until the screen matches. */
@@ -73,11 +75,18 @@ export async function openTerminal(
           timeoutMs: 5000,
           everyMs: 200,
           what: `the terminal to show what was typed (${shown})`,
-        }).catch((error: Error) => (Date.now() > deadline ? Promise.reject(error) : false));
+        }).catch(async (error: Error) =>
+          Date.now() > deadline
+            ? Promise.reject(new Error(`${error.message}\n--- the terminal shows ---\n${await screen()}`))
+            : false,
+        );
         if (seen) break;
         await tmux("send-keys", "C-u");
       }
       await tmux("send-keys", "Enter");
+    },
+    async keys(...keys) {
+      await tmux("send-keys", ...keys);
     },
     screen,
     async waitFor(pattern, what, timeoutMs = 120_000) {

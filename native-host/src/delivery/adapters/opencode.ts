@@ -15,7 +15,12 @@ import { DEFAULT_AGENT_TIMEOUT_SECONDS, type Resume, runResume } from "./agent.j
 
 type OpencodeAdapter = Extract<Adapter, { kind: "opencode" }>;
 
-export function opencodeResume(adapter: OpencodeAdapter, sessionId: string): Resume {
+/**
+ * `cwd` is the session's folder, given as `PWD` too: OpenCode takes its project from `PWD` (not the
+ * process's working folder), and a run in another project than the session's never sees the
+ * session go idle, so it never exits (the daemon's own `PWD` is wherever it was started).
+ */
+export function opencodeResume(adapter: OpencodeAdapter, sessionId: string, cwd: string): Resume {
   return {
     argv: [
       adapter.program ?? "opencode",
@@ -26,7 +31,7 @@ export function opencodeResume(adapter: OpencodeAdapter, sessionId: string): Res
       "json",
       ...(adapter.resumeArgs ?? []),
     ],
-    env: adapter.configDir ? { OPENCODE_CONFIG_DIR: adapter.configDir } : {},
+    env: { PWD: cwd, ...(adapter.configDir ? { OPENCODE_CONFIG_DIR: adapter.configDir } : {}) },
     check: checkOpencodeEvents,
   };
 }
@@ -64,7 +69,7 @@ export const opencodeAdapter: PushAdapter<OpencodeAdapter> = {
       : null,
   deliver: (adapter, turn, context) =>
     runResume(
-      opencodeResume(adapter, turn.sessionId),
+      opencodeResume(adapter, turn.sessionId, context.cwd),
       "opencode run --session",
       adapter,
       turn,
