@@ -104,8 +104,10 @@ test("taken from Codex's queue and shown in the thread's transcript: delivered t
   const transcript = join(root, `${thread}.jsonl`);
   await appServerHolding(thread);
   await threadWithWake(thread, transcript);
+  // Check, wake, then the queue run by the fake `codex`: on a loaded CI machine this chain once took over 15 s.
   const item = await waitFor(() => queued().find((row) => row.thread_id === thread), {
     what: "the wake in Codex's queue",
+    timeoutMs: 45_000,
   });
   const message = readFileSync(join(codexHome, `message-${item.id}`), "utf8");
   expect(message).toContain(`${thread}-built`);
