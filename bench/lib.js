@@ -120,40 +120,58 @@ export class Daemon {
   }
 }
 
-/** Arms many monitors straight through the engine (the same code the API runs), fast. */
+/**
+ * The daemon's services of `checkout` in this process, on the database `dbPath`, delivery stopped:
+ * `{ sqlite, services, close }`. Works on code from before the async store (#27) too — its
+ * `wireServices` takes the synchronous Store and its calls return values, which `await` also takes —
+ * so a bench can set today's code beside an older checkout's.
+ */
+export async function inProcess(checkout, dbPath) {
+  const load = (path) => import(join(checkout, "dist/native-host/src", path));
+  const { Store } = await load("store/store.js");
+  const { wireServices } = await load("daemon.js");
+  const { silentLogger } = await load("base/log.js");
+  const sqlite = Store.open(dbPath);
+  const asyncStore = wireServices.constructor.name === "AsyncFunction";
+  const store = asyncStore ? new (await load("store/engine.js")).SqliteEngine(sqlite) : sqlite;
+  const services = await wireServices({ store, log: silentLogger });
+  await services.delivery.stop();
+  return {
+    sqlite,
+    services,
+    close: async () => {
+      await services.engine.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Arms many monitors straight through the engine (the same code the API runs). */
 export async function seed(
   home,
   { waitpoints = 5000, timeMonitors = 5000, commandWaits = 0, command = "false", intervalSeconds = 5 } = {},
 ) {
-  const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
-  const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
-  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
   const { ensureHome } = await import(join(ROOT, "dist/native-host/src/base/home.js"));
-  const paths = ensureHome(home);
-  const store = Store.open(paths.db);
-  const { engine, waitpoints: points, delivery } = wireServices({ store, log: silentLogger });
-  delivery.stop();
+  const { services, close } = await inProcess(ROOT, ensureHome(home).db);
+  const { engine, waitpoints: points } = services;
   const far = new Date(Date.now() + 6 * 24 * 3_600_000).toISOString();
-  store.tx(() => {
-    for (let s = 0; s < Math.ceil(timeMonitors / 20); s++) {
-      engine.createSession({ id: `bench-${s}` });
-      for (let i = 0; i < 20 && s * 20 + i < timeMonitors; i++) {
-        engine.createMonitor(`bench-${s}`, { source: { kind: "time", at: far }, timeoutSeconds: 7 * 24 * 3600 });
-      }
+  for (let s = 0; s < Math.ceil(timeMonitors / 20); s++) {
+    await engine.createSession({ id: `bench-${s}` });
+    for (let i = 0; i < 20 && s * 20 + i < timeMonitors; i++) {
+      await engine.createMonitor(`bench-${s}`, { source: { kind: "time", at: far }, timeoutSeconds: 7 * 24 * 3600 });
     }
-    for (let i = 0; i < commandWaits; i++) {
-      if (i % 4 === 0) engine.createSession({ id: `lag-${i / 4}` }); // 4 command waits per session at most
-      engine.createMonitor(`lag-${Math.floor(i / 4)}`, {
-        source: { kind: "command", command },
-        intervalSeconds,
-        timeoutSeconds: 600,
-      });
-    }
-    engine.createSession({ id: "bench-wp" });
-    for (let i = 0; i < waitpoints; i++) points.create("bench-wp", { label: `wp ${i}`, intent: "bench" });
-  });
-  engine.stop();
-  store.close();
+  }
+  for (let i = 0; i < commandWaits; i++) {
+    if (i % 4 === 0) await engine.createSession({ id: `lag-${i / 4}` }); // 4 command waits per session at most
+    await engine.createMonitor(`lag-${Math.floor(i / 4)}`, {
+      source: { kind: "command", command },
+      intervalSeconds,
+      timeoutSeconds: 600,
+    });
+  }
+  await engine.createSession({ id: "bench-wp" });
+  for (let i = 0; i < waitpoints; i++) await points.create("bench-wp", { label: `wp ${i}`, intent: "bench" });
+  await close();
 }
 
 // ------------------------------------------------------------------ exact CPU of a group of processes

@@ -25,7 +25,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer from "puppeteer";
 import { EXTENSION_ID } from "../dist/shared/extension-identity.js";
-import { BIN, cpuSeconds, Daemon, fmt, quantile, ROOT, sleep, waitUntil } from "./lib.js";
+import { BIN, cpuSeconds, Daemon, fmt, inProcess, quantile, ROOT, sleep, waitUntil } from "./lib.js";
 
 const SESSIONS = 50;
 const PER_SESSION = 20; // half waitpoints, half time monitors: 1,000 monitors
@@ -47,32 +47,25 @@ function chromium() {
 
 /** Arms the monitors straight through the engine (the code the API runs), before the daemon starts; the waitpoints' ids. */
 async function seed(home) {
-  const { Store } = await import(join(ROOT, "dist/native-host/src/store/store.js"));
-  const { wireServices } = await import(join(ROOT, "dist/native-host/src/daemon.js"));
-  const { silentLogger } = await import(join(ROOT, "dist/native-host/src/base/log.js"));
   const { ensureHome } = await import(join(ROOT, "dist/native-host/src/base/home.js"));
-  const store = Store.open(ensureHome(home).db);
-  const { engine, waitpoints, delivery } = wireServices({ store, log: silentLogger });
-  delivery.stop();
+  const { services, close } = await inProcess(ROOT, ensureHome(home).db);
+  const { engine, waitpoints } = services;
   const far = new Date(Date.now() + 6 * 24 * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
   const ids = [];
-  store.tx(() => {
-    for (let s = 0; s < SESSIONS; s++) {
-      const sid = `team-${s}`;
-      engine.createSession({ id: sid, label: `Team ${s}` });
-      for (let i = 0; i < PER_SESSION / 2; i++) {
-        const wp = waitpoints.create(sid, { label: `train-arm${s}-${i}`, intent: "compare the arms and report" });
-        ids.push({ sid, id: wp.id });
-        engine.createMonitor(sid, {
-          name: `Release window ${s}-${i}`,
-          source: { kind: "time", at: far },
-          timeoutSeconds: 7 * 24 * 3600,
-        });
-      }
+  for (let s = 0; s < SESSIONS; s++) {
+    const sid = `team-${s}`;
+    await engine.createSession({ id: sid, label: `Team ${s}` });
+    for (let i = 0; i < PER_SESSION / 2; i++) {
+      const wp = await waitpoints.create(sid, { label: `train-arm${s}-${i}`, intent: "compare the arms and report" });
+      ids.push({ sid, id: wp.id });
+      await engine.createMonitor(sid, {
+        name: `Release window ${s}-${i}`,
+        source: { kind: "time", at: far },
+        timeoutSeconds: 7 * 24 * 3600,
+      });
     }
-  });
-  engine.stop();
-  store.close();
+  }
+  await close();
   return ids;
 }
 

@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { request } from "node:http";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { cpuSeconds, Daemon, fmt, quantile, ROOT, sleep } from "./lib.js";
+import { cpuSeconds, Daemon, fmt, inProcess, quantile, ROOT, sleep } from "./lib.js";
 import { flameGraph, printHot } from "./profile-report.js";
 
 const WAITPOINTS = Number(process.env.BENCH_PANEL_WAITPOINTS ?? 10_000);
@@ -38,26 +38,19 @@ const BLOCK = 5;
  * before its daemon starts.
  */
 async function seed(home, checkout) {
-  const { Store } = await import(join(checkout, "dist/native-host/src/store/store.js"));
-  const { wireServices } = await import(join(checkout, "dist/native-host/src/daemon.js"));
-  const { silentLogger } = await import(join(checkout, "dist/native-host/src/base/log.js"));
   const { ensureHome } = await import(join(checkout, "dist/native-host/src/base/home.js"));
-  const store = Store.open(ensureHome(home).db);
-  const { engine, waitpoints, delivery } = wireServices({ store, log: silentLogger });
-  delivery.stop();
+  const { services, close } = await inProcess(checkout, ensureHome(home).db);
+  const { engine, waitpoints } = services;
   const ids = [];
-  store.tx(() => {
-    for (let s = 0; s < SESSIONS; s++) engine.createSession({ id: `team-${s}`, label: `Team ${s} training runs` });
-    for (let i = 0; i < WAITPOINTS; i++) {
-      const sid = `team-${i % SESSIONS}`;
-      // Every 50th has a short heartbeat timeout: it stalls (Needs you).
-      const body = { label: `train-arm${i}`, intent: "compare the arms and report", max_signals: 3 };
-      if (i % 50 === 0) body.heartbeat_timeout_seconds = 1;
-      ids.push(waitpoints.create(sid, body).id);
-    }
-  });
-  engine.stop();
-  store.close();
+  for (let s = 0; s < SESSIONS; s++) await engine.createSession({ id: `team-${s}`, label: `Team ${s} training runs` });
+  for (let i = 0; i < WAITPOINTS; i++) {
+    const sid = `team-${i % SESSIONS}`;
+    // Every 50th has a short heartbeat timeout: it stalls (Needs you).
+    const body = { label: `train-arm${i}`, intent: "compare the arms and report", max_signals: 3 };
+    if (i % 50 === 0) body.heartbeat_timeout_seconds = 1;
+    ids.push((await waitpoints.create(sid, body)).id);
+  }
+  await close();
   return ids;
 }
 

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./lib.js";
+import { inProcess, ROOT } from "./lib.js";
 
 const BATCH = Number(process.env.BENCH_PATH_BATCH ?? 32);
 const ROUNDS = Number(process.env.BENCH_PATH_ROUNDS ?? 3);
@@ -19,22 +19,18 @@ const FRAME = 4096 + 24;
 /** One measurement of `checkout` in this process: {frames, cpuUs} per signal. */
 async function measure(checkout) {
   const load = (path) => import(join(checkout, "dist/native-host/src", path));
-  const { Store } = await load("store/store.js");
-  const { wireServices } = await load("daemon.js");
-  const { silentLogger } = await load("base/log.js");
   const { ensureHome } = await load("base/home.js");
   const { Checkpointer } = await load("store/checkpointer.js");
   const home = mkdtempSync(join(tmpdir(), "vigil-bench-path-"));
   const paths = ensureHome(home);
-  const store = Store.open(paths.db);
+  const { sqlite: store, services, close } = await inProcess(checkout, paths.db);
   const checkpointer = new Checkpointer(store.db, { onError: (message) => console.error(message) });
   store.afterCommit = () => checkpointer.noteWrite();
-  const { engine, waitpoints, delivery } = wireServices({ store, log: silentLogger });
-  delivery.stop();
-  engine.createSession({ id: "path" });
+  const { engine, waitpoints } = services;
+  await engine.createSession({ id: "path" });
   const targets = [];
   for (let i = 0; i < WAITPOINTS; i++) {
-    targets.push(waitpoints.create("path", { label: `m${i}`, intent: "bench", max_signals: 1000 }));
+    targets.push(await waitpoints.create("path", { label: `m${i}`, intent: "bench", max_signals: 1000 }));
   }
   let n = 0;
   let walls = null; // each batch's wall time (ms), while measured
@@ -77,8 +73,7 @@ async function measure(checkout) {
   store.db.pragma("wal_autocheckpoint = 0");
   await send(10_000);
   const frames = statSync(`${paths.db}-wal`).size / FRAME / 10_000;
-  engine.stop();
-  store.close();
+  await close();
   rmSync(home, { recursive: true, force: true });
   return { frames, cpuUs: (cpu.user + cpu.system) / 40_000, stalls, batches: sorted.length };
 }

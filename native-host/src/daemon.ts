@@ -22,7 +22,7 @@ import {
   readDaemonInfo,
   tightenHome,
 } from "./base/home.js";
-import { createLogger, type Logger } from "./base/log.js";
+import { createLogger, inBackground, type Logger } from "./base/log.js";
 import { packageRoot } from "./base/paths.js";
 import { BrowserLink } from "./browser/link.js";
 import { Changes } from "./core/changes.js";
@@ -38,6 +38,7 @@ import { configureSpawner } from "./probes/run-shell.js";
 import { Shield } from "./secrets/shield.js";
 import { Vault } from "./secrets/vault.js";
 import { Checkpointer } from "./store/checkpointer.js";
+import { SqliteEngine, type Engine as StoreEngine } from "./store/engine.js";
 import { HomeLockedError, lockHome } from "./store/home-lock.js";
 import { Store } from "./store/store.js";
 import { shieldGhTokensWith } from "./tools/github-api.js";
@@ -49,7 +50,7 @@ function signalCommand(home: string): string {
 }
 
 export interface ServiceOptions {
-  store: Store;
+  store: StoreEngine;
   log: Logger;
   now?: () => number;
   shield?: Shield;
@@ -62,10 +63,10 @@ export interface ServiceOptions {
 }
 
 /** The daemon's services, each built once here and handed what it needs. */
-export function wireServices(options: ServiceOptions) {
+export async function wireServices(options: ServiceOptions) {
   const { store, log } = options;
   const now = options.now ?? Date.now;
-  const shield = options.shield ?? new Shield(store.vault.entries());
+  const shield = options.shield ?? new Shield(await store.tables.vault.entries());
   const changes = new Changes();
   const browser = options.browser ?? new BrowserLink({ log });
   const vault = new Vault(store, shield, now);
@@ -134,19 +135,20 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   }
   const token = ensureToken(paths);
   tightenHome(paths);
-  const store = Store.open(paths.db);
+  const sqlite = Store.open(paths.db);
   for (const suffix of ["", "-wal", "-shm"]) {
     if (existsSync(paths.db + suffix)) chmodSync(paths.db + suffix, 0o600);
   }
-  const shield = new Shield(store.vault.entries());
+  const store = new SqliteEngine(sqlite, { checkScope: envConfig().VIGIL_CHECK_TX_SCOPE === "1" });
+  const shield = new Shield(await store.tables.vault.entries());
   const log = createLogger({ file: paths.log, shield });
   // The spawner's notices (missing helper, restarts) go to vigil.log like everything else.
   configureSpawner({ log: (message) => log.warn(message) });
-  const checkpointer = new Checkpointer(store.db, { onError: (message) => log.warn(`WAL checkpoint: ${message}`) });
-  store.afterCommit = () => checkpointer.noteWrite();
+  const checkpointer = new Checkpointer(sqlite.db, { onError: (message) => log.warn(`WAL checkpoint: ${message}`) });
+  sqlite.afterCommit = () => checkpointer.noteWrite();
   const settings = loadSettings(options.home);
   let url = "";
-  const services = wireServices({
+  const services = await wireServices({
     store,
     log,
     shield,
@@ -159,8 +161,8 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     deviceControlDir: dirname(paths.spool),
   });
   const { engine, delivery, browser, waitpoints, changes, devices } = services;
-  engine.start();
-  delivery.start();
+  await engine.start();
+  await delivery.start();
   changes.on((sessionId) => browser.changed(sessionId));
   await browser.listen(paths.browserSocket);
   const spool = new Spool({
@@ -169,12 +171,13 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     log,
     intake: (body) => waitpoints.signal(body, "spool", { owner: true }),
   });
-  const purge = setInterval(() => {
-    waitpoints.purge(Date.now());
-    store.inboundEvents.prune(Date.now());
-  }, 3_600_000);
+  const housekeeping = async () => {
+    await waitpoints.purge(Date.now());
+    await store.tables.inboundEvents.prune(Date.now());
+  };
+  const purge = setInterval(() => inBackground(log, "the hourly purge", housekeeping()), 3_600_000);
   purge.unref();
-  waitpoints.purge(Date.now());
+  await waitpoints.purge(Date.now());
 
   const env = envConfig();
   const limits = {
@@ -218,15 +221,15 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     spool.stop();
     devices.stop();
     clearInterval(purge);
-    engine.stop();
-    delivery.stop();
+    const stopped = Promise.allSettled([engine.stop(), delivery.stop()]);
     browser.close();
     ownerServer.closeAllConnections();
     ownerServer.close();
     server.closeAllConnections();
     server.close(async () => {
+      await stopped;
       await checkpointer.stop();
-      store.close();
+      await store.close();
       lock.close();
       const current = readDaemonInfo(paths);
       if (current?.pid === process.pid) {
@@ -244,7 +247,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   // rename is atomic: a reader sees the old file or the whole new one.
   renameSync(`${paths.daemonJson}.tmp`, paths.daemonJson);
   // Collect the spool once the signal URL is known (how_to_signal lines need it).
-  spool.start();
-  devices.start();
+  inBackground(log, "collecting the spool", spool.start());
+  inBackground(log, "starting the devices", devices.start());
   log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
 }

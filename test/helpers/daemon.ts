@@ -53,6 +53,8 @@ export class TestDaemon {
   static async start(options: { home?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
     const daemon = new TestDaemon(options.home ?? mkdtempSync(join(tmpdir(), "vigil-test-")), {
       VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
+      // A store call that breaks a transaction (not on its own tables) throws instead of hanging.
+      VIGIL_CHECK_TX_SCOPE: "1",
       ...options.env,
     });
     await daemon.spawn();

@@ -7,26 +7,27 @@ import { afterEach, beforeEach, expect, test } from "vitest";
 import { silentLogger } from "../../native-host/src/base/log.js";
 import { wireServices } from "../../native-host/src/daemon.js";
 import { loadMigrations, migrate } from "../../native-host/src/store/db.js";
+import { SqliteEngine } from "../../native-host/src/store/engine.js";
 import { Store } from "../../native-host/src/store/store.js";
 
-let store: Store;
-let services: ReturnType<typeof wireServices>;
+let store: SqliteEngine;
+let services: Awaited<ReturnType<typeof wireServices>>;
 
-beforeEach(() => {
-  store = Store.open(":memory:");
-  services = wireServices({ store, log: silentLogger });
-  services.delivery.stop();
-  services.engine.start();
-  services.engine.createSession({ id: "s" });
+beforeEach(async () => {
+  store = new SqliteEngine(Store.open(":memory:"), { checkScope: true });
+  services = await wireServices({ store, log: silentLogger });
+  await services.delivery.stop();
+  await services.engine.start();
+  await services.engine.createSession({ id: "s" });
 });
 
-afterEach(() => {
-  services.engine.stop();
-  store.close();
+afterEach(async () => {
+  await services.engine.stop();
+  await store.close();
 });
 
-const deviceOf = (name: string) => {
-  const row = store.devices.byName(name);
+const deviceOf = async (name: string) => {
+  const row = await store.tables.devices.byName(name);
   if (!row) throw new Error(`Expected device ${name}`);
   return { id: row.id, name };
 };
@@ -36,49 +37,49 @@ const fromDevice = (w: { id: string; secret: string }, device: { id: string; nam
   services.waitpoints.signal({ id: w.id, secret: w.secret, status: "ok" }, "device", { device });
 const view = (id: string) => services.engine.queries.monitor("s", id);
 
-test("vigil devices rm ends the device's armed waitpoints (lost, one wake naming it); others stay armed", () => {
-  services.devices.add({ name: "box", ssh: "me@box.lab" });
-  services.devices.add({ name: "other", ssh: "me@other.lab" });
-  const onBox = arm("box");
-  const onOther = arm("other");
-  const local = arm();
-  services.devices.remove("box");
-  expect(view(onBox.id)).toMatchObject({
+test("vigil devices rm ends the device's armed waitpoints (lost, one wake naming it); others stay armed", async () => {
+  await services.devices.add({ name: "box", ssh: "me@box.lab" });
+  await services.devices.add({ name: "other", ssh: "me@other.lab" });
+  const onBox = await arm("box");
+  const onOther = await arm("other");
+  const local = await arm();
+  await services.devices.remove("box");
+  expect(await view(onBox.id)).toMatchObject({
     state: "ready",
     endingReason: "lost",
     endingDetail: expect.stringContaining("its device box was removed (vigil devices rm)"),
   });
-  expect(services.waitpoints.view(view(onBox.id)).state).toBe("orphaned");
-  const wakes = services.engine.queries.wakes("s");
+  expect((await services.waitpoints.view(await view(onBox.id))).state).toBe("orphaned");
+  const wakes = await services.engine.queries.wakes("s");
   expect(wakes).toHaveLength(1);
   expect(wakes[0]?.text).toContain("its device was removed");
-  expect(view(onOther.id).state).toBe("waiting");
-  expect(view(local.id).state).toBe("waiting");
+  expect((await view(onOther.id)).state).toBe("waiting");
+  expect((await view(local.id)).state).toBe("waiting");
 });
 
-test("a device added again under the same name is another device: its files cannot signal the old one's waitpoints", () => {
-  services.devices.add({ name: "box", ssh: "me@box.lab" });
-  const old = arm("box");
-  const first = deviceOf("box");
+test("a device added again under the same name is another device: its files cannot signal the old one's waitpoints", async () => {
+  await services.devices.add({ name: "box", ssh: "me@box.lab" });
+  const old = await arm("box");
+  const first = await deviceOf("box");
   // Removed without ending its waitpoints (as before this fix), then added again.
-  store.devices.delete("box");
-  services.devices.add({ name: "box", ssh: "someone-else@elsewhere" });
-  const again = deviceOf("box");
+  await store.tables.devices.delete("box");
+  await services.devices.add({ name: "box", ssh: "someone-else@elsewhere" });
+  const again = await deviceOf("box");
   expect(again.id).not.toBe(first.id);
-  const outcome = fromDevice(old, again);
+  const outcome = await fromDevice(old, again);
   expect(outcome).toMatchObject({
     verdict: "wrong_device",
     body: {
       error: `Waitpoint ${old.id} was created for an earlier device named box, since removed, not for device box`,
     },
   });
-  expect(view(old.id).state).toBe("waiting");
+  expect((await view(old.id)).state).toBe("waiting");
   // The daemon's start ends such orphans; the new device's own waitpoints are left alone.
-  const fresh = arm("box");
-  services.devices.endOrphanedWaitpoints();
-  expect(view(old.id).endingReason).toBe("lost");
-  expect(view(fresh.id).state).toBe("waiting");
-  expect(fromDevice(fresh, again).verdict).toBe("accepted");
+  const fresh = await arm("box");
+  await services.devices.endOrphanedWaitpoints();
+  expect((await view(old.id)).endingReason).toBe("lost");
+  expect((await view(fresh.id)).state).toBe("waiting");
+  expect((await fromDevice(fresh, again)).verdict).toBe("accepted");
 });
 
 test("migration 0013 binds a device's waitpoints to its id, except those armed before that device was added", () => {

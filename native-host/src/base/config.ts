@@ -57,6 +57,8 @@ export const EnvSchema = z.object({
   VIGIL_SPAWNER: z.string().min(1).optional(),
   /** How often a device watched with inotifywait is collected anyway (default 5000; 0: never). */
   VIGIL_DEVICE_SWEEP_MS: Whole(0),
+  /** Tests: `1` makes a store call that breaks a transaction (outside its `t`) throw (costs CPU per promise). */
+  VIGIL_CHECK_TX_SCOPE: z.enum(["0", "1"]).optional(),
   /** Tests only: the daemon kills itself (SIGKILL) at this step of a device collection. */
   VIGIL_FAULT: z.enum(["device-listed", "device-stored"]).optional(),
   /** As for `gh`: the GitHub host a `github__pr` monitor armed without `api_url` reads (checked at arming, not here: it is gh's too). */

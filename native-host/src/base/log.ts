@@ -122,3 +122,11 @@ export function toError(value: unknown): Error {
   if (value instanceof Error) return value;
   return new Error(typeof value === "string" ? value : JSON.stringify(value));
 }
+
+/**
+ * Runs work nobody awaits (a timer's, a process's exit handler's) so that a failure is logged as
+ * `what failed: …` rather than becoming an unhandled rejection that ends the daemon.
+ */
+export function inBackground(log: Logger, what: string, work: Promise<unknown>): void {
+  work.catch((error: unknown) => log.error(`${what} failed: ${toError(error).message}`));
+}

@@ -5,8 +5,8 @@
  * before), so `vigil show` and the wake ids still answer.
  * Design: docs/design.md §7.
  */
-import type { Store } from "../store/store.js";
+import type { Engine } from "../store/engine.js";
 
-export function clearEnded(store: Store, sessionId: string, now: number): { cleared: string[] } {
-  return { cleared: store.tx(() => store.monitors.clearEnded(sessionId, now)) };
+export async function clearEnded(store: Engine, sessionId: string, now: number): Promise<{ cleared: string[] }> {
+  return { cleared: await store.tx((t) => t.monitors.clearEnded(sessionId, now)) };
 }

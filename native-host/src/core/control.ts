@@ -6,11 +6,16 @@
  */
 import type { ControlAction } from "../../../shared/schemas/inputs.js";
 import { ConflictError } from "../base/errors.js";
+import type { Engine } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { Store } from "../store/store.js";
 import { isActive, nextState, TransitionError } from "./states.js";
 
-export function controlMonitor(store: Store, record: MonitorRecord, action: ControlAction, now: number): void {
+export async function controlMonitor(
+  store: Engine,
+  record: MonitorRecord,
+  action: ControlAction,
+  now: number,
+): Promise<void> {
   const to = nextState(record.state, action);
   if (record.state === "continuing" && action === "cancel") {
     throw new ConflictError(
@@ -20,21 +25,23 @@ export function controlMonitor(store: Store, record: MonitorRecord, action: Cont
   if (to === undefined) throw new ConflictError(new TransitionError(record.state, action).message);
   const changedMeanwhile = () => new ConflictError(`Monitor ${record.id} changed state meanwhile; try again`);
   if (action === "cancel") {
-    store.tx(() => {
+    await store.tx(async (t) => {
+      await t.monitors.lockForUpdate(record.uid);
       if (isActive(record.state)) {
-        store.monitors.end(record.uid, record.state, to, "stopped", "cancelled by request", now);
-      } else if (!store.monitors.setState(record.uid, record.state, to)) {
+        await t.monitors.end(record.uid, record.state, to, "stopped", "cancelled by request", now);
+      } else if (!(await t.monitors.setState(record.uid, record.state, to))) {
         throw changedMeanwhile();
       }
-      store.wakes.cancelReady(record.uid);
+      await t.wakes.cancelReady(record.uid);
     });
     return;
   }
   if (record.kind === "watch") {
     throw new ConflictError("A watch streams a running process: it can be cancelled, not paused");
   }
-  store.tx(() => {
-    if (!store.monitors.setState(record.uid, record.state, to)) throw changedMeanwhile();
-    store.monitors.setNextDue(record.uid, action === "pause" ? null : now);
+  await store.tx(async (t) => {
+    await t.monitors.lockForUpdate(record.uid);
+    if (!(await t.monitors.setState(record.uid, record.state, to))) throw changedMeanwhile();
+    await t.monitors.setNextDue(record.uid, action === "pause" ? null : now);
   });
 }

@@ -5,15 +5,22 @@
  * named, so its owner is woken once and hears why, rather than waiting on a waitpoint nothing can
  * resolve from that device any more.
  */
+import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 
 /** Ends the armed waitpoints `uids` (call inside a transaction); the sessions whose waitpoints ended. */
-export function endDeviceWaitpointsInTx(deps: EndingDeps, uids: number[], detail: string, now: number): string[] {
+export async function endDeviceWaitpointsInTx(
+  t: Tables,
+  deps: EndingDeps,
+  uids: number[],
+  detail: string,
+  now: number,
+): Promise<string[]> {
   const sessions = new Set<string>();
   for (const uid of uids) {
-    const record = deps.store.monitors.byUid(uid) as MonitorRecord | undefined;
-    if (record && endInTx(deps, record, "lost", detail, now)) sessions.add(record.sessionId);
+    const record = (await t.monitors.byUid(uid)) as MonitorRecord | undefined;
+    if (record && (await endInTx(t, deps, record, "lost", detail, now))) sessions.add(record.sessionId);
   }
   return [...sessions];
 }

@@ -6,7 +6,7 @@
  */
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError } from "../base/errors.js";
-import type { Store } from "../store/store.js";
+import type { Engine } from "../store/engine.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import { nextState } from "./states.js";
 
@@ -18,19 +18,20 @@ function standing(row: RawWake): string {
   return row.state.replace("_", " ");
 }
 
-export function dismissWake(store: Store, sessionId: string, wakeId: string, now: number): WakeView {
+export async function dismissWake(store: Engine, sessionId: string, wakeId: string, now: number): Promise<WakeView> {
   const number = parseWakeId(wakeId);
-  const row = number === null ? undefined : store.wakes.get(sessionId, number);
+  const row = number === null ? undefined : await store.tables.wakes.get(sessionId, number);
   if (!row || number === null) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
-  const dismissed = store.tx(() => {
-    if (!store.wakes.dismiss(number, now)) return false;
-    const record = store.monitors.byUid(row.monitor_uid);
+  const dismissed = await store.tx(async (t) => {
+    await t.monitors.lockForUpdate(row.monitor_uid);
+    if (!(await t.wakes.dismiss(number, now))) return false;
+    const record = await t.monitors.byUid(row.monitor_uid);
     if (!record) return true;
     const to = row.kind === "ending" ? nextState(record.state, "dismiss") : undefined;
-    if (to) store.monitors.setState(record.uid, record.state, to);
-    const seq = store.events.append(record.uid, `${wakeId} dismissed by the person: it will not be delivered`, now);
+    if (to) await t.monitors.setState(record.uid, record.state, to);
+    const seq = await t.events.append(record.uid, `${wakeId} dismissed by the person: it will not be delivered`, now);
     // The note is not news for the agent: a later wake of a still-armed monitor does not carry it.
-    if (record.wakedSeq === seq - 1) store.monitors.setWakedSeq(record.uid, seq);
+    if (record.wakedSeq === seq - 1) await t.monitors.setWakedSeq(record.uid, seq);
     return true;
   });
   if (!dismissed) {
@@ -38,5 +39,5 @@ export function dismissWake(store: Store, sessionId: string, wakeId: string, now
       `Only a wake that needs review or whose delivery is being retried can be dismissed; ${wakeId} is ${standing(row)}`,
     );
   }
-  return toWakeView(store.wakes.get(sessionId, number) as RawWake);
+  return toWakeView((await store.tables.wakes.get(sessionId, number)) as RawWake);
 }

@@ -5,13 +5,13 @@
 import type { EndingReason } from "../../../shared/schemas/views.js";
 import type { Logger } from "../base/log.js";
 import type { Shield } from "../secrets/shield.js";
+import type { Engine, Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { Store } from "../store/store.js";
 import { isActive, nextState, type StateChange } from "./states.js";
 import { wakePayload, wakeText } from "./wake-text.js";
 
 export interface EndingDeps {
-  store: Store;
+  store: Engine;
   shield: Shield;
   log: Logger;
   /** What is being watched, in words (the probe kind's describe). */
@@ -23,37 +23,39 @@ export interface EndingDeps {
  * is written only while none exists, the trigger is deleted, and every ending but an explicit stop
  * writes the one ending wake. Returns false when the monitor had already ended.
  */
-export function endInTx(
+export async function endInTx(
+  t: Tables,
   deps: EndingDeps,
   record: MonitorRecord,
   reason: EndingReason,
   detail: string,
   now: number,
-): boolean {
+): Promise<boolean> {
   if (!isActive(record.state)) return false;
   const event: StateChange = reason === "stopped" ? "cancel" : "end";
   const to = nextState(record.state, event);
   if (to === undefined) return false;
   const shownDetail = deps.shield.text(detail);
-  if (!deps.store.monitors.end(record.uid, record.state, to, reason, shownDetail, now)) return false;
+  if (!(await t.monitors.end(record.uid, record.state, to, reason, shownDetail, now))) return false;
   deps.log.info(`monitor ${record.sessionId}/${record.id} ended: ${reason}`, { detail: shownDetail });
   if (reason !== "stopped") {
-    const ended = deps.store.monitors.byUid(record.uid) as MonitorRecord;
-    insertWake(deps, ended, reason, `end:${record.uid}`, shownDetail, now);
+    const ended = (await t.monitors.byUid(record.uid)) as MonitorRecord;
+    await insertWake(t, deps, ended, reason, `end:${record.uid}`, shownDetail, now);
   }
   return true;
 }
 
 /** Writes a wake carrying the events since the monitor's last wake (at most 20 shown). */
-export function insertWake(
+export async function insertWake(
+  t: Tables,
   deps: EndingDeps,
   record: MonitorRecord,
   reason: EndingReason | "events" | "stalled",
   dedupeKey: string,
   detail: string | null,
   now: number,
-): number | null {
-  const { store, shield } = deps;
+): Promise<number | null> {
+  const { shield } = deps;
   const facts = {
     sessionId: record.sessionId,
     monitor: {
@@ -69,10 +71,10 @@ export function insertWake(
     lastObservation: record.lastObservation,
     lastError: record.lastError,
     continuation: record.continuation,
-    events: store.events.since(record.uid, record.wakedSeq, 20),
+    events: await t.events.since(record.uid, record.wakedSeq, 20),
     pendingEventCount: record.eventCount - record.wakedSeq,
   };
-  const wakeNumber = store.wakes.insert({
+  const wakeNumber = await t.wakes.insert({
     sessionId: record.sessionId,
     monitorUid: record.uid,
     dedupeKey,
@@ -81,6 +83,6 @@ export function insertWake(
     payload: shield.json(wakePayload(facts)),
     createdAt: now,
   });
-  if (wakeNumber !== null) store.monitors.setWakedSeq(record.uid, record.eventCount);
+  if (wakeNumber !== null) await t.monitors.setWakedSeq(record.uid, record.eventCount);
   return wakeNumber;
 }

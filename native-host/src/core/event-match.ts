@@ -5,6 +5,7 @@
  */
 import { canonicalJson, evaluateCondition, readPath } from "../../../shared/conditions.js";
 import type { EventSource } from "../../../shared/schemas/sources.js";
+import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 
@@ -16,12 +17,13 @@ export function matchesRun(source: EventSource, type: string, payload: unknown):
 }
 
 /** Offers one event to one armed monitor; returns true when it ended the monitor. */
-export function offerEvent(
+export async function offerEvent(
+  t: Tables,
   deps: EndingDeps,
   record: MonitorRecord,
   event: { type: string; payload: unknown; sessionId: string },
   now: number,
-): boolean {
+): Promise<boolean> {
   const source = record.source as EventSource;
   if (record.state !== "waiting" || !record.trigger || !matchesRun(source, event.type, event.payload)) return false;
   const observation = deps.shield.json({
@@ -33,7 +35,7 @@ export function offerEvent(
   const evaluation = source.condition
     ? evaluateCondition(source.condition, observation, record.trigger.conditionState)
     : { verdict: "met" as const, state: record.trigger.conditionState };
-  deps.store.monitors.recordCheck(record.uid, {
+  await t.monitors.recordCheck(record.uid, {
     at: now,
     nextDueAt: record.trigger.nextDueAt ?? now,
     observation,
@@ -42,13 +44,14 @@ export function offerEvent(
     conditionState: evaluation.state,
   });
   if (evaluation.verdict !== "met") return false;
-  deps.store.events.append(
+  await t.events.append(
     record.uid,
     deps.shield.text(`${event.type} ${JSON.stringify(event.payload)}`).slice(0, 2000),
     now,
   );
-  const fresh = deps.store.monitors.byUid(record.uid) as MonitorRecord;
+  const fresh = (await t.monitors.byUid(record.uid)) as MonitorRecord;
   return endInTx(
+    t,
     deps,
     fresh,
     "met",
@@ -62,20 +65,22 @@ export function offerEvent(
  * monitors, inside the caller's transaction. Another session's monitors never see it. Returns the
  * event's id and the monitors it ended.
  */
-export function acceptEventInTx(
+export async function acceptEventInTx(
+  t: Tables,
   deps: EndingDeps,
   sessionId: string,
   event: { type: string; payload: unknown },
   now: number,
-): { id: number; ended: MonitorRecord[] } {
-  const { store } = deps;
-  const id = store.inboundEvents.insert(sessionId, event.type, event.payload, now);
+): Promise<{ id: number; ended: MonitorRecord[] }> {
+  const id = await t.inboundEvents.insert(sessionId, event.type, event.payload, now);
   const ended: MonitorRecord[] = [];
-  for (const record of store.monitors.list(sessionId)) {
+  for (const record of await t.monitors.list(sessionId)) {
     if (record.kind !== "event") continue;
-    if (offerEvent(deps, record, { ...event, sessionId }, now)) ended.push(record);
+    await t.monitors.lockForUpdate(record.uid);
+    const fresh = await t.monitors.byUid(record.uid);
+    if (fresh && (await offerEvent(t, deps, fresh, { ...event, sessionId }, now))) ended.push(fresh);
   }
-  store.inboundEvents.setMatched(
+  await t.inboundEvents.setMatched(
     id,
     ended.map((r) => r.id),
   );
@@ -83,19 +88,19 @@ export function acceptEventInTx(
 }
 
 /** lookbackSeconds: events accepted shortly before arming are matched now, oldest first. */
-export function matchPastEventsInTx(
+export async function matchPastEventsInTx(
+  t: Tables,
   deps: EndingDeps,
   record: MonitorRecord,
   lookbackSeconds: number,
   now: number,
-): boolean {
-  const { store } = deps;
+): Promise<boolean> {
   const type = (record.source as EventSource).type;
-  for (const event of store.inboundEvents.since(record.sessionId, type, now - lookbackSeconds * 1000)) {
-    const fresh = store.monitors.byUid(record.uid);
+  for (const event of await t.inboundEvents.since(record.sessionId, type, now - lookbackSeconds * 1000)) {
+    const fresh = await t.monitors.byUid(record.uid);
     const offered = { type: event.type, payload: event.payload, sessionId: record.sessionId };
-    if (fresh && offerEvent(deps, fresh, offered, now)) {
-      store.inboundEvents.setMatched(event.id, [record.id]);
+    if (fresh && (await offerEvent(t, deps, fresh, offered, now))) {
+      await t.inboundEvents.setMatched(event.id, [record.id]);
       return true;
     }
   }

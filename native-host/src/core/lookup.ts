@@ -4,19 +4,24 @@
  * Design: docs/design.md §6, §8.
  */
 import { NotFoundError } from "../base/errors.js";
+import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
-import type { Store } from "../store/store.js";
 
-export function sessionOrThrow(store: Store, id: string): SessionRow {
-  const session = store.sessions.get(id);
+export async function sessionOrThrow(tables: Tables, id: string): Promise<SessionRow> {
+  const session = await tables.sessions.get(id);
   if (!session) throw new NotFoundError(`Unknown session ${id}`);
   return session;
 }
 
-export function monitorOrThrow(store: Store, sessionId: string, id: string, noun = "monitor"): MonitorRecord {
-  sessionOrThrow(store, sessionId);
-  const record = store.monitors.get(sessionId, id);
+export async function monitorOrThrow(
+  tables: Tables,
+  sessionId: string,
+  id: string,
+  noun = "monitor",
+): Promise<MonitorRecord> {
+  await sessionOrThrow(tables, sessionId);
+  const record = await tables.monitors.get(sessionId, id);
   if (!record || (noun === "waitpoint" && record.kind !== "signal")) {
     throw new NotFoundError(`Unknown ${noun} ${id} in session ${sessionId}`);
   }

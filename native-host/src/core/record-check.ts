@@ -7,6 +7,7 @@
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { Source } from "../../../shared/schemas/sources.js";
 import type { Shield } from "../secrets/shield.js";
+import type { Tables } from "../store/engine.js";
 import { nextCheckAt } from "./cadence.js";
 import type { CheckResult } from "./check-result.js";
 import { type EndingDeps, endInTx } from "./endings.js";
@@ -48,7 +49,8 @@ export interface RecordedCheck {
   active: boolean;
 }
 
-export function recordCheckInTx(
+export async function recordCheckInTx(
+  t: Tables,
   deps: EndingDeps,
   uid: number,
   rules: CheckRules,
@@ -57,12 +59,13 @@ export function recordCheckInTx(
   durationMs: number | null = null,
   /** How many polled monitors are armed (spreads their checks; see cadence.ts). */
   polledMonitors = 1,
-): RecordedCheck | undefined {
-  const { store, shield } = deps;
-  const record = store.monitors.byUid(uid);
+): Promise<RecordedCheck | undefined> {
+  const { shield } = deps;
+  if (!(await t.monitors.lockForUpdate(uid))) return undefined;
+  const record = await t.monitors.byUid(uid);
   if (!record) return undefined;
   if (!record.trigger || record.state !== "waiting") {
-    if (record.trigger) store.monitors.recordLeaseEnd(uid);
+    if (record.trigger) await t.monitors.recordLeaseEnd(uid);
     return { sessionId: record.sessionId, active: isActive(record.state) };
   }
   const trigger = record.trigger;
@@ -78,7 +81,7 @@ export function recordCheckInTx(
   );
   const observation = step.observation === undefined ? undefined : capStrings(shield.json(step.observation));
   const error = step.error === undefined ? null : shield.text(step.error);
-  store.monitors.recordCheck(uid, {
+  await t.monitors.recordCheck(uid, {
     at: now,
     nextDueAt: Math.max(
       nextCheckAt({
@@ -97,12 +100,12 @@ export function recordCheckInTx(
     conditionState: step.state.conditionState,
   });
   const outcome = step.action === "end" ? (step.reason === "met" ? "met" : "error") : step.verdict;
-  store.checks.record(uid, step.state.polls, now, outcome, durationMs, excerptOf(result, shield));
+  await t.checks.record(uid, step.state.polls, now, outcome, durationMs, excerptOf(result, shield));
   if (step.action === "end") {
-    if (step.eventText !== undefined) store.events.append(uid, shield.text(step.eventText), now);
-    const ended = store.monitors.byUid(uid);
+    if (step.eventText !== undefined) await t.events.append(uid, shield.text(step.eventText), now);
+    const ended = await t.monitors.byUid(uid);
     const detail = step.reason === "met" && rules.metDetail ? rules.metDetail(record.source) : step.detail;
-    if (ended) endInTx(deps, ended, step.reason, detail, now);
+    if (ended) await endInTx(t, deps, ended, step.reason, detail, now);
     return { sessionId: record.sessionId, active: false };
   }
   return { sessionId: record.sessionId, active: true };

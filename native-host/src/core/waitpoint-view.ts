@@ -7,14 +7,14 @@ import type { Stall, WaitpointView } from "../../../shared/schemas/views.js";
 import type { ResolvedSettings } from "../base/config.js";
 import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";
+import type { Engine } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { Store } from "../store/store.js";
 import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
 import { countTerminal, HOUR_MS } from "./barrier.js";
 import { isActive } from "./states.js";
 
 export interface WaitpointViewDeps {
-  store: Store;
+  store: Engine;
   shield: Shield;
   now: () => number;
   settings: ResolvedSettings;
@@ -51,15 +51,22 @@ export interface WaitpointParts {
   deviceState: WaitpointView["deviceState"];
 }
 
-export function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): WaitpointView {
-  const { store, now } = deps;
-  const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
+export async function waitpointView(deps: WaitpointViewDeps, record: MonitorRecord): Promise<WaitpointView> {
+  const { now } = deps;
+  const { waitpoints, devices } = deps.store.tables;
+  const wp = (await waitpoints.byUid(record.uid)) as WaitpointRow;
+  const [signals, wakesSent, wakeTimes, device] = await Promise.all([
+    waitpoints.signals(record.uid),
+    waitpoints.wakeCount(record.uid),
+    waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS),
+    wp.device === null ? undefined : devices.byName(wp.device),
+  ]);
   return waitpointViewOf(deps, record, {
     wp,
-    signals: store.waitpoints.signals(record.uid),
-    wakesSent: store.waitpoints.wakeCount(record.uid),
-    wakesThisHour: store.waitpoints.wakeTimesSince(record.uid, now() - HOUR_MS).length,
-    deviceState: wp.device === null ? null : (store.devices.byName(wp.device)?.state ?? "removed"),
+    signals,
+    wakesSent,
+    wakesThisHour: wakeTimes.length,
+    deviceState: wp.device === null ? null : (device?.state ?? "removed"),
   });
 }
 
@@ -128,13 +135,19 @@ export function waitpointViewOf(
 }
 
 /** The views of many waitpoints from four statements in all (the panel's page), by monitor uid. */
-export function waitpointViews(deps: WaitpointViewDeps, records: readonly MonitorRecord[]): Map<number, WaitpointView> {
-  const { store } = deps;
+export async function waitpointViews(
+  deps: WaitpointViewDeps,
+  records: readonly MonitorRecord[],
+): Promise<Map<number, WaitpointView>> {
+  const { tables } = deps.store;
   const uids = records.map((record) => record.uid);
-  const rows = store.waitpoints.byUids(uids);
-  const signals = store.waitpoints.signalsOf(uids);
-  const wakes = store.wakes.countsOfMonitors(uids, deps.now() - HOUR_MS);
-  const devices = new Map(store.devices.all().map((device) => [device.name, device.state]));
+  const [rows, signals, wakes, all] = await Promise.all([
+    tables.waitpoints.byUids(uids),
+    tables.waitpoints.signalsOf(uids),
+    tables.wakes.countsOfMonitors(uids, deps.now() - HOUR_MS),
+    tables.devices.all(),
+  ]);
+  const devices = new Map(all.map((device) => [device.name, device.state]));
   const views = new Map<number, WaitpointView>();
   for (const record of records) {
     const wp = rows.get(record.uid);

@@ -13,6 +13,7 @@ export type { WaitpointView };
 import type { ResolvedSettings } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
+import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SignalRow, SignalVia, WaitpointRow } from "../store/waitpoints.js";
 import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
@@ -61,7 +62,7 @@ export type SignalVerdict =
 export interface SignalOrigin {
   /** The device the file came from: its id (what the waitpoint was bound to) and its name. */
   device?: { id: string; name: string };
-  inTx?: (outcome: SignalOutcome) => void;
+  inTx?: (outcome: SignalOutcome, t: Tables) => Promise<void> | void;
   /**
    * The owner sent it — over the owner-only API socket, or as a file in the 0700 home's spool — so
    * no secret is needed (one that is given is still checked). Never set for TCP or a device.
@@ -99,16 +100,16 @@ export class Waitpoints {
 
   // ------------------------------------------------------------------ wait_create / check / cancel
 
-  create(
+  async create(
     sessionId: string,
     input: WaitCreate,
-  ): { id: string; secret: string; state: "armed"; how_to_signal: HowToSignal } {
+  ): Promise<{ id: string; secret: string; state: "armed"; how_to_signal: HowToSignal }> {
     const { store, now: clock, settings } = this.deps;
-    sessionOrThrow(store, sessionId);
+    await sessionOrThrow(store.tables, sessionId);
     const device = input.device ?? null;
-    const deviceId = device === null ? null : (store.devices.byName(device)?.id ?? null);
+    const deviceId = device === null ? null : ((await store.tables.devices.byName(device))?.id ?? null);
     if (device !== null && deviceId === null) {
-      const known = store.devices.all().map((d) => d.name);
+      const known = (await store.tables.devices.all()).map((d) => d.name);
       throw new ValidationError(
         `device: Unknown device "${device}"; ${known.length > 0 ? `known devices: ${known.join(", ")}` : "no devices yet (add one with vigil devices add NAME --ssh [USER@]HOST)"}`,
       );
@@ -131,8 +132,8 @@ export class Waitpoints {
     const heartbeatTimeoutMs =
       input.heartbeat_timeout_seconds === undefined ? null : Math.round(input.heartbeat_timeout_seconds * 1000);
     const now = clock();
-    store.tx(() => {
-      const uid = store.monitors.insert({
+    await store.tx(async (t) => {
+      const uid = await t.monitors.insert({
         sessionId,
         id,
         name: input.label,
@@ -146,7 +147,7 @@ export class Waitpoints {
         nextDueAt: null,
         deadlineAt: now + timeoutMs,
       });
-      store.waitpoints.insert({
+      await t.waitpoints.insert({
         monitorUid: uid,
         id,
         secretHash: hash(secret).toString("hex"),
@@ -159,7 +160,7 @@ export class Waitpoints {
         deviceId,
       });
       // The trigger's due time doubles as the stall check.
-      if (heartbeatTimeoutMs !== null) store.monitors.setNextDue(uid, now + heartbeatTimeoutMs);
+      if (heartbeatTimeoutMs !== null) await t.monitors.setNextDue(uid, now + heartbeatTimeoutMs);
     });
     this.deps.changes.emit(sessionId);
     this.deps.poke();
@@ -174,39 +175,37 @@ export class Waitpoints {
     return { id, secret, state: "armed", how_to_signal: lines };
   }
 
-  list(sessionId: string): WaitpointView[] {
-    const { store } = this.deps;
-    sessionOrThrow(store, sessionId);
-    return store.monitors
-      .list(sessionId)
-      .filter((record) => record.kind === "signal")
-      .map((record) => this.view(record));
+  async list(sessionId: string): Promise<WaitpointView[]> {
+    const { tables } = this.deps.store;
+    await sessionOrThrow(tables, sessionId);
+    const records = (await tables.monitors.list(sessionId)).filter((record) => record.kind === "signal");
+    return [...(await this.views(records)).values()];
   }
 
   /** Only the owning session sees its waitpoints: another session's id is unknown here. */
-  record(sessionId: string, id: string): MonitorRecord {
-    return monitorOrThrow(this.deps.store, sessionId, id, "waitpoint");
+  record(sessionId: string, id: string): Promise<MonitorRecord> {
+    return monitorOrThrow(this.deps.store.tables, sessionId, id, "waitpoint");
   }
 
-  view(record: MonitorRecord): WaitpointView {
+  view(record: MonitorRecord): Promise<WaitpointView> {
     return waitpointView(this.deps, record);
   }
 
   /** The views of many waitpoints at once (the side panel's page), by monitor uid. */
-  views(records: readonly MonitorRecord[]): Map<number, WaitpointView> {
+  views(records: readonly MonitorRecord[]): Promise<Map<number, WaitpointView>> {
     return waitpointViews(this.deps, records);
   }
 
   // ------------------------------------------------------------------ signals
 
   /** Accepts one signal (from the route, the spool or a device). The secret is the capability. */
-  signal(body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): SignalOutcome {
+  async signal(body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): Promise<SignalOutcome> {
     const outcome = this.#budgeted(
       body,
       via,
-      this.deps.store.tx(() => {
-        const result = this.#signalInTx(body, via, origin);
-        origin.inTx?.(result);
+      await this.deps.store.tx(async (t) => {
+        const result = await this.#signalInTx(t, body, via, origin);
+        await origin.inTx?.(result, t);
         return result;
       }),
     );
@@ -222,16 +221,20 @@ export class Waitpoints {
    */
   signalBatched(body: SignalBody): Promise<SignalOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.#queue.push({ body, resolve, reject }) === 1) setImmediate(() => this.#flush());
+      if (this.#queue.push({ body, resolve, reject }) === 1) setImmediate(() => void this.#flush());
     });
   }
 
-  #flush(): void {
+  async #flush(): Promise<void> {
     const batch = this.#queue;
     this.#queue = [];
     let outcomes: SignalOutcome[];
     try {
-      outcomes = this.deps.store.tx(() => batch.map((item) => this.#signalInTx(item.body, "http")));
+      outcomes = await this.deps.store.tx(async (t) => {
+        const out: SignalOutcome[] = [];
+        for (const item of batch) out.push(await this.#signalInTx(t, item.body, "http"));
+        return out;
+      });
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
@@ -290,14 +293,14 @@ export class Waitpoints {
     if (settled) this.deps.poke();
   }
 
-  #signalInTx(body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): SignalOutcome {
-    const { store, shield } = this.deps;
+  async #signalInTx(t: Tables, body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): Promise<SignalOutcome> {
+    const { shield } = this.deps;
     const { device } = origin;
     // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
     const trusted = body.secret === undefined && origin.owner === true;
     const secret = body.secret ?? "";
-    const wp = store.waitpoints.target(body.id);
-    const removed = wp ? undefined : store.waitpoints.tombstoneOf(body.id);
+    const wp = await t.waitpoints.target(body.id);
+    const removed = wp ? undefined : await t.waitpoints.tombstoneOf(body.id);
     if (removed !== undefined && (trusted || timingSafeEqual(hash(secret), Buffer.from(removed, "hex")))) {
       // It existed and the caller holds its secret: the owner removed the session. Gone, not a miss.
       return {
@@ -328,7 +331,7 @@ export class Waitpoints {
         body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device.name}` },
       };
     }
-    if (body.key && store.waitpoints.hasKey(wp.monitorUid, body.key))
+    if (body.key && (await t.waitpoints.hasKey(wp.monitorUid, body.key)))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
     if (!isActive(wp.state)) {
       const why =
@@ -358,8 +361,8 @@ export class Waitpoints {
     const data = rawData === null ? null : cap(shield.text(rawData), DATA_CAP);
     const member = body.member ?? null;
     const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
-    const eventSeq = store.events.append(wp.monitorUid, text, now);
-    store.waitpoints.insertSignal({
+    const eventSeq = await t.events.append(wp.monitorUid, text, now);
+    await t.waitpoints.insertSignal({
       monitorUid: wp.monitorUid,
       key: body.key ?? null,
       status: body.status,
@@ -372,7 +375,7 @@ export class Waitpoints {
     });
     // A heartbeat never changes whether the waitpoint fires, only when it would stall.
     const settled = body.status !== "progress" || wp.heartbeatTimeoutMs !== null;
-    if (settled) this.#settle(store.monitors.byUid(wp.monitorUid) as MonitorRecord, now);
+    if (settled) await this.#settle(t, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);
     return {
       verdict: "accepted",
       body: { accepted: true, id: wp.id, status: body.status },
@@ -383,91 +386,88 @@ export class Waitpoints {
 
   // ------------------------------------------------------------------ firing
 
-  /** The scheduler found this waitpoint's trigger due: a settled or held-back wake goes out now. */
-  fireDue(record: MonitorRecord, now: number): void {
-    this.deps.store.tx(() => {
-      const fresh = this.deps.store.monitors.byUid(record.uid);
-      if (fresh && isActive(fresh.state)) this.#settle(fresh, now);
-    });
-    this.deps.changes.emit(record.sessionId);
+  /**
+   * The scheduler found this waitpoint's trigger due: a settled or held-back wake goes out now.
+   * Inside the caller's transaction, on the monitor read again there (and still active).
+   */
+  fireDueInTx(t: Tables, record: MonitorRecord, now: number): Promise<void> {
+    return this.#settle(t, record, now);
   }
 
   /** Decides from what is pending: wake now, schedule the wake, or wait for more signals. */
-  #settle(record: MonitorRecord, now: number): void {
-    const { store } = this.deps;
-    const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
-    const pending = store.waitpoints.terminalSignalsAfter(record.uid, record.wakedSeq);
+  async #settle(t: Tables, record: MonitorRecord, now: number): Promise<void> {
+    const wp = (await t.waitpoints.byUid(record.uid)) as WaitpointRow;
+    const pending = await t.waitpoints.terminalSignalsAfter(record.uid, record.wakedSeq);
     const decision = decide({
       members: wp.members,
       quorum: wp.quorum,
       failFast: wp.failFast,
       maxSignals: wp.maxSignals,
       pending: pending.map(toBarrier),
-      wakesSent: store.waitpoints.wakeCount(record.uid),
-      wakeTimesLastHour: store.waitpoints.wakeTimesSince(record.uid, now - HOUR_MS),
+      wakesSent: await t.waitpoints.wakeCount(record.uid),
+      wakeTimesLastHour: await t.waitpoints.wakeTimesSince(record.uid, now - HOUR_MS),
       maxWakesPerHour: this.deps.settings.waitpointMaxWakesPerHour,
     });
-    const stallAt = this.#stallAt(record, wp);
+    const stallAt = await this.#stallAt(t, record, wp);
     if (decision.fire && decision.at <= now) {
       const detail = summary(wp, pending);
       if (decision.final) {
-        endInTx(this.deps, record, decision.reason, detail, now);
+        await endInTx(t, this.deps, record, decision.reason, detail, now);
         return;
       }
-      insertWake(this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
+      await insertWake(t, this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
     }
     if (stallAt !== null && stallAt <= now) {
-      this.#stall(record, wp, now);
+      await this.#stall(t, record, wp, now);
       return;
     }
     const times = [decision.fire && decision.at > now ? decision.at : null, stallAt].filter(
       (t): t is number => t !== null,
     );
-    store.monitors.setNextDue(record.uid, times.length > 0 ? Math.min(...times) : null);
+    await t.monitors.setNextDue(record.uid, times.length > 0 ? Math.min(...times) : null);
   }
 
   /** When silence becomes a stall: the last signal of any kind (or arming) plus the heartbeat timeout. */
-  #stallAt(record: MonitorRecord, wp: WaitpointRow): number | null {
+  async #stallAt(t: Tables, record: MonitorRecord, wp: WaitpointRow): Promise<number | null> {
     if (wp.heartbeatTimeoutMs === null) return null;
-    const last = this.deps.store.waitpoints.lastSignalAt(record.uid) ?? record.createdAt;
+    const last = (await t.waitpoints.lastSignalAt(record.uid)) ?? record.createdAt;
     return wp.stallNotifiedFor === last ? null : last + wp.heartbeatTimeoutMs;
   }
 
   /** "Stalled": the owner hears once per silence; fail_fast ends the waitpoint, else it stays armed. */
-  #stall(record: MonitorRecord, wp: WaitpointRow, now: number): void {
-    const { store } = this.deps;
-    const last = store.waitpoints.lastSignalAt(record.uid);
+  async #stall(t: Tables, record: MonitorRecord, wp: WaitpointRow, now: number): Promise<void> {
+    const last = await t.waitpoints.lastSignalAt(record.uid);
     const since =
       last === null ? `since it was armed at ${iso(record.createdAt)}` : `since the last signal at ${iso(last)}`;
     const detail = `stalled: no signal of any kind ${since} (heartbeat timeout ${Math.round((wp.heartbeatTimeoutMs ?? 0) / 1000)}s)`;
-    store.waitpoints.setStallNotified(record.uid, last ?? record.createdAt);
-    store.monitors.setNextDue(record.uid, null);
-    if (wp.failFast) endInTx(this.deps, record, "failed", detail, now);
-    else insertWake(this.deps, record, "stalled", `stall:${record.uid}:${last ?? record.createdAt}`, detail, now);
+    await t.waitpoints.setStallNotified(record.uid, last ?? record.createdAt);
+    await t.monitors.setNextDue(record.uid, null);
+    if (wp.failFast) await endInTx(t, this.deps, record, "failed", detail, now);
+    else
+      await insertWake(t, this.deps, record, "stalled", `stall:${record.uid}:${last ?? record.createdAt}`, detail, now);
   }
 
   /** What the deadline notice says: nobody reported, only some did, or only heartbeats came. */
-  deadlineDetail(record: MonitorRecord): string {
-    const { store } = this.deps;
-    const wp = store.waitpoints.byUid(record.uid) as WaitpointRow;
+  async deadlineDetail(t: Tables, record: MonitorRecord): Promise<string> {
+    const wp = (await t.waitpoints.byUid(record.uid)) as WaitpointRow;
     return deadlineNotice({
       members: wp.members,
       quorum: wp.quorum,
-      all: store.waitpoints.signals(record.uid).map(toBarrier),
-      pending: store.waitpoints.signalsAfter(record.uid, record.wakedSeq).map(toBarrier),
-      wakesSent: store.waitpoints.wakeCount(record.uid),
+      all: (await t.waitpoints.signals(record.uid)).map(toBarrier),
+      pending: (await t.waitpoints.signalsAfter(record.uid, record.wakedSeq)).map(toBarrier),
+      wakesSent: await t.waitpoints.wakeCount(record.uid),
       maxSignals: wp.maxSignals,
     });
   }
 
   /** Ended waitpoints are kept 3 days (a late signal hears "already resolved"), then forgotten. */
-  purge(now: number): number {
+  async purge(now: number): Promise<number> {
     const { store } = this.deps;
-    store.waitpoints.pruneTombstones(now - RESOLVED_KEPT_MS);
-    const uids = store.waitpoints.purgeable(now - RESOLVED_KEPT_MS);
+    await store.tables.waitpoints.pruneTombstones(now - RESOLVED_KEPT_MS);
+    const uids = await store.tables.waitpoints.purgeable(now - RESOLVED_KEPT_MS);
     if (uids.length > 0) {
-      store.tx(() => {
-        for (const uid of uids) store.monitors.delete(uid);
+      await store.tx(async (t) => {
+        for (const uid of uids) await t.monitors.delete(uid);
       });
     }
     return uids.length;

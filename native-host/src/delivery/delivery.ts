@@ -13,15 +13,15 @@ import { type Adapter, isAgentAdapter } from "../../../shared/schemas/inputs.js"
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
-import { type Logger, toError } from "../base/log.js";
+import { inBackground, type Logger, toError } from "../base/log.js";
 import type { Changes } from "../core/changes.js";
 import { sessionOrThrow } from "../core/lookup.js";
 import { nextState, type StateChange } from "../core/states.js";
 import { Scheduler } from "../engine/scheduler.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
+import type { Engine, Tables } from "../store/engine.js";
 import type { SessionRow } from "../store/sessions.js";
-import type { Store } from "../store/store.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
@@ -76,7 +76,7 @@ function withPidStart(adapter: Adapter): Adapter {
 }
 
 export interface DeliveryOptions {
-  store: Store;
+  store: Engine;
   log: Logger;
   shield: Shield;
   changes: Changes;
@@ -85,7 +85,7 @@ export interface DeliveryOptions {
 }
 
 export class Delivery {
-  readonly #store: Store;
+  readonly #store: Engine;
   readonly #log: Logger;
   readonly #shield: Shield;
   readonly #changes: Changes;
@@ -113,7 +113,13 @@ export class Delivery {
     this.#changes = options.changes;
     this.#now = options.now ?? Date.now;
     this.#policy = options.policy ?? retryPolicyFromEnv();
-    this.#scheduler = new Scheduler({ now: this.#now, nextAt: () => this.#nextAt(), tick: (now) => this.#tick(now) });
+    this.#scheduler = new Scheduler({
+      now: this.#now,
+      nextAt: () => this.#nextAt(),
+      tick: (now) => this.#tick(now),
+      onError: (error) =>
+        this.#log.error(`the delivery scheduler failed (it tries again in 1 s): ${toError(error).message}`),
+    });
     this.#changes.on(() => this.#pokeSoon());
   }
 
@@ -153,31 +159,31 @@ export class Delivery {
   // ------------------------------------------------------------------ configuration
 
   /** Sets a session's adapter; a webhook gets a fresh signing secret, returned only here. */
-  setAdapter(sessionId: string, adapter: Adapter): { webhookSecret?: string } {
-    const session = this.#session(sessionId);
+  async setAdapter(sessionId: string, adapter: Adapter): Promise<{ webhookSecret?: string }> {
+    const session = await this.#session(sessionId);
     if (adapter.kind === "webhook") {
       const text = Object.values(adapter.headers ?? {}).join("\n");
-      const known = new Set(this.#store.vault.entries().map(([key]) => key));
+      const known = new Set((await this.#store.tables.vault.entries()).map(([key]) => key));
       const missing = secretKeysIn(text).find((key) => !known.has(key));
       if (missing)
         throw new ValidationError(`adapter.headers: Vault key ${missing} is not set (vigil vault set ${missing})`);
     }
     const webhookSecret = adapter.kind === "webhook" ? newWebhookSecret() : null;
-    this.#store.sessions.setAdapter(session.id, withPidStart(adapter), webhookSecret);
+    await this.#store.tables.sessions.setAdapter(session.id, withPidStart(adapter), webhookSecret);
     this.#changes.emit(session.id);
     return webhookSecret ? { webhookSecret } : {};
   }
 
   /** A turn the platform runs itself: wakes wait while it is busy (for at most the lease). */
-  setTurn(sessionId: string, state: "busy" | "idle", leaseSeconds = DEFAULT_BUSY_SECONDS): SessionRow {
-    const session = this.#session(sessionId);
-    this.#store.sessions.setBusy(session.id, state === "busy" ? this.#now() + leaseSeconds * 1000 : null);
+  async setTurn(sessionId: string, state: "busy" | "idle", leaseSeconds = DEFAULT_BUSY_SECONDS): Promise<SessionRow> {
+    const session = await this.#session(sessionId);
+    await this.#store.tables.sessions.setBusy(session.id, state === "busy" ? this.#now() + leaseSeconds * 1000 : null);
     this.#changes.emit(session.id);
     return this.#session(sessionId);
   }
 
-  #session(sessionId: string): SessionRow {
-    return sessionOrThrow(this.#store, sessionId);
+  #session(sessionId: string): Promise<SessionRow> {
+    return sessionOrThrow(this.#store.tables, sessionId);
   }
 
   #isBusy(session: SessionRow, now: number): boolean {
@@ -196,32 +202,39 @@ export class Delivery {
   ): Promise<WakeView[]> {
     const deadline = this.#now() + options.waitMs;
     for (;;) {
-      const session = this.#session(sessionId);
+      const session = await this.#session(sessionId);
       const now = this.#now();
       const transcript = options.handover ? transcriptOf(session) : null;
       // Where the transcript ends before the claim: only what it gains after can show the wakes.
-      const mark = transcript && this.#store.wakes.readyCount(sessionId) > 0 ? await markOf(transcript) : null;
+      const mark =
+        transcript && (await this.#store.tables.wakes.readyCount(sessionId)) > 0 ? await markOf(transcript) : null;
       const tags = new Map<number, string>();
+      // No await between this check and queuing the claim: a push marks #inFlight before queuing its own.
       if (!this.#isBusy(session, now) && !this.#inFlight.has(sessionId)) {
-        const rows = this.#store.tx(() => {
-          if (this.#store.wakes.readyCount(sessionId) === 0) return [];
-          const turn = this.#store.sessions.nextTurn(sessionId);
+        const until = now + handoverConfirmMs();
+        const rows = await this.#store.tx(async (t) => {
+          // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
+          await t.sessions.lockForUpdate(sessionId);
+          if ((await t.wakes.readyCount(sessionId)) === 0) return [];
+          const turn = await t.sessions.nextTurn(sessionId);
           if (transcript) {
             // An agent's hook takes them: delivered once the session's transcript shows their tags.
-            const until = now + handoverConfirmMs();
             // The lease outlasts the deadline: the last look at the transcript decides, not the lease
             // (which decides only after a restart, when the handover is no longer watched).
-            const leased = this.#store.wakes.claim(sessionId, turn, until + leaseGraceMs());
-            this.#moveMonitors(leased, "deliver");
-            for (const row of leased) {
-              tags.set(row.id, this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until, mark }));
-            }
+            const leased = await t.wakes.claim(sessionId, turn, until + leaseGraceMs());
+            await this.#moveMonitors(t, leased, "deliver");
             return leased;
           }
-          const claimed = this.#store.wakes.claimDelivered(sessionId, turn, now, options.via);
-          this.#moveMonitors(claimed, "delivered");
+          const claimed = await t.wakes.claimDelivered(sessionId, turn, now, options.via);
+          await this.#moveMonitors(t, claimed, "delivered");
           return claimed;
         });
+        // Watched once committed (the transaction's body may run twice on PostgreSQL).
+        if (transcript) {
+          for (const row of rows) {
+            tags.set(row.id, this.#handovers.add(row.id, { sessionId, via: options.via, transcript, until, mark }));
+          }
+        }
         if (rows.length > 0) {
           this.#changes.emit(sessionId);
           return rows.map((row) => {
@@ -244,8 +257,8 @@ export class Delivery {
   async waitReady(sessionId: string, options: { waitMs: number; signal?: AbortSignal }): Promise<number> {
     const deadline = this.#now() + options.waitMs;
     for (;;) {
-      this.#session(sessionId);
-      const ready = this.#store.wakes.readyCount(sessionId);
+      await this.#session(sessionId);
+      const ready = await this.#store.tables.wakes.readyCount(sessionId);
       const remaining = deadline - this.#now();
       if (ready > 0 || remaining <= 0 || options.signal?.aborted) return ready;
       await this.#changes.next(sessionId, remaining, options.signal);
@@ -253,14 +266,14 @@ export class Delivery {
   }
 
   /** Sends a needs_review wake again, on purpose. */
-  retry(sessionId: string, wakeId: string): WakeView {
-    this.#session(sessionId);
+  async retry(sessionId: string, wakeId: string): Promise<WakeView> {
+    await this.#session(sessionId);
     const number = parseWakeId(wakeId);
-    const row = number === null ? undefined : this.#store.wakes.get(sessionId, number);
+    const row = number === null ? undefined : await this.#store.tables.wakes.get(sessionId, number);
     if (!row || number === null) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
-    const retried = this.#store.tx(() => {
-      if (!this.#store.wakes.retry(number)) return false;
-      this.#moveMonitors([row], "retry");
+    const retried = await this.#store.tx(async (t) => {
+      if (!(await t.wakes.retry(number))) return false;
+      await this.#moveMonitors(t, [row], "retry");
       return true;
     });
     if (!retried)
@@ -269,17 +282,18 @@ export class Delivery {
       );
     this.#log.info(`wake ${sessionId}/${wakeId} sent again on request`);
     this.#changes.emit(sessionId);
-    return toWakeView(this.#store.wakes.get(sessionId, number) as RawWake);
+    return toWakeView((await this.#store.tables.wakes.get(sessionId, number)) as RawWake);
   }
 
   // ------------------------------------------------------------------ pushes (command, webhook)
 
-  #nextAt(): number | null {
-    const pending = this.#store.wakes
-      .pendingTurns(PUSH_KINDS, this.#now())
+  async #nextAt(): Promise<number | null> {
+    const { wakes } = this.#store.tables;
+    const turns = await wakes.pendingTurns(PUSH_KINDS, this.#now());
+    const lease = await wakes.nextLeaseExpiry();
+    const pending = turns
       .filter((turn) => !this.#inFlight.has(turn.sessionId))
       .map((turn) => Math.max(turn.dueAt, this.#held.get(turn.sessionId)?.until ?? 0));
-    const lease = this.#store.wakes.nextLeaseExpiry();
     const times = lease === null ? pending : [...pending, lease];
     // A second after the last look began (not after now: every recorded check pokes this scheduler,
     // and "now + 1 s" would move away with each poke while checks come faster than once a second).
@@ -288,14 +302,15 @@ export class Delivery {
     return times.length === 0 ? null : Math.min(...times);
   }
 
-  #tick(now: number): void {
+  async #tick(now: number): Promise<void> {
     if (this.#stopped) return;
     this.#confirmHandovers(now);
-    this.#expireLeases(now);
-    for (const pending of this.#store.wakes.pendingTurns(PUSH_KINDS, now)) {
+    await this.#expireLeases(now);
+    for (const pending of await this.#store.tables.wakes.pendingTurns(PUSH_KINDS, now)) {
+      if (this.#stopped) return;
       if (pending.dueAt > now || this.#inFlight.has(pending.sessionId)) continue;
       if ((this.#held.get(pending.sessionId)?.until ?? 0) > now) continue;
-      this.#startTurn(pending.sessionId, now);
+      await this.#startTurn(pending.sessionId, now);
     }
   }
 
@@ -310,9 +325,7 @@ export class Delivery {
     this.#lastLook = now;
     this.#handovers
       .settle(now, this.#stopping.signal)
-      .then((settled) => {
-        if (!this.#stopped) this.#recordHandovers(settled);
-      })
+      .then((settled) => this.#recordHandovers(settled))
       .catch((error: unknown) => this.#log.warn(`reading transcripts failed: ${toError(error).message}`))
       .finally(() => {
         this.#settling = false;
@@ -320,16 +333,17 @@ export class Delivery {
       });
   }
 
-  #recordHandovers(settled: Awaited<ReturnType<Handovers["settle"]>>): void {
+  async #recordHandovers(settled: Awaited<ReturnType<Handovers["settle"]>>): Promise<void> {
     const now = this.#now();
     for (const { wake, sessionId, via, shown, problem } of settled) {
-      const row = this.#store.wakes.byIds([wake])[0];
+      if (this.#stopped) return;
+      const row = (await this.#store.tables.wakes.byIds([wake]))[0];
       if (row?.state !== "delivering") continue;
       const why = problem ? `${HANDOVER_UNSEEN}; the transcript was not read: ${problem}` : HANDOVER_UNSEEN;
-      this.#store.tx(() => {
+      await this.#store.tx(async (t) => {
         if (shown) {
-          if (this.#store.wakes.markDelivered(wake, now, via, null)) this.#moveMonitors([row], "delivered");
-        } else if (this.#store.wakes.markReview(wake, why, null)) this.#moveMonitors([row], "review");
+          if (await t.wakes.markDelivered(wake, now, via, null)) await this.#moveMonitors(t, [row], "delivered");
+        } else if (await t.wakes.markReview(wake, why, null)) await this.#moveMonitors(t, [row], "review");
       });
       if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${why}`);
       this.#changes.emit(sessionId);
@@ -337,11 +351,11 @@ export class Delivery {
   }
 
   /** A delivery whose lease ran out was interrupted by a crash: it is not repeated blindly. */
-  #expireLeases(now: number): void {
-    const expired = this.#store.tx(() => {
-      const ids = this.#store.wakes.expireLeases(now, INTERRUPTED);
-      const rows = this.#store.wakes.byIds(ids);
-      this.#moveMonitors(rows, "review");
+  async #expireLeases(now: number): Promise<void> {
+    const expired = await this.#store.tx(async (t) => {
+      const ids = await t.wakes.expireLeases(now, INTERRUPTED);
+      const rows = await t.wakes.byIds(ids);
+      await this.#moveMonitors(t, rows, "review");
       return rows;
     });
     for (const row of expired) {
@@ -370,8 +384,8 @@ export class Delivery {
     return false;
   }
 
-  #startTurn(sessionId: string, now: number): void {
-    const session = this.#store.sessions.get(sessionId);
+  async #startTurn(sessionId: string, now: number): Promise<void> {
+    const session = await this.#store.tables.sessions.get(sessionId);
     const push = session && PUSH_ADAPTERS[session.adapter.kind];
     if (!session || !push || !this.#prepared(push)) return;
     const why = push.heldBy?.(session.adapter, sessionId) ?? null;
@@ -382,15 +396,29 @@ export class Delivery {
     }
     this.#held.delete(sessionId);
     const timeoutMs = push.timeoutMs(session.adapter);
-    const claimed = this.#store.tx(() => {
-      const turn = this.#store.sessions.nextTurn(sessionId);
-      const rows = this.#store.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
-      this.#moveMonitors(rows, "deliver");
-      return { turn, rows };
-    });
-    if (claimed.rows.length === 0) return;
+    const secrets = new Map(await this.#store.tables.vault.entries());
+    // In flight from before the claim (only a tick marks a turn, and ticks never overlap): a pull
+    // meanwhile waits for this turn instead of claiming beside it. A stop aborts what is marked.
+    if (this.#stopped) return;
     const controller = new AbortController();
     this.#inFlight.set(sessionId, controller);
+    let claimed: { turn: number; rows: RawWake[] };
+    try {
+      claimed = await this.#store.tx(async (t) => {
+        // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
+        await t.sessions.lockForUpdate(sessionId);
+        // Stopped or its session deleted since it was marked: nothing is claimed.
+        if (controller.signal.aborted) return { turn: 0, rows: [] };
+        const turn = await t.sessions.nextTurn(sessionId);
+        const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
+        await this.#moveMonitors(t, rows, "deliver");
+        return { turn, rows };
+      });
+    } catch (error) {
+      this.#land(sessionId, controller);
+      throw error;
+    }
+    if (claimed.rows.length === 0) return this.#land(sessionId, controller);
     this.#changes.emit(sessionId);
     const turn: Turn = {
       sessionId,
@@ -403,54 +431,72 @@ export class Delivery {
     this.#log.info(`delivering turn ${claimed.turn} of session ${sessionId} via ${session.adapter.kind}`, {
       wakes: turn.wakes.map((w) => w.id),
     });
-    void push
+    const finished = push
       .deliver(session.adapter, turn, {
         signal: controller.signal,
         webhookSecret: session.webhookSecret,
-        secrets: new Map(this.#store.vault.entries()),
+        secrets,
         cwd: session.root ?? homedir(),
       })
       .catch(
         (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, error: toError(error).message, output: null }),
       )
       .then((outcome) => this.#finishTurn(sessionId, controller, claimed.rows, outcome));
+    inBackground(this.#log, `recording turn ${claimed.turn} of session ${sessionId}`, finished);
   }
 
-  #finishTurn(sessionId: string, controller: AbortController, rows: RawWake[], outcome: DeliveryOutcome): void {
-    if (this.#inFlight.get(sessionId) === controller) this.#inFlight.delete(sessionId);
-    // Stopping the daemon aborts a turn: its lease decides after the restart, never a blind repeat.
-    if (this.#stopped || !this.#store.sessions.get(sessionId)) return;
-    const now = this.#now();
-    const output = outcome.output === null ? null : this.#shield.text(outcome.output);
-    this.#store.tx(() => {
-      for (const row of rows) {
-        if (outcome.ok) {
-          if (this.#store.wakes.markDelivered(row.id, now, outcome.via, output)) this.#moveMonitors([row], "delivered");
-          continue;
+  async #finishTurn(
+    sessionId: string,
+    controller: AbortController,
+    rows: RawWake[],
+    outcome: DeliveryOutcome,
+  ): Promise<void> {
+    try {
+      // Stopping the daemon aborts a turn: its lease decides after the restart, never a blind repeat.
+      if (this.#stopped || !(await this.#store.tables.sessions.get(sessionId))) return;
+      const now = this.#now();
+      const output = outcome.output === null ? null : this.#shield.text(outcome.output);
+      await this.#store.tx(async (t) => {
+        for (const row of rows) {
+          if (outcome.ok) {
+            if (await t.wakes.markDelivered(row.id, now, outcome.via, output)) {
+              await this.#moveMonitors(t, [row], "delivered");
+            }
+            continue;
+          }
+          const error = this.#shield.text(outcome.error);
+          const attempts = row.attempts; // the claim counted this attempt
+          if (outcome.retry && attempts < this.#policy.maxAttempts) {
+            const at = now + retryDelayMs(attempts, this.#policy);
+            if (await t.wakes.markFailed(row.id, at, error, output)) await this.#moveMonitors(t, [row], "requeue");
+          } else {
+            const why = outcome.retry ? `${error} (gave up after ${attempts} attempts)` : error;
+            if (await t.wakes.markReview(row.id, why, output)) await this.#moveMonitors(t, [row], "review");
+          }
         }
-        const error = this.#shield.text(outcome.error);
-        const attempts = row.attempts; // the claim counted this attempt
-        if (outcome.retry && attempts < this.#policy.maxAttempts) {
-          const at = now + retryDelayMs(attempts, this.#policy);
-          if (this.#store.wakes.markFailed(row.id, at, error, output)) this.#moveMonitors([row], "requeue");
-        } else {
-          const why = outcome.retry ? `${error} (gave up after ${attempts} attempts)` : error;
-          if (this.#store.wakes.markReview(row.id, why, output)) this.#moveMonitors([row], "review");
-        }
-      }
-    });
+      });
+    } finally {
+      // Out of flight once its wakes are recorded: a pull in between would take a turn beside it.
+      this.#land(sessionId, controller);
+    }
     const level = outcome.ok ? "info" : "warn";
     this.#log[level](`turn of session ${sessionId}: ${outcome.ok ? "delivered" : outcome.error}`);
     this.#changes.emit(sessionId);
   }
 
+  /** The session's turn is over (or never began): its next one may start. */
+  #land(sessionId: string, controller: AbortController): void {
+    if (this.#inFlight.get(sessionId) === controller) this.#inFlight.delete(sessionId);
+  }
+
   /** Keeps an ended monitor's state in step with its ending wake (events wakes leave it alone). */
-  #moveMonitors(rows: RawWake[], event: StateChange): void {
+  async #moveMonitors(t: Tables, rows: RawWake[], event: StateChange): Promise<void> {
     for (const row of rows) {
       if (row.kind !== "ending") continue;
-      const record = this.#store.monitors.byUid(row.monitor_uid);
+      await t.monitors.lockForUpdate(row.monitor_uid);
+      const record = await t.monitors.byUid(row.monitor_uid);
       const to = record && nextState(record.state, event);
-      if (record && to) this.#store.monitors.setState(record.uid, record.state, to);
+      if (record && to) await t.monitors.setState(record.uid, record.state, to);
     }
   }
 }

@@ -74,6 +74,8 @@ export class Collector {
   #failures = 0;
   #watchFailures = 0;
   #state: DeviceState | null = null;
+  /** The state writes, one after another in the order they were asked for. */
+  #stateWrites: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: CollectorDeps,
@@ -120,13 +122,26 @@ export class Collector {
     );
   }
 
-  /** Records the state (and an error, kept as history once connected again); tells the panel on a change. */
-  #setState(state: DeviceState, lastError: string | null): void {
+  /**
+   * Records the state (and an error, kept as history once connected again); tells the panel on a
+   * change. Writes run in the order asked for, each after the last; a failed one is logged, never thrown.
+   */
+  #setState(state: DeviceState, lastError: string | null): Promise<void> {
+    this.#stateWrites = this.#stateWrites
+      .then(() => this.#writeState(state, lastError))
+      .catch((error: unknown) =>
+        this.deps.log.warn(`device ${this.#name}: recording its state failed: ${toError(error).message}`),
+      );
+    return this.#stateWrites;
+  }
+
+  async #writeState(state: DeviceState, lastError: string | null): Promise<void> {
     if (this.#stopped || (state === this.#state && lastError === null)) return;
-    const current = this.deps.store.devices.byName(this.#name);
+    const { devices } = this.deps.store.tables;
+    const current = await devices.byName(this.#name);
     if (current?.id !== this.device.id) return; // removed (and perhaps added again: another device)
     const error = lastError ?? current.lastError;
-    this.deps.store.devices.setState(this.device.id, state, error);
+    await devices.setState(this.device.id, state, error);
     this.#state = state;
     if (current.state !== state || current.lastError !== error) this.deps.changed?.();
   }
@@ -156,7 +171,7 @@ export class Collector {
       if (this.#stopped) return;
       const message = lastLine(stderr) ?? why;
       const changed = /REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr) ? "host key changed: " : "";
-      this.#setState(CONFIG_ERROR.test(stderr) ? "error" : "offline", `${changed}${message}`);
+      void this.#setState(CONFIG_ERROR.test(stderr) ? "error" : "offline", `${changed}${message}`);
       this.deps.log.warn(`device ${this.#name}: connection closed: ${changed}${message}`);
       this.#retry();
     };
@@ -171,7 +186,7 @@ export class Collector {
       this.#failures = 0;
       this.#connected = true;
       this.#noInotify = false;
-      this.#setState("connected", null);
+      void this.#setState("connected", null);
       this.deps.log.info(`device ${this.#name}: connected to ${sshTarget(this.device)}`);
       this.#startWatch(master);
       this.#kick();
@@ -273,12 +288,12 @@ export class Collector {
     this.#again = false;
     try {
       await this.collect();
-      if (this.#master === master) this.#setState("connected", null);
+      if (this.#master === master) await this.#setState("connected", null);
     } catch (error) {
       if (this.#master === master && !this.#stopped) {
         const message = `collection failed: ${toError(error).message}`;
         this.deps.log.warn(`device ${this.#name}: ${message}`);
-        this.#setState("error", message);
+        await this.#setState("error", message);
       }
     } finally {
       this.#busy = false;

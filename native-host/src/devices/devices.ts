@@ -12,10 +12,12 @@ import type { DeviceAdd } from "../../../shared/schemas/inputs.js";
 import type { DeviceView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
+import { inBackground } from "../base/log.js";
 import type { Changes } from "../core/changes.js";
 import { endDeviceWaitpointsInTx } from "../core/device-waitpoints.js";
 import type { EndingDeps } from "../core/endings.js";
 import type { DeviceRow } from "../store/devices.js";
+import type { Tables } from "../store/engine.js";
 import { type Collection, Collector, type CollectorDeps } from "./collector.js";
 
 export interface DevicesDeps extends CollectorDeps {
@@ -44,6 +46,8 @@ export class Devices {
   readonly #collectors = new Map<string, Collector>();
   #running = false;
   #prune: NodeJS.Timeout | null = null;
+  /** start, add and remove run one at a time: each opens or closes collectors by what it read. */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DevicesDeps) {}
 
@@ -51,28 +55,37 @@ export class Devices {
    * Opens a connection to every device (the daemon calls this once it serves; each connects in the
    * background) and ends the waitpoints of devices removed before they were bound to a device id.
    */
-  start(): void {
+  start(): Promise<void> {
     this.#running = true;
-    const { store } = this.deps;
-    this.endOrphanedWaitpoints();
-    for (const device of store.devices.all()) {
-      store.devices.setState(device.id, "offline", device.lastError);
-      this.#open(device);
+    return this.#oneAtATime(() => this.#start());
+  }
+
+  async #start(): Promise<void> {
+    const { store, log } = this.deps;
+    await this.endOrphanedWaitpoints();
+    for (const device of await store.tables.devices.all()) {
+      await store.tables.devices.setState(device.id, "offline", device.lastError);
+      if (this.#running) this.#open(device); // else stopped meanwhile
     }
-    this.prune();
-    this.#prune = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    await this.prune();
+    if (!this.#running) return;
+    this.#prune = setInterval(() => inBackground(log, "forgetting collected file names", this.prune()), PRUNE_EVERY_MS);
     this.#prune.unref();
   }
 
   /** Ends armed waitpoints whose device is gone (removed before waitpoints were bound to a device id). */
-  endOrphanedWaitpoints(): void {
-    const orphans = this.deps.store.devices.orphanedWaitpoints();
-    this.#endWaitpoints(orphans, "its device was removed (vigil devices rm); no file from there can resolve it now");
+  async endOrphanedWaitpoints(): Promise<void> {
+    const orphans = await this.deps.store.tables.devices.orphanedWaitpoints();
+    if (orphans.length === 0) return;
+    await this.#endWaitpoints(
+      "its device was removed (vigil devices rm); no file from there can resolve it now",
+      async () => orphans,
+    );
   }
 
   /** Forgets collected names whose files the devices confirmed removed long enough ago. */
-  prune(): number {
-    return this.deps.store.devices.pruneCollected(this.deps.now());
+  prune(): Promise<number> {
+    return this.deps.store.tables.devices.pruneCollected(this.deps.now());
   }
 
   stop(): void {
@@ -82,17 +95,23 @@ export class Devices {
     this.#collectors.clear();
   }
 
-  list(): DeviceView[] {
-    return this.deps.store.devices.all().map((d) => deviceView(d, this.#collectors.get(d.name)?.collection ?? null));
+  async list(): Promise<DeviceView[]> {
+    const devices = await this.deps.store.tables.devices.all();
+    return devices.map((d) => deviceView(d, this.#collectors.get(d.name)?.collection ?? null));
   }
 
-  add(input: DeviceAdd): DeviceView {
+  add(input: DeviceAdd): Promise<DeviceView> {
+    return this.#oneAtATime(() => this.#add(input));
+  }
+
+  async #add(input: DeviceAdd): Promise<DeviceView> {
     const { store, now } = this.deps;
-    if (store.devices.byName(input.name)) throw new ConflictError(`A device named ${input.name} already exists`);
+    if (await store.tables.devices.byName(input.name))
+      throw new ConflictError(`A device named ${input.name} already exists`);
     if (input.identity !== undefined && !existsSync(input.identity))
       throw new ValidationError(`identity: Expected an existing key file, got ${input.identity} (no such file)`);
     const at = input.ssh.lastIndexOf("@");
-    store.devices.insert({
+    await store.tables.devices.insert({
       id: `dev_${randomBytes(8).toString("hex")}`,
       name: input.name,
       user: at === -1 ? null : input.ssh.slice(0, at),
@@ -101,38 +120,49 @@ export class Devices {
       identity: input.identity ?? null,
       createdAt: now(),
     });
-    const device = store.devices.byName(input.name) as DeviceRow;
+    const device = (await store.tables.devices.byName(input.name)) as DeviceRow;
     if (this.#running) this.#open(device);
     this.deps.changed?.();
     return deviceView(device);
   }
 
   /** Closes its connection at once, forgets it, and ends its armed waitpoints (`lost`). */
-  remove(name: string): void {
-    const { store } = this.deps;
-    const collector = this.#collectors.get(name);
-    const device = store.devices.byName(name);
+  remove(name: string): Promise<void> {
+    return this.#oneAtATime(() => this.#remove(name));
+  }
+
+  async #remove(name: string): Promise<void> {
+    const device = await this.deps.store.tables.devices.byName(name);
     if (!device) throw new NotFoundError(`No device named ${name}`);
-    collector?.stop();
+    this.#collectors.get(name)?.stop();
     this.#collectors.delete(name);
-    this.#endWaitpoints(
-      store.devices.armedWaitpoints(device.id),
+    await this.#endWaitpoints(
       `its device ${name} was removed (vigil devices rm); no file from there can resolve it now`,
-      () => store.devices.delete(name),
+      async (t) => {
+        // Read in the transaction that deletes the device: one armed for it meanwhile is ended too.
+        const armed = await t.devices.armedWaitpoints(device.id);
+        await t.devices.delete(name);
+        return armed;
+      },
     );
     this.deps.changed?.();
   }
 
-  /** Ends these waitpoints in one transaction (with `alsoInTx`); tells their sessions and the scheduler. */
-  #endWaitpoints(uids: number[], detail: string, alsoInTx?: () => void): void {
+  /**
+   * Ends the waitpoints `inTx` returns (after whatever else it writes) in one transaction; tells
+   * their sessions and the scheduler.
+   */
+  async #endWaitpoints(detail: string, inTx: (t: Tables) => Promise<number[]>): Promise<void> {
     const { store, endings, now } = this.deps;
-    if (uids.length === 0 && !alsoInTx) return;
-    const sessions = store.tx(() => {
-      alsoInTx?.();
-      return endDeviceWaitpointsInTx(endings, uids, detail, now());
-    });
+    const sessions = await store.tx(async (t) => endDeviceWaitpointsInTx(t, endings, await inTx(t), detail, now()));
     for (const session of sessions) this.deps.changes.emit(session);
     if (sessions.length > 0) this.deps.poke();
+  }
+
+  #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#queue.then(work);
+    this.#queue = result.catch(() => undefined);
+    return result;
   }
 
   #open(device: DeviceRow): void {

@@ -10,15 +10,15 @@ import { envConfig } from "../base/config.js";
 import type { Logger } from "../base/log.js";
 import type { SignalOrigin, SignalOutcome } from "../core/waitpoints.js";
 import { isTaken, parseSignalFile } from "../intake/spool.js";
-import type { Store } from "../store/store.js";
+import type { Engine } from "../store/engine.js";
 import type { SignalVia } from "../store/waitpoints.js";
 import { ACT_SCRIPT, type Action, encodeActions, LIST_SCRIPT, parseActed, parseListing } from "./listing.js";
 
 export interface RoundDeps {
-  store: Store;
+  store: Engine;
   log: Logger;
   now: () => number;
-  signal: (body: SignalBody, via: SignalVia, origin: SignalOrigin) => SignalOutcome;
+  signal: (body: SignalBody, via: SignalVia, origin: SignalOrigin) => Promise<SignalOutcome>;
   /** The device's name. */
   device: string;
   /** The device's id (made when it was added): what its waitpoints are bound to. */
@@ -45,7 +45,7 @@ export async function collectRound(deps: RoundDeps): Promise<number> {
       actions.push({ op: "bad", name: entry.name, reason: entry.reason });
       continue;
     }
-    const { action, isNew } = take(deps, entry.name, entry.bytes);
+    const { action, isNew } = await take(deps, entry.name, entry.bytes);
     if (isNew) stored += 1;
     actions.push(action);
   }
@@ -54,24 +54,24 @@ export async function collectRound(deps: RoundDeps): Promise<number> {
     const acted = await deps.exec("removing collected files", ACT_SCRIPT, encodeActions(actions));
     const gone = parseActed(acted, actions.length);
     const removed = actions.filter((action, i) => action.op === "rm" && gone[i]).map((action) => action.name);
-    if (removed.length > 0) store.tx(() => store.devices.markRemoved(device, removed, now()));
+    if (removed.length > 0) await store.tx((t) => t.devices.markRemoved(device, removed, now()));
     const left = gone.filter((isGone) => !isGone).length;
     if (left > 0) throw new Error(`${left} file(s) could not be removed from the device's spool (its permissions?)`);
   }
-  store.devices.setCollectedAt(deps.deviceId, now());
+  await store.tables.devices.setCollectedAt(deps.deviceId, now());
   return actions.length;
 }
 
 /** Stores one file's signal (or finds it already stored): what to do with the file on the device. */
-function take(deps: RoundDeps, name: string, bytes: Buffer): { action: Action; isNew: boolean } {
+async function take(deps: RoundDeps, name: string, bytes: Buffer): Promise<{ action: Action; isNew: boolean }> {
   const { store, now, device, deviceId } = deps;
-  if (store.devices.isCollected(device, name)) return { action: { op: "rm", name }, isNew: false };
+  if (await store.tables.devices.isCollected(device, name)) return { action: { op: "rm", name }, isNew: false };
   const parsed = parseSignalFile(bytes.toString("utf8"));
   if ("refused" in parsed) return { action: { op: "bad", name, reason: parsed.refused }, isNew: false };
-  const outcome = deps.signal({ ...parsed.body, key: `device:${deviceId}:${name}` }, "device", {
+  const outcome = await deps.signal({ ...parsed.body, key: `device:${deviceId}:${name}` }, "device", {
     device: { id: deviceId, name: device },
-    inTx: (result) => {
-      if (isTaken(result)) store.devices.markCollected(device, name, now());
+    inTx: async (result, t) => {
+      if (isTaken(result)) await t.devices.markCollected(device, name, now());
     },
   });
   if (isTaken(outcome)) {

@@ -13,8 +13,8 @@ import { kindsInGroup, LIMITS, probeFor } from "../probes/registry.js";
 import type { Timing } from "../probes/timing.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
+import type { Tables } from "../store/engine.js";
 import type { NewMonitor } from "../store/monitors.js";
-import type { Store } from "../store/store.js";
 
 export interface PreparedMonitor {
   source: Source;
@@ -40,11 +40,11 @@ export function prepareMonitor(body: MonitorCreate, hasKey: (key: string) => boo
 }
 
 /** The per-session caps of the kind's limit groups (call inside the arming transaction). */
-export function checkLimits(store: Store, sessionId: string, probe: Probe): void {
+export async function checkLimits(t: Tables, sessionId: string, probe: Probe): Promise<void> {
   for (const group of probe.limitGroups) {
     const limit = LIMITS[group];
     if (!limit) continue;
-    const active = store.monitors.countActive(sessionId, kindsInGroup(group));
+    const active = await t.monitors.countActive(sessionId, kindsInGroup(group));
     if (active >= limit.max) {
       throw new LimitError(
         `Limit reached: at most ${limit.max} ${limit.label} armed per session (this session has ${active}); cancel one first`,

@@ -14,16 +14,18 @@ import type { CheckResult } from "../core/check-result.js";
 import type { EndingDeps } from "../core/endings.js";
 import { LagStats } from "../core/lag-stats.js";
 import { type RecordedCheck, recordCheckInTx } from "../core/record-check.js";
+import { isActive } from "../core/states.js";
 import type { PollProbe } from "../probes/probe.js";
 import { probeFor } from "../probes/registry.js";
+import type { Engine as Store, Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { Store } from "../store/store.js";
 import { cwdFor, type SecretEnv } from "./run-context.js";
 
 /** What the runner needs from a waitpoint trigger (the core's Waitpoints). */
 export interface SignalTriggers {
-  deadlineDetail(record: MonitorRecord): string;
-  fireDue(record: MonitorRecord, now: number): void;
+  deadlineDetail(tables: Tables, record: MonitorRecord): Promise<string>;
+  /** Inside the caller's transaction: a settled or held-back wake goes out now. */
+  fireDueInTx(t: Tables, record: MonitorRecord, now: number): Promise<void>;
 }
 
 export interface CheckRunnerDeps {
@@ -36,7 +38,7 @@ export interface CheckRunnerDeps {
   secretEnv: SecretEnv;
   waitpoints: SignalTriggers;
   /** Ends a monitor (and stops its work). */
-  end(record: MonitorRecord, reason: EndingReason, detail: string): void;
+  end(record: MonitorRecord, reason: EndingReason, detail: string): Promise<void>;
   changed(sessionId: string): void;
   poke(): void;
 }
@@ -81,8 +83,8 @@ export class CheckRunner {
   }
 
   /** The next time anything is due: a deadline always, a check only while a slot is free. */
-  nextAt(): number | null {
-    const { due, deadline } = this.deps.store.monitors.nextTimes();
+  async nextAt(): Promise<number | null> {
+    const { due, deadline } = await this.deps.store.tables.monitors.nextTimes();
     // With every check slot busy, only deadlines can be acted on; a finishing check pokes again.
     const usable = this.#running.size >= this.deps.concurrency ? null : due;
     if (usable === null) return deadline;
@@ -90,26 +92,32 @@ export class CheckRunner {
     return Math.min(usable, deadline);
   }
 
-  tick(now: number): void {
+  async tick(now: number): Promise<void> {
     if (this.#stopped) return;
     const { store, waitpoints } = this.deps;
-    for (const record of store.monitors.expired(now)) {
+    for (const record of await store.tables.monitors.expired(now)) {
       const detail =
         record.kind === "signal"
-          ? waitpoints.deadlineDetail(record)
+          ? await waitpoints.deadlineDetail(store.tables, record)
           : `deadline of ${Math.round(record.timeoutMs / 1000)}s passed`;
-      this.deps.end(record, "timeout", detail);
+      await this.deps.end(record, "timeout", detail);
     }
     const room = this.deps.concurrency - this.#running.size;
-    if (room <= 0) return;
+    if (room <= 0 || this.#stopped) return;
     // Earliest due first: a late check is never passed over by one due after it (no wait starves).
-    const due = store.monitors.due(now, room);
+    const due = await store.tables.monitors.due(now, room);
     const starts: Array<{ record: MonitorRecord; probe: PollProbe; timeoutMs: number }> = [];
-    store.tx(() => {
+    const fired = new Set<string>();
+    await store.tx(async (t) => {
+      starts.length = 0;
+      fired.clear();
       for (const record of due) {
         const probe = probeFor(record.kind);
         if (probe.mode === "signal") {
-          waitpoints.fireDue(record, now);
+          await t.monitors.lockForUpdate(record.uid);
+          const fresh = await t.monitors.byUid(record.uid);
+          if (fresh && isActive(fresh.state)) await waitpoints.fireDueInTx(t, fresh, now);
+          fired.add(record.sessionId);
           continue;
         }
         if (probe.mode !== "poll") continue;
@@ -117,11 +125,12 @@ export class CheckRunner {
           intervalSeconds: (record.intervalMs ?? 0) / 1000,
           timeoutSeconds: record.timeoutMs / 1000,
         });
-        if (store.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) {
+        if (await t.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) {
           starts.push({ record, probe, timeoutMs: timing.checkTimeoutMs });
         }
       }
     });
+    for (const sessionId of fired) this.deps.changed(sessionId);
     for (const { record, probe, timeoutMs } of starts) {
       const dueAt = record.trigger?.nextDueAt ?? null;
       // One spawn per turn of the event loop: starting a process from the daemon blocks it for
@@ -136,14 +145,15 @@ export class CheckRunner {
   }
 
   /** Whether checks keep up: running, waiting for a slot, how late they start, which waits were late. */
-  load(now: number): CheckLoadView {
+  async load(now: number): Promise<CheckLoadView> {
     for (const [uid, late] of this.#late) if (now - late.atMs > LATE_WINDOW_MS) this.#late.delete(uid);
     const late = [...this.#late.values()]
       .sort((a, b) => b.atMs - a.atMs)
       .slice(0, 5)
       .map(({ atMs: _, ...rest }) => rest);
     // With a slot free, a due check only waits for the next tick (TICK_GAP_MS): that is not overload.
-    const waitingForSlot = this.#running.size >= this.deps.concurrency ? this.deps.store.monitors.countDue(now) : 0;
+    const waitingForSlot =
+      this.#running.size >= this.deps.concurrency ? await this.deps.store.tables.monitors.countDue(now) : 0;
     return {
       overloaded: waitingForSlot > 0 || this.#late.size > 0,
       running: this.#running.size,
@@ -201,8 +211,8 @@ export class CheckRunner {
     try {
       result = await probe.check(record.source, {
         signal: controller.signal,
-        cwd: cwdFor(record, () => store.sessions.root(record.sessionId)),
-        env: secretEnv.of(record.uid),
+        cwd: await cwdFor(record, () => store.tables.sessions.root(record.sessionId)),
+        env: await secretEnv.forCheck(record),
         timeoutMs,
         browser: this.deps.browser,
         label: record.name,
@@ -219,11 +229,11 @@ export class CheckRunner {
     this.#finished.push({ uid: record.uid, probe, result, durationMs: performance.now() - started, controller });
     // Under load results wait for their batch; a result after a quiet second is recorded at once.
     const quiet = performance.now() - this.#lastFlush > 1000;
-    this.#flush ??= setTimeout(() => this.#recordFinished(), quiet ? 0 : RECORD_BATCH_MS);
+    this.#flush ??= setTimeout(() => void this.#recordFinished(), quiet ? 0 : RECORD_BATCH_MS);
   }
 
   /** Records the finished checks in one transaction; a monitor stopped meanwhile has its result dropped. */
-  #recordFinished(): void {
+  async #recordFinished(): Promise<void> {
     this.#flush = null;
     this.#lastFlush = performance.now();
     const batch = this.#finished.filter((finished) => !finished.controller.signal.aborted);
@@ -231,14 +241,16 @@ export class CheckRunner {
     if (batch.length === 0 || this.#stopped) return;
     const { store, endings } = this.deps;
     const now = this.deps.now();
-    const polled = this.#polledMonitors(now);
     let recorded: Array<RecordedCheck | undefined> = [];
     try {
-      recorded = store.tx(() =>
-        batch.map(({ uid, probe, result, durationMs }) =>
-          recordCheckInTx(endings, uid, probe, result, now, durationMs, polled),
-        ),
-      );
+      const polled = await this.#polledMonitors(now);
+      recorded = await store.tx(async (t) => {
+        const out: Array<RecordedCheck | undefined> = [];
+        for (const { uid, probe, result, durationMs } of batch) {
+          out.push(await recordCheckInTx(t, endings, uid, probe, result, now, durationMs, polled));
+        }
+        return out;
+      });
     } catch (error) {
       // Nothing of the batch was stored: the leases run out and those checks run again.
       this.deps.log.error(`recording ${batch.length} check result(s) failed: ${toError(error).message}`);
@@ -255,8 +267,10 @@ export class CheckRunner {
   }
 
   /** How many polled monitors are armed, counted again at most once a second. */
-  #polledMonitors(now: number): number {
-    if (now - this.#polled.at >= 1000) this.#polled = { count: this.deps.store.monitors.countPolled(), at: now };
+  async #polledMonitors(now: number): Promise<number> {
+    if (now - this.#polled.at >= 1000) {
+      this.#polled = { count: await this.deps.store.tables.monitors.countPolled(), at: now };
+    }
     return this.#polled.count;
   }
 }

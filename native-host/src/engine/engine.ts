@@ -20,15 +20,22 @@ import { type EndingDeps, endInTx } from "../core/endings.js";
 import { acceptEventInTx, matchPastEventsInTx } from "../core/event-match.js";
 import { probeFor } from "../probes/registry.js";
 import type { Vault } from "../secrets/vault.js";
+import type { Engine as Store, Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
-import type { Store } from "../store/store.js";
 import { checkLimits, monitorRow, prepareMonitor } from "./arming.js";
 import { CheckRunner, type SignalTriggers } from "./check-runner.js";
 import { Queries } from "./queries.js";
 import { SecretEnv } from "./run-context.js";
 import { Scheduler } from "./scheduler.js";
 import { WatchRunner } from "./watch-runner.js";
+
+/** A monitor by uid, read again (it must still exist). */
+async function recordOf(tables: Tables, uid: number): Promise<MonitorRecord> {
+  const record = await tables.monitors.byUid(uid);
+  if (!record) throw new NotFoundError(`Monitor ${uid} no longer exists`);
+  return record;
+}
 
 /**
  * The check scheduler's ticks are at least this far apart: at hundreds of checks a second, the
@@ -105,6 +112,8 @@ export class Engine {
         now: this.#now,
         nextAt: () => this.#checks.nextAt(),
         tick: (now) => this.#checks.tick(now),
+        onError: (error) =>
+          this.#log.error(`the check scheduler failed (it tries again in 1 s): ${toError(error).message}`),
       },
       TICK_GAP_MS,
     );
@@ -117,38 +126,38 @@ export class Engine {
    * monitor whose check an unclean stop caught in flight for the third time in a row, or whose
    * regex RE2 cannot run (armed before it), ends with an error instead.
    */
-  start(): void {
-    const store = this.#store;
-    for (const { uid, interrupted } of store.monitors.interruptLeases()) {
-      const record = interrupted > UNCLEAN_STOPS_TOLERATED ? store.monitors.byUid(uid) : undefined;
+  async start(): Promise<void> {
+    const { monitors } = this.#store.tables;
+    for (const { uid, interrupted } of await monitors.interruptLeases()) {
+      const record = interrupted > UNCLEAN_STOPS_TOLERATED ? await monitors.byUid(uid) : undefined;
       if (record) {
         const detail = `its check was in flight when the daemon stopped uncleanly ${interrupted} times in a row (killed, crashed or hung during it), so it was not resumed`;
-        this.#end(record, "error", detail);
+        await this.#end(record, "error", detail);
       }
     }
-    for (const record of store.monitors.armedOfMode("stream")) {
-      this.#end(record, "lost", "the Vigil daemon restarted; the watched process ended with it");
+    for (const record of await monitors.armedOfMode("stream")) {
+      await this.#end(record, "lost", "the Vigil daemon restarted; the watched process ended with it");
     }
-    for (const record of store.monitors.armedOfMode("poll")) {
+    for (const record of await monitors.armedOfMode("poll")) {
       const { condition, fallback } = record.source as { condition?: Condition; fallback?: { condition?: Condition } };
       const refusal = unrunnableRegex(condition) ?? unrunnableRegex(fallback?.condition);
       if (refusal) {
-        this.#end(record, "error", `its condition can no longer be evaluated: ${refusal}`);
+        await this.#end(record, "error", `its condition can no longer be evaluated: ${refusal}`);
         continue;
       }
-      const missing = this.#secretEnv.resolve(record, "resume");
-      if (missing) this.#end(record, "error", `vault key ${missing} was removed while the daemon was down`);
+      const missing = await this.#secretEnv.resolve(record, "resume");
+      if (missing) await this.#end(record, "error", `vault key ${missing} was removed while the daemon was down`);
     }
     this.poke();
   }
 
   /** A clean stop: running checks are stopped and their leases released, so none counts as interrupted. */
-  stop(): void {
+  async stop(): Promise<void> {
     this.#scheduler.stop();
     this.#checks.stop();
     this.#watches.stop();
     try {
-      this.#store.monitors.clearLeases();
+      await this.#store.tables.monitors.clearLeases();
     } catch (error) {
       this.#log.warn(
         `releasing the running checks' leases failed (they count as interrupted): ${toError(error).message}`,
@@ -180,80 +189,91 @@ export class Engine {
   }
 
   /** Whether checks keep up (overload: design.md §3). */
-  checkLoad(): CheckLoadView {
+  checkLoad(): Promise<CheckLoadView> {
     return this.#checks.load(this.#now());
   }
 
   // ------------------------------------------------------------------ sessions
 
-  createSession(input: SessionCreate): { session: SessionRow; created: boolean } {
+  async createSession(input: SessionCreate): Promise<{ session: SessionRow; created: boolean }> {
     const id = input.id ?? `s-${crypto.randomUUID().slice(0, 8)}`;
-    const existing = this.#store.sessions.get(id);
-    if (existing) return { session: existing, created: false };
-    // The adapter is set through Delivery.setAdapter (a webhook needs its secret made there).
-    this.#store.sessions.insert({
-      id,
-      label: input.label ?? null,
-      root: input.root ?? null,
-      adapter: { kind: "inbox" },
-      createdAt: this.#now(),
+    // Looked for and inserted in one transaction: two requests creating the same id make it once.
+    const existing = await this.#store.tx(async (t) => {
+      const found = await t.sessions.get(id);
+      if (found) return found;
+      // The adapter is set through Delivery.setAdapter (a webhook needs its secret made there).
+      await t.sessions.insert({
+        id,
+        label: input.label ?? null,
+        root: input.root ?? null,
+        adapter: { kind: "inbox" },
+        createdAt: this.#now(),
+      });
+      return undefined;
     });
-    return { session: this.queries.session(id), created: true };
+    if (existing) return { session: existing, created: false };
+    return { session: await this.queries.session(id), created: true };
   }
 
-  setSessionLabel(id: string, label: string): void {
-    this.queries.session(id);
-    this.#store.sessions.setLabel(id, label);
+  async setSessionLabel(id: string, label: string): Promise<void> {
+    await this.queries.session(id);
+    await this.#store.tables.sessions.setLabel(id, label);
   }
 
   /** Deleting a session cancels everything it owns, so nothing old can resume it. */
-  deleteSession(id: string): void {
-    this.queries.session(id);
+  async deleteSession(id: string): Promise<void> {
+    await this.queries.session(id);
     const now = this.#now();
-    this.#store.tx(() => {
-      for (const record of this.#store.monitors.list(id)) {
-        const waitpoint = record.kind === "signal" ? this.#store.waitpoints.byUid(record.uid) : undefined;
-        if (waitpoint) this.#store.waitpoints.tombstone(record.id, waitpoint.secretHash, now);
+    const records = await this.#store.tx(async (t) => {
+      const owned = await t.monitors.list(id);
+      for (const record of owned) {
+        const waitpoint = record.kind === "signal" ? await t.waitpoints.byUid(record.uid) : undefined;
+        if (waitpoint) await t.waitpoints.tombstone(record.id, waitpoint.secretHash, now);
       }
+      return owned;
     });
-    for (const record of this.#store.monitors.list(id)) this.#abortWork(record.uid);
-    this.#store.sessions.delete(id);
+    for (const record of records) this.#abortWork(record.uid);
+    await this.#store.tables.sessions.delete(id);
     this.#changed(id);
     this.poke();
   }
 
   // ------------------------------------------------------------------ monitors
 
-  createMonitor(sessionId: string, body: MonitorCreate): MonitorView {
-    const session = this.queries.session(sessionId);
+  async createMonitor(sessionId: string, body: MonitorCreate): Promise<MonitorView> {
+    const session = await this.queries.session(sessionId);
     const now = this.#now();
-    const prepared = prepareMonitor(body, (key) => this.#vault.has(key), now);
+    const known = await this.#vault.keys();
+    const prepared = prepareMonitor(body, (key) => known.has(key), now);
     const { source, probe } = prepared;
-    const record = this.#store.tx(() => {
-      checkLimits(this.#store, sessionId, probe);
-      const id = `mon-${this.#store.sessions.nextMonitorSeq(sessionId)}`;
-      const uid = this.#store.monitors.insert(monitorRow(sessionId, id, body, prepared, this.#endings.shield, now));
-      return this.#record(uid);
+    const record = await this.#store.tx(async (t) => {
+      await t.sessions.lockForUpdate(sessionId);
+      await checkLimits(t, sessionId, probe);
+      const id = `mon-${await t.sessions.nextMonitorSeq(sessionId)}`;
+      const uid = await t.monitors.insert(monitorRow(sessionId, id, body, prepared, this.#endings.shield, now));
+      return recordOf(t, uid);
     });
-    this.#secretEnv.resolve(record, "start");
+    await this.#secretEnv.resolve(record, "start");
     if (probe.mode === "poll") this.#checks.recount();
     if (probe.mode === "stream") this.#watches.start(record, probe, session);
     if (source.kind === "event" && source.lookbackSeconds > 0) {
       const lookback = source.lookbackSeconds;
-      if (this.#store.tx(() => matchPastEventsInTx(this.#endings, record, lookback, now))) this.#abortWork(record.uid);
+      if (await this.#store.tx((t) => matchPastEventsInTx(t, this.#endings, record, lookback, now))) {
+        this.#abortWork(record.uid);
+      }
     }
     this.#changed(sessionId);
     this.poke();
-    const view = this.queries.view(this.#record(record.uid));
+    const view = await this.queries.view(await recordOf(this.#store.tables, record.uid));
     const adjusted = prepared.timing.adjusted;
     return adjusted ? { ...view, adjusted } : view;
   }
 
   /** An inbound event: persisted and matched in one transaction, before the route answers 202. */
-  postEvent(sessionId: string, event: EventPost): { accepted: true; event: number; ended: string[] } {
-    this.queries.session(sessionId);
+  async postEvent(sessionId: string, event: EventPost): Promise<{ accepted: true; event: number; ended: string[] }> {
+    await this.queries.session(sessionId);
     const now = this.#now();
-    const result = this.#store.tx(() => acceptEventInTx(this.#endings, sessionId, event, now));
+    const result = await this.#store.tx((t) => acceptEventInTx(t, this.#endings, sessionId, event, now));
     for (const record of result.ended) this.#abortWork(record.uid);
     this.#changed(sessionId);
     this.poke();
@@ -261,43 +281,38 @@ export class Engine {
   }
 
   /** Pause, resume or cancel (core/control.ts); a cancel also stops the running work. */
-  control(sessionId: string, id: string, action: ControlAction): MonitorView {
-    const record = this.queries.monitor(sessionId, id);
-    controlMonitor(this.#store, record, action, this.#now());
+  async control(sessionId: string, id: string, action: ControlAction): Promise<MonitorView> {
+    const record = await this.queries.monitor(sessionId, id);
+    await controlMonitor(this.#store, record, action, this.#now());
     if (action === "cancel") this.#abortWork(record.uid);
     this.#changed(sessionId);
     this.poke();
-    return this.queries.view(this.#record(record.uid));
+    return this.queries.view(await recordOf(this.#store.tables, record.uid));
   }
 
   /** A person sets a wake aside (core/dismiss-wake.ts): cancelled, never delivered. */
-  dismissWake(sessionId: string, wakeId: string): WakeView {
-    this.queries.session(sessionId);
-    const view = dismissWake(this.#store, sessionId, wakeId, this.#now());
+  async dismissWake(sessionId: string, wakeId: string): Promise<WakeView> {
+    await this.queries.session(sessionId);
+    const view = await dismissWake(this.#store, sessionId, wakeId, this.#now());
     this.#changed(sessionId);
     return view;
   }
 
   /** The session's ended monitors leave the panel's list (core/clear-ended.ts). */
-  clearEnded(sessionId: string): { cleared: string[] } {
-    this.queries.session(sessionId);
-    const result = clearEnded(this.#store, sessionId, this.#now());
+  async clearEnded(sessionId: string): Promise<{ cleared: string[] }> {
+    await this.queries.session(sessionId);
+    const result = await clearEnded(this.#store, sessionId, this.#now());
     if (result.cleared.length > 0) this.#changed(sessionId);
     return result;
   }
 
-  #record(uid: number): MonitorRecord {
-    const record = this.#store.monitors.byUid(uid);
-    if (!record) throw new NotFoundError(`Monitor ${uid} no longer exists`);
-    return record;
-  }
-
   /** Ends a monitor once, with one reason; every ending but an explicit stop wakes its owner. */
-  #end(record: MonitorRecord, reason: EndingReason, detail: string): void {
+  async #end(record: MonitorRecord, reason: EndingReason, detail: string): Promise<void> {
     const now = this.#now();
-    const ended = this.#store.tx(() => {
-      const fresh = this.#store.monitors.byUid(record.uid);
-      return fresh ? endInTx(this.#endings, fresh, reason, detail, now) : false;
+    const ended = await this.#store.tx(async (t) => {
+      await t.monitors.lockForUpdate(record.uid);
+      const fresh = await t.monitors.byUid(record.uid);
+      return fresh ? endInTx(t, this.#endings, fresh, reason, detail, now) : false;
     });
     if (ended) {
       this.#abortWork(record.uid);

@@ -15,10 +15,10 @@ import type {
 } from "../../../shared/schemas/views.js";
 import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "../core/attention.js";
 import type { Shield } from "../secrets/shield.js";
+import type { Engine as Store } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { ListFilter, PanelFilter } from "../store/panel.js";
 import type { SessionRow } from "../store/sessions.js";
-import type { Store } from "../store/store.js";
 import type { Queries } from "./queries.js";
 
 /** The longest observation, event or signal text a list item carries. */
@@ -37,9 +37,9 @@ export interface PanelDeps {
   store: Store;
   queries: Queries;
   /** The views of a page's waitpoints, by monitor uid (read together). */
-  waitpointViews: (records: readonly MonitorRecord[]) => Map<number, WaitpointView>;
-  devices: () => DeviceView[];
-  checks: () => CheckLoadView;
+  waitpointViews: (records: readonly MonitorRecord[]) => Promise<Map<number, WaitpointView>>;
+  devices: () => Promise<DeviceView[]> | DeviceView[];
+  checks: () => Promise<CheckLoadView> | CheckLoadView;
   shield: Shield;
   now: () => number;
 }
@@ -73,9 +73,12 @@ function listWaitpoint(view: WaitpointView): WaitpointView {
 }
 
 /** The late checks of monitors that still exist and are not cleared (a deleted one is named nowhere). */
-function existingLate(store: Store, checks: CheckLoadView): CheckLoadView {
-  const late = checks.late.filter((entry) => {
-    const record = store.monitors.get(entry.sessionId, entry.monitorId);
+async function existingLate(store: Store, checks: CheckLoadView): Promise<CheckLoadView> {
+  const records = await Promise.all(
+    checks.late.map((entry) => store.tables.monitors.get(entry.sessionId, entry.monitorId)),
+  );
+  const late = checks.late.filter((_, i) => {
+    const record = records[i];
     return record !== undefined && !record.cleared;
   });
   if (late.length === checks.late.length) return checks;
@@ -91,19 +94,20 @@ export const LISTED_AT_ONCE = 2000;
  * Needs you and a narrow search name few monitors, spread over many sessions: those are read at once
  * and paged here, in the same order.
  */
-function pageUids(
+async function pageUids(
   store: Store,
   query: PanelQuery,
   sessions: PanelSession[],
   needs: readonly number[],
   found: readonly number[] | null,
-): number[] {
+): Promise<number[]> {
+  const { panel } = store.tables;
   const named = Math.min(
     query.filter === "needs" ? needs.length : Number.POSITIVE_INFINITY,
     found?.length ?? Number.POSITIVE_INFINITY,
   );
   if (named <= LISTED_AT_ONCE) {
-    const listed = store.panel.listed(query, query.filter, needs, found);
+    const listed = await panel.listed(query, query.filter, needs, found);
     return sessions
       .filter((session) => query.sessionId === null || session.id === query.sessionId)
       .flatMap((session) => listed.get(session.id) ?? [])
@@ -120,7 +124,7 @@ function pageUids(
       continue;
     }
     uids.push(
-      ...store.panel.sessionPage(session.id, query, query.filter, needs, found, skip, query.limit - uids.length),
+      ...(await panel.sessionPage(session.id, query, query.filter, needs, found, skip, query.limit - uids.length)),
     );
     skip = 0;
   }
@@ -128,11 +132,12 @@ function pageUids(
 }
 
 /** The page's rows: each view built from parts read for the whole page at once. */
-function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: SessionRow[]): PanelRow[] {
-  const { store } = deps;
+async function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: SessionRow[]): Promise<PanelRow[]> {
   const uids = records.map((record) => record.uid);
-  const latest = store.wakes.latestOfMonitors(uids);
-  const waitpoints = deps.waitpointViews(records.filter((record) => record.kind === "signal"));
+  const [latest, waitpoints] = await Promise.all([
+    deps.store.tables.wakes.latestOfMonitors(uids),
+    deps.waitpointViews(records.filter((record) => record.kind === "signal")),
+  ]);
   const labels = new Map(sessions.map((session) => [session.id, session.label]));
   const adapters = new Map(sessions.map((session) => [session.id, session.adapter.kind]));
   return records.map((record): PanelRow => {
@@ -145,23 +150,30 @@ function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: SessionR
   });
 }
 
-export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
+export async function panelPage(deps: PanelDeps, query: PanelQuery): Promise<PanelPage> {
   const { store, shield } = deps;
+  const { panel } = store.tables;
   const now = deps.now();
-  const devices = deps.devices();
-  const checks = existingLate(store, deps.checks());
+  const devices = await deps.devices();
+  const checks = await existingLate(store, await deps.checks());
+  const [wakes, monitors] = await Promise.all([
+    panel.attentionWakes(now - WAKE_NOT_TAKEN_MS),
+    panel.attentionMonitors(now - FAILED_WAITPOINT_SHOWN_MS),
+  ]);
   const attention = attentionList({
     now,
-    wakes: store.panel.attentionWakes(now - WAKE_NOT_TAKEN_MS),
-    monitors: store.panel.attentionMonitors(now - FAILED_WAITPOINT_SHOWN_MS),
+    wakes,
+    monitors,
     devices,
     checks,
     shield: (text) => shield.text(text),
   });
   const needs = attention.monitorUids;
-  const found = query.q === null ? null : store.panel.search(query.q);
-  const perSession = store.panel.counts(query, needs, found);
-  const sessionRows = store.sessions.list();
+  const found = query.q === null ? null : await panel.search(query.q);
+  const [perSession, sessionRows] = await Promise.all([
+    panel.counts(query, needs, found),
+    store.tables.sessions.list(),
+  ]);
   const sessions = sessionRows.map((session) => ({
     id: session.id,
     label: session.label,
@@ -169,8 +181,8 @@ export function panelPage(deps: PanelDeps, query: PanelQuery): PanelPage {
   }));
   const counts =
     query.sessionId === null ? [...perSession.values()].reduce(add, ZERO) : (perSession.get(query.sessionId) ?? ZERO);
-  const records = store.monitors.byUids(pageUids(store, query, sessions, needs, found));
-  const items = listItems(deps, records, sessionRows);
+  const records = await store.tables.monitors.byUids(await pageUids(store, query, sessions, needs, found));
+  const items = await listItems(deps, records, sessionRows);
   return {
     total: counts[query.filter],
     offset: query.offset,

@@ -10,9 +10,9 @@ import { toMonitorView } from "../core/views.js";
 import { stallOf } from "../core/waitpoint-view.js";
 import type { Shield } from "../secrets/shield.js";
 import type { CheckEntry } from "../store/checks.js";
+import type { Engine as Store } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
-import type { Store } from "../store/store.js";
 import { type DeliveryRow, parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
 
 /**
@@ -34,25 +34,26 @@ export class Queries {
     private readonly now: () => number = Date.now,
   ) {}
 
-  session(id: string): SessionRow {
-    return sessionOrThrow(this.store, id);
+  session(id: string): Promise<SessionRow> {
+    return sessionOrThrow(this.store.tables, id);
   }
 
-  sessions(): SessionRow[] {
-    return this.store.sessions.list();
+  sessions(): Promise<SessionRow[]> {
+    return this.store.tables.sessions.list();
   }
 
-  monitor(sessionId: string, id: string): MonitorRecord {
-    return monitorOrThrow(this.store, sessionId, id);
+  monitor(sessionId: string, id: string): Promise<MonitorRecord> {
+    return monitorOrThrow(this.store.tables, sessionId, id);
   }
 
-  view(record: MonitorRecord): MonitorView {
-    const wp = record.kind === "signal" ? this.store.waitpoints.byUid(record.uid) : undefined;
+  async view(record: MonitorRecord): Promise<MonitorView> {
+    const { waitpoints, sessions, wakes } = this.store.tables;
+    const wp = record.kind === "signal" ? await waitpoints.byUid(record.uid) : undefined;
     const stall = wp
-      ? stallOf(record, wp.heartbeatTimeoutMs, this.store.waitpoints.lastSignalAt(record.uid), this.now())
+      ? stallOf(record, wp.heartbeatTimeoutMs, await waitpoints.lastSignalAt(record.uid), this.now())
       : null;
-    const adapter = this.store.sessions.get(record.sessionId)?.adapter.kind;
-    return this.viewOf(record, this.store.wakes.latestOfMonitor(record.uid), adapter, stall);
+    const adapter = (await sessions.get(record.sessionId))?.adapter.kind;
+    return this.viewOf(record, await wakes.latestOfMonitor(record.uid), adapter, stall);
   }
 
   /** The view from parts already read (the panel reads them for a whole page at once). */
@@ -67,36 +68,37 @@ export class Queries {
     return view;
   }
 
-  monitors(sessionId: string): MonitorView[] {
-    this.session(sessionId);
-    return this.store.monitors.list(sessionId).map((record) => this.view(record));
+  async monitors(sessionId: string): Promise<MonitorView[]> {
+    await this.session(sessionId);
+    const records = await this.store.tables.monitors.list(sessionId);
+    return Promise.all(records.map((record) => this.view(record)));
   }
 
-  events(sessionId: string, id: string): MonitorEvent[] {
-    return this.store.events.recent(this.monitor(sessionId, id).uid);
+  async events(sessionId: string, id: string): Promise<MonitorEvent[]> {
+    return this.store.tables.events.recent((await this.monitor(sessionId, id)).uid);
   }
 
-  checks(sessionId: string, id: string): CheckEntry[] {
-    return this.store.checks.list(this.monitor(sessionId, id).uid);
+  async checks(sessionId: string, id: string): Promise<CheckEntry[]> {
+    return this.store.tables.checks.list((await this.monitor(sessionId, id)).uid);
   }
 
-  wakes(sessionId: string): WakeView[] {
-    this.session(sessionId);
-    return this.store.wakes.list(sessionId).map(toWakeView);
+  async wakes(sessionId: string): Promise<WakeView[]> {
+    await this.session(sessionId);
+    return (await this.store.tables.wakes.list(sessionId)).map(toWakeView);
   }
 
-  wake(sessionId: string, wakeId: string): WakeView {
-    this.session(sessionId);
+  async wake(sessionId: string, wakeId: string): Promise<WakeView> {
+    await this.session(sessionId);
     const number = parseWakeId(wakeId);
-    const row = number === null ? undefined : this.store.wakes.get(sessionId, number);
+    const row = number === null ? undefined : await this.store.tables.wakes.get(sessionId, number);
     if (!row) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
     return toWakeView(row);
   }
 
   /** A wake by its id alone (wake ids are unique across sessions): `vigil retry WAKE_ID`. */
-  wakeAnywhere(wakeId: string): WakeView {
+  async wakeAnywhere(wakeId: string): Promise<WakeView> {
     const number = parseWakeId(wakeId);
-    const row = number === null ? undefined : this.store.wakes.byIds([number])[0];
+    const row = number === null ? undefined : (await this.store.tables.wakes.byIds([number]))[0];
     if (!row) throw new NotFoundError(`Unknown wake ${wakeId}`);
     return toWakeView(row);
   }

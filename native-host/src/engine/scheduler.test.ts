@@ -10,7 +10,9 @@ test("one timer for the earliest due time, re-armed after each tick", () => {
   const scheduler = new Scheduler({
     now: () => Date.now(),
     nextAt: () => due.find((at) => at > (ticks.at(-1) ?? -1)) ?? null,
-    tick: (now) => ticks.push(now),
+    tick: (now) => {
+      ticks.push(now);
+    },
   });
   vi.setSystemTime(0);
   scheduler.poke();

@@ -10,19 +10,30 @@
  */
 export interface SchedulerHooks {
   /** The next time anything is due, or null. */
-  nextAt(): number | null;
+  nextAt(): Promise<number | null> | number | null;
   /** Do everything due at `now`. */
-  tick(now: number): void;
+  tick(now: number): Promise<void> | void;
   now(): number;
+  /** A tick or a look at the next due time failed (it is tried again RETRY_MS later). */
+  onError?(error: unknown): void;
 }
 
 const MAX_TIMEOUT = 2 ** 31 - 1;
+/** After a failed look or tick (the store unreachable, say), the scheduler looks again this much later. */
+export const RETRY_MS = 1000;
+
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as { then?: unknown } | null)?.then === "function";
 
 export class Scheduler {
   #timer: NodeJS.Timeout | null = null;
   #armedFor: number | null = null;
   #lastTick = Number.NEGATIVE_INFINITY;
   #stopped = false;
+  /** A look at the next due time, or a tick, is in progress: a poke meanwhile only asks for another look. */
+  #looking = false;
+  #ticking = false;
+  #again = false;
 
   constructor(
     private readonly hooks: SchedulerHooks,
@@ -30,10 +41,50 @@ export class Scheduler {
     private readonly minGapMs = 0,
   ) {}
 
-  /** Re-reads the next due time and sets the one timer (call after anything changes). */
+  /**
+   * Re-reads the next due time and sets the one timer (call after anything changes). Pokes that
+   * come while the store is being read, or while a tick runs, make one more read after it.
+   */
   poke(): void {
     if (this.#stopped) return;
-    const due = this.hooks.nextAt();
+    if (this.#looking || this.#ticking) {
+      this.#again = true;
+      return;
+    }
+    let due: Promise<number | null> | number | null;
+    try {
+      due = this.hooks.nextAt();
+    } catch (error) {
+      this.#failed(error);
+      return;
+    }
+    if (!isPromise(due)) {
+      this.#arm(due);
+      return;
+    }
+    this.#looking = true;
+    due.then(
+      (at) => this.#looked(() => this.#arm(at)),
+      (error) => this.#looked(() => this.#failed(error)),
+    );
+  }
+
+  #looked(then: () => void): void {
+    this.#looking = false;
+    if (this.#stopped) return;
+    then();
+    if (this.#again) {
+      this.#again = false;
+      this.poke();
+    }
+  }
+
+  #failed(error: unknown): void {
+    this.hooks.onError?.(error);
+    this.#arm(this.hooks.now() + RETRY_MS);
+  }
+
+  #arm(due: number | null): void {
     const next = due === null ? null : Math.max(due, this.#lastTick + this.minGapMs);
     if (next === this.#armedFor && this.#timer !== null) return;
     if (this.#timer !== null) clearTimeout(this.#timer);
@@ -52,13 +103,36 @@ export class Scheduler {
   #fire(): void {
     this.#timer = null;
     this.#armedFor = null;
+    if (this.#ticking) {
+      this.#again = true;
+      return;
+    }
     const now = this.hooks.now();
     this.#lastTick = now;
+    let ticked: Promise<void> | void;
     try {
-      this.hooks.tick(now);
-    } finally {
-      this.poke();
+      ticked = this.hooks.tick(now);
+    } catch (error) {
+      this.#failed(error);
+      return;
     }
+    if (!isPromise(ticked)) {
+      this.poke();
+      return;
+    }
+    this.#ticking = true;
+    ticked.then(
+      () => this.#ticked(null),
+      (error) => this.#ticked(error),
+    );
+  }
+
+  #ticked(error: unknown): void {
+    this.#ticking = false;
+    this.#again = false;
+    if (this.#stopped) return;
+    if (error !== null) this.#failed(error);
+    else this.poke();
   }
 
   stop(): void {

@@ -4,14 +4,15 @@
  * Design: docs/design.md §3.
  */
 import type { EndingReason } from "../../../shared/schemas/views.js";
+import { inBackground } from "../base/log.js";
 import type { EndingDeps } from "../core/endings.js";
 import { insertWake } from "../core/endings.js";
 import { isActive } from "../core/states.js";
 import { WatchBatch } from "../core/watch-batch.js";
 import type { StreamProbe } from "../probes/probe.js";
+import type { Engine as Store } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
-import type { Store } from "../store/store.js";
 import { cwdFor, type SecretEnv } from "./run-context.js";
 
 export interface WatchRunnerDeps {
@@ -19,7 +20,7 @@ export interface WatchRunnerDeps {
   now: () => number;
   endings: EndingDeps;
   secretEnv: SecretEnv;
-  end(record: MonitorRecord, reason: EndingReason, detail: string): void;
+  end(record: MonitorRecord, reason: EndingReason, detail: string): Promise<void>;
   changed(sessionId: string): void;
 }
 
@@ -36,19 +37,37 @@ export class WatchRunner {
 
   start(record: MonitorRecord, probe: StreamProbe, session: SessionRow): void {
     const { store, endings } = this.deps;
+    const { log } = endings;
     const controller = new AbortController();
+    const named = `watch ${record.sessionId}/${record.id}`;
     const batch = new WatchBatch({
       now: this.deps.now,
       record: (line) => {
-        store.events.append(record.uid, endings.shield.text(line), this.deps.now());
-        this.deps.changed(record.sessionId);
+        const at = this.deps.now();
+        inBackground(
+          log,
+          `recording a line of ${named}`,
+          store.tables.events.append(record.uid, endings.shield.text(line), at).then(() => {
+            this.deps.changed(record.sessionId);
+          }),
+        );
       },
-      flush: () => this.#eventsWake(record.uid),
-      rateLimited: () => {
-        const current = store.monitors.byUid(record.uid);
-        if (current)
-          this.deps.end(current, "rate_limited", "more than 60 events in a sliding minute; the watch was stopped");
-      },
+      flush: () => inBackground(log, `the wake of ${named}`, this.#eventsWake(record.uid)),
+      rateLimited: () =>
+        inBackground(
+          log,
+          `stopping ${named}`,
+          (async () => {
+            const current = await store.tables.monitors.byUid(record.uid);
+            if (current) {
+              await this.deps.end(
+                current,
+                "rate_limited",
+                "more than 60 events in a sliding minute; the watch was stopped",
+              );
+            }
+          })(),
+        ),
     });
     this.#running.set(record.uid, { controller, batch });
     probe.start(record.source, {
@@ -60,8 +79,14 @@ export class WatchRunner {
         batch.close();
         if (this.#running.get(record.uid)?.controller === controller) this.#running.delete(record.uid);
         if (controller.signal.aborted || this.#stopped) return;
-        const current = store.monitors.byUid(record.uid);
-        if (current && isActive(current.state)) this.deps.end(current, "exited", detail);
+        inBackground(
+          log,
+          `ending ${named}`,
+          (async () => {
+            const current = await store.tables.monitors.byUid(record.uid);
+            if (current && isActive(current.state)) await this.deps.end(current, "exited", detail);
+          })(),
+        );
       },
     });
   }
@@ -84,15 +109,15 @@ export class WatchRunner {
   }
 
   /** A watch's batch window closed: one wake for every event since the last wake. */
-  #eventsWake(uid: number): void {
+  async #eventsWake(uid: number): Promise<void> {
     const { store, endings } = this.deps;
     const now = this.deps.now();
-    let sessionId: string | undefined;
-    store.tx(() => {
-      const record = store.monitors.byUid(uid);
-      sessionId = record?.sessionId;
-      if (!record || !isActive(record.state) || record.eventCount <= record.wakedSeq) return;
-      insertWake(endings, record, "events", `events:${uid}:${record.eventCount}`, null, now);
+    const sessionId = await store.tx(async (t) => {
+      await t.monitors.lockForUpdate(uid);
+      const record = await t.monitors.byUid(uid);
+      if (!record || !isActive(record.state) || record.eventCount <= record.wakedSeq) return record?.sessionId;
+      await insertWake(t, endings, record, "events", `events:${uid}:${record.eventCount}`, null, now);
+      return record.sessionId;
     });
     if (sessionId) this.deps.changed(sessionId);
   }

@@ -14,7 +14,7 @@ import type { Devices } from "../devices/devices.js";
 import type { Engine } from "../engine/engine.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Vault } from "../secrets/vault.js";
-import type { Store } from "../store/store.js";
+import type { Engine as Store } from "../store/engine.js";
 
 export interface ApiServices {
   /** Read by the panel route's filtered, paged queries (store/panel.ts). */

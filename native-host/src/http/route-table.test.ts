@@ -9,21 +9,22 @@ import { afterAll, expect, test } from "vitest";
 import { pathOf, ROUTES, type RouteName } from "../../../shared/api-routes.js";
 import { silentLogger } from "../base/log.js";
 import { wireServices } from "../daemon.js";
+import { SqliteEngine } from "../store/engine.js";
 import { Store } from "../store/store.js";
 import { createApiServer } from "./server.js";
 
-const store = Store.open(":memory:");
-const services = wireServices({ store, log: silentLogger });
-services.delivery.stop();
+const store = new SqliteEngine(Store.open(":memory:"), { checkScope: true });
+const services = await wireServices({ store, log: silentLogger });
+await services.delivery.stop();
 const TOKEN = "t".repeat(32);
 const server = createApiServer({ services, token: TOKEN, tcpApi: true });
 const url = await new Promise<string>((resolve) =>
   server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
 );
-afterAll(() => {
+afterAll(async () => {
   server.close();
-  services.engine.stop();
-  store.close();
+  await services.engine.stop();
+  await store.close();
 });
 
 test.each(Object.keys(ROUTES) as RouteName[])("the server answers %s", async (name) => {

@@ -89,15 +89,15 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   const { queries } = engine;
   routes.on("health", () => ({ status: 200, body: { ok: true } }));
 
-  routes.on("status", () => ({
+  routes.on("status", async () => ({
     status: 200,
     body: {
       pid: process.pid,
-      sessions: queries.sessions().length,
+      sessions: (await queries.sessions()).length,
       runningChecks: engine.runningChecks,
       browserConnected: browser.connected,
       checkLag: engine.checkLag.summary(),
-      checks: engine.checkLoad(),
+      checks: await engine.checkLoad(),
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
     },
   }));
@@ -106,9 +106,9 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
    * What the side panel and `vigil ls --all` show (engine/panel-page.ts): one page of monitors and
    * waitpoints under the panel's filters, the counts, the sessions, the devices and "Needs you".
    */
-  routes.on("panel", (c) => ({
+  routes.on("panel", async (c) => ({
     status: 200,
-    body: panelPage(
+    body: await panelPage(
       {
         store: services.store,
         queries,
@@ -125,87 +125,87 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   // ---- sessions
   routes.on("createSession", async (c) => {
     const input = await c.body(SessionCreateSchema);
-    const { session, created } = engine.createSession(input);
-    const extra = input.adapter ? delivery.setAdapter(session.id, input.adapter) : {};
-    return { status: created ? 201 : 200, body: sessionView(queries.session(session.id), extra) };
+    const { session, created } = await engine.createSession(input);
+    const extra = input.adapter ? await delivery.setAdapter(session.id, input.adapter) : {};
+    return { status: created ? 201 : 200, body: sessionView(await queries.session(session.id), extra) };
   });
   routes.on("updateSession", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
+    await queries.session(sid);
     const patch = await c.body(SessionPatchSchema);
-    if (patch.label !== undefined) engine.setSessionLabel(sid, patch.label);
-    const extra = patch.adapter ? delivery.setAdapter(sid, patch.adapter) : {};
-    return { status: 200, body: sessionView(queries.session(sid), extra) };
+    if (patch.label !== undefined) await engine.setSessionLabel(sid, patch.label);
+    const extra = patch.adapter ? await delivery.setAdapter(sid, patch.adapter) : {};
+    return { status: 200, body: sessionView(await queries.session(sid), extra) };
   });
   routes.on("setTurn", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
+    await queries.session(sid);
     const { state, leaseSeconds } = await c.body(TurnSchema);
-    return { status: 200, body: sessionView(delivery.setTurn(sid, state, leaseSeconds)) };
+    return { status: 200, body: sessionView(await delivery.setTurn(sid, state, leaseSeconds)) };
   });
-  routes.on("listSessions", () => ({
+  routes.on("listSessions", async () => ({
     status: 200,
-    body: queries.sessions().map((session) => sessionView(session)),
+    body: (await queries.sessions()).map((session) => sessionView(session)),
   }));
-  routes.on("getSession", (c) => ({
+  routes.on("getSession", async (c) => ({
     status: 200,
-    body: sessionView(queries.session(param(c.params.sid, SessionIdSchema))),
+    body: sessionView(await queries.session(param(c.params.sid, SessionIdSchema))),
   }));
-  routes.on("deleteSession", (c) => {
+  routes.on("deleteSession", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
-    delivery.abandonSession(sid);
-    engine.deleteSession(sid);
+    await queries.session(sid);
+    await delivery.abandonSession(sid);
+    await engine.deleteSession(sid);
     return { status: 200, body: { deleted: true } };
   });
 
   // ---- monitors
   routes.on("createMonitor", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
-    return { status: 201, body: engine.createMonitor(sid, await c.body(MonitorCreateSchema)) };
+    await queries.session(sid);
+    return { status: 201, body: await engine.createMonitor(sid, await c.body(MonitorCreateSchema)) };
   });
   routes.on("postEvent", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
-    return { status: 202, body: engine.postEvent(sid, await c.body(EventPostSchema)) };
+    await queries.session(sid);
+    return { status: 202, body: await engine.postEvent(sid, await c.body(EventPostSchema)) };
   });
-  routes.on("listMonitors", (c) => ({
+  routes.on("listMonitors", async (c) => ({
     status: 200,
-    body: queries.monitors(param(c.params.sid, SessionIdSchema)),
+    body: await queries.monitors(param(c.params.sid, SessionIdSchema)),
   }));
-  routes.on("getMonitor", (c) => {
-    const record = queries.monitor(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema));
-    return { status: 200, body: queries.view(record) };
+  routes.on("getMonitor", async (c) => {
+    const record = await queries.monitor(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema));
+    return { status: 200, body: await queries.view(record) };
   });
-  routes.on("monitorEvents", (c) => ({
+  routes.on("monitorEvents", async (c) => ({
     status: 200,
-    body: queries.events(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
+    body: await queries.events(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
   }));
-  routes.on("monitorChecks", (c) => ({
+  routes.on("monitorChecks", async (c) => ({
     status: 200,
-    body: queries.checks(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
+    body: await queries.checks(param(c.params.sid, SessionIdSchema), param(c.params.mid, MonitorRefSchema)),
   }));
-  routes.on("clearEnded", (c) => ({
+  routes.on("clearEnded", async (c) => ({
     status: 200,
-    body: engine.clearEnded(param(c.params.sid, SessionIdSchema)),
+    body: await engine.clearEnded(param(c.params.sid, SessionIdSchema)),
   }));
   routes.on("controlMonitor", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
     const mid = param(c.params.mid, MonitorRefSchema);
-    queries.monitor(sid, mid);
+    await queries.monitor(sid, mid);
     const { action } = await c.body(ControlSchema);
-    return { status: 200, body: engine.control(sid, mid, action) };
+    return { status: 200, body: await engine.control(sid, mid, action) };
   });
 
   // ---- wakes
-  routes.on("listWakes", (c) => ({
+  routes.on("listWakes", async (c) => ({
     status: 200,
-    body: queries.wakes(param(c.params.sid, SessionIdSchema)),
+    body: await queries.wakes(param(c.params.sid, SessionIdSchema)),
   }));
   routes.on("claimWakes", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
+    await queries.session(sid);
     const via = CLAIM_VIA[c.query.via ?? ""] ?? "inbox claim";
     // An agent's own hook: its wakes count once the agent's transcript shows them.
     const handover = /^(claude|codex|gemini|copilot)-/.test(c.query.via ?? "");
@@ -219,42 +219,51 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   });
   routes.on("waitReady", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
+    await queries.session(sid);
     const ready = await delivery.waitReady(sid, { waitMs: waitSeconds(c.query.wait) * 1000, signal: c.signal });
     return { status: 200, body: { ready } };
   });
-  routes.on("getWake", (c) => ({
+  routes.on("getWake", async (c) => ({
     status: 200,
-    body: queries.wake(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
+    body: await queries.wake(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
   }));
-  routes.on("findWake", (c) => ({ status: 200, body: queries.wakeAnywhere(param(c.params.wid, WakeIdSchema)) }));
-  routes.on("retryWake", (c) => ({
+  routes.on("findWake", async (c) => ({
     status: 200,
-    body: delivery.retry(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
+    body: await queries.wakeAnywhere(param(c.params.wid, WakeIdSchema)),
   }));
-  routes.on("dismissWake", (c) => ({
+  routes.on("retryWake", async (c) => ({
     status: 200,
-    body: engine.dismissWake(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
+    body: await delivery.retry(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
+  }));
+  routes.on("dismissWake", async (c) => ({
+    status: 200,
+    body: await engine.dismissWake(param(c.params.sid, SessionIdSchema), param(c.params.wid, WakeIdSchema)),
   }));
 
   // ---- waitpoints (design.md §5)
   routes.on("createWaitpoint", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
-    queries.session(sid);
-    return { status: 201, body: waitpoints.create(sid, await c.body(WaitCreateSchema)) };
+    await queries.session(sid);
+    return { status: 201, body: await waitpoints.create(sid, await c.body(WaitCreateSchema)) };
   });
-  routes.on("listWaitpoints", (c) => ({
+  routes.on("listWaitpoints", async (c) => ({
     status: 200,
-    body: waitpoints.list(param(c.params.sid, SessionIdSchema)),
+    body: await waitpoints.list(param(c.params.sid, SessionIdSchema)),
   }));
-  routes.on("getWaitpoint", (c) => {
-    const record = waitpoints.record(param(c.params.sid, SessionIdSchema), param(c.params.wid, WaitpointIdSchema));
-    return { status: 200, body: waitpoints.view(record) };
+  routes.on("getWaitpoint", async (c) => {
+    const record = await waitpoints.record(
+      param(c.params.sid, SessionIdSchema),
+      param(c.params.wid, WaitpointIdSchema),
+    );
+    return { status: 200, body: await waitpoints.view(record) };
   });
-  routes.on("cancelWaitpoint", (c) => {
-    const record = waitpoints.record(param(c.params.sid, SessionIdSchema), param(c.params.wid, WaitpointIdSchema));
-    engine.control(record.sessionId, record.id, "cancel");
-    return { status: 200, body: waitpoints.view(queries.monitor(record.sessionId, record.id)) };
+  routes.on("cancelWaitpoint", async (c) => {
+    const record = await waitpoints.record(
+      param(c.params.sid, SessionIdSchema),
+      param(c.params.wid, WaitpointIdSchema),
+    );
+    await engine.control(record.sessionId, record.id, "cancel");
+    return { status: 200, body: await waitpoints.view(await queries.monitor(record.sessionId, record.id)) };
   });
   routes.on("signal", async (c) =>
     signalReply(await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes))),
@@ -262,14 +271,14 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("signalOwner", async (c) => {
     const body = await c.body(OwnerSignalSchema, SIGNAL_LIMITS.bodyBytes);
     const id = param(c.params.wid, WaitpointIdSchema);
-    return signalReply(waitpoints.signal({ ...body, id }, "http", { owner: true }));
+    return signalReply(await waitpoints.signal({ ...body, id }, "http", { owner: true }));
   });
 
   // ---- devices (design.md §5): machines whose spool is collected over SSH
-  routes.on("listDevices", () => ({ status: 200, body: devices.list() }));
-  routes.on("addDevice", async (c) => ({ status: 201, body: devices.add(await c.body(DeviceAddSchema)) }));
-  routes.on("removeDevice", (c) => {
-    devices.remove(param(c.params.name, DeviceNameSchema));
+  routes.on("listDevices", async () => ({ status: 200, body: await devices.list() }));
+  routes.on("addDevice", async (c) => ({ status: 201, body: await devices.add(await c.body(DeviceAddSchema)) }));
+  routes.on("removeDevice", async (c) => {
+    await devices.remove(param(c.params.name, DeviceNameSchema));
     return { status: 200, body: { deleted: true } };
   });
 
@@ -297,16 +306,16 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   });
 
   // ---- vault (names and usage only; values go in, never out)
-  routes.on("listVault", () => ({ status: 200, body: vault.list() }));
+  routes.on("listVault", async () => ({ status: 200, body: await vault.list() }));
   routes.on("setVault", async (c) => {
     const key = VaultKeySchema.safeParse(c.params.key);
     if (!key.success) throw new HttpError(400, `key: ${formatZodError(key.error)}`);
     const { value } = await c.body(VaultSetSchema);
-    vault.set(key.data, value);
+    await vault.set(key.data, value);
     return { status: 200, body: { key: key.data, set: true } };
   });
-  routes.on("deleteVault", (c) => {
-    vault.delete(param(c.params.key, VaultKeySchema));
+  routes.on("deleteVault", async (c) => {
+    await vault.delete(param(c.params.key, VaultKeySchema));
     return { status: 200, body: { deleted: true } };
   });
 }

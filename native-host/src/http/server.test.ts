@@ -8,12 +8,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, expect, test, vi } from "vitest";
 import { silentLogger } from "../base/log.js";
 import { wireServices } from "../daemon.js";
+import { SqliteEngine } from "../store/engine.js";
 import { Store } from "../store/store.js";
 import { createApiServer } from "./server.js";
 
-const store = Store.open(":memory:");
-const services = wireServices({ store, log: silentLogger });
-services.delivery.stop();
+const store = new SqliteEngine(Store.open(":memory:"), { checkScope: true });
+const services = await wireServices({ store, log: silentLogger });
+await services.delivery.stop();
 const TOKEN = "t".repeat(32);
 const auth = { authorization: `Bearer ${TOKEN}` };
 const server = createApiServer({ services, token: TOKEN, tcpApi: true });
@@ -21,16 +22,16 @@ const listen = () =>
   new Promise<number>((resolve) =>
     server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)),
   );
-afterAll(() => {
+afterAll(async () => {
   server.close();
-  services.engine.stop();
-  store.close();
+  await services.engine.stop();
+  await store.close();
 });
 
 test("a long-poll's signal aborts when its client goes away", async () => {
   const port = await listen();
   try {
-    services.engine.createSession({ id: "poller" });
+    await services.engine.createSession({ id: "poller" });
     const claim = services.delivery.claim.bind(services.delivery);
     let handed: (signal: AbortSignal | undefined) => void = () => {};
     const handedSignal = new Promise<AbortSignal | undefined>((resolve) => {

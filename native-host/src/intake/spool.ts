@@ -29,7 +29,7 @@ import type { z } from "zod";
 import { SIGNAL_LIMITS, SignalBodySchema } from "../../../shared/schemas/inputs.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { kindOf } from "../base/file-kind.js";
-import { type Logger, toError } from "../base/log.js";
+import { inBackground, type Logger, toError } from "../base/log.js";
 import type { SignalInput, SignalOutcome } from "../core/waitpoints.js";
 
 /** A link is refused (ELOOP), never followed; a FIFO opens at once with no writer; never a terminal. */
@@ -44,49 +44,63 @@ export interface SpoolOptions {
   sweepMs: number;
   log: Logger;
   /** A file in this 0700 spool is the owner's: its signal needs no secret (design.md §8). */
-  intake(body: SignalInput): SignalOutcome;
+  intake(body: SignalInput): Promise<SignalOutcome>;
 }
 
 export class Spool {
   #watcher: FSWatcher | null = null;
   #sweep: NodeJS.Timeout | null = null;
+  #stopped = false;
   readonly #bad: string;
+  /** Files are collected one at a time, in the order asked for (the watch's events, the sweeps). */
+  #queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: SpoolOptions) {
     this.#bad = join(options.dir, "bad");
   }
 
-  start(): void {
+  /** Watches the folder and collects what is there now (resolves once that is done). */
+  async start(): Promise<void> {
+    const { log } = this.options;
     mkdirSync(this.#bad, { recursive: true, mode: 0o700 });
     this.#watcher = watch(this.options.dir, (_event, name) => {
-      if (typeof name === "string" && name.endsWith(".json")) this.collect(name);
+      if (typeof name === "string" && name.endsWith(".json"))
+        inBackground(log, `spool: collecting ${name}`, this.collect(name));
     });
-    this.#watcher.on("error", (error) =>
-      this.options.log.warn(`spool watch failed: ${error.message}; the sweep still collects`),
-    );
-    this.drain();
+    this.#watcher.on("error", (error) => log.warn(`spool watch failed: ${error.message}; the sweep still collects`));
     if (this.options.sweepMs > 0) {
-      this.#sweep = setInterval(() => this.drain(), this.options.sweepMs);
+      this.#sweep = setInterval(() => inBackground(log, "spool: the sweep", this.drain()), this.options.sweepMs);
       this.#sweep.unref();
     }
+    await this.drain();
   }
 
   stop(): void {
+    this.#stopped = true;
     this.#watcher?.close();
     if (this.#sweep) clearInterval(this.#sweep);
   }
 
-  /** Collects every complete file now (at start, and on each sweep). */
-  drain(): number {
+  /** Collects every complete file now (at start, and on each sweep), one after another. */
+  async drain(): Promise<number> {
     let collected = 0;
     for (const name of readdirSync(this.options.dir).sort()) {
-      if (name.endsWith(".json") && this.collect(name)) collected += 1;
+      if (name.endsWith(".json") && (await this.collect(name))) collected += 1;
     }
     return collected;
   }
 
-  /** Collects one file; false when it was already gone (another event got it first). */
-  collect(name: string): boolean {
+  /**
+   * Collects one file, after those asked for before it (one at a time, as when intake was
+   * synchronous); false when it was already gone (another event got it first) or the spool stopped.
+   */
+  collect(name: string): Promise<boolean> {
+    const collected = this.#queue.then(() => !this.#stopped && this.#collect(name));
+    this.#queue = collected.catch(() => undefined);
+    return collected;
+  }
+
+  async #collect(name: string): Promise<boolean> {
     const path = join(this.options.dir, name);
     const read = readEntry(path);
     if (read === null) return false;
@@ -101,7 +115,7 @@ export class Spool {
         this.#park(name, parsed.refused);
         return true;
       }
-      outcome = this.options.intake({ ...parsed.body, key: `spool:${name}` });
+      outcome = await this.options.intake({ ...parsed.body, key: `spool:${name}` });
     } catch (error) {
       this.#park(name, `Expected a JSON signal, got: ${toError(error).message}`);
       return true;

@@ -48,7 +48,8 @@ function run(execa: Awaited<ReturnType<typeof loadExeca>>, source: WatchSource, 
   subprocess.all?.on("data", (chunk: string) => splitter.push(chunk));
   const stop = () => killProcessGroup(subprocess); // not once it is reaped: its pid may be reused
   context.signal.addEventListener("abort", stop, { once: true });
-  subprocess.then((result) => {
+  // `reject: false`: the process's end never rejects, it resolves with how it ended.
+  void subprocess.then((result) => {
     context.signal.removeEventListener("abort", stop);
     splitter.end();
     const spawnFailed = result.exitCode === undefined && !result.isTerminated;

@@ -4,7 +4,7 @@
  * Design: docs/design.md §8.
  */
 import { NotFoundError } from "../base/errors.js";
-import type { Store } from "../store/store.js";
+import type { Engine } from "../store/engine.js";
 import type { VaultEntry } from "../store/vault.js";
 import { envNameFor } from "./references.js";
 import type { Shield } from "./shield.js";
@@ -17,40 +17,45 @@ export interface ResolvePurpose {
 
 export class Vault {
   constructor(
-    private readonly store: Store,
+    private readonly store: Engine,
     private readonly shield: Shield,
     private readonly now: () => number,
   ) {}
 
-  has(key: string): boolean {
-    return this.store.vault.entries().some(([k]) => k === key);
+  async has(key: string): Promise<boolean> {
+    return (await this.store.tables.vault.entries()).some(([k]) => k === key);
   }
 
-  set(key: string, value: string): void {
-    this.store.vault.set(key, value, this.now());
+  /** Every key set now (for a check that cannot wait on the store, such as arming's `hasKey`). */
+  async keys(): Promise<Set<string>> {
+    return new Set((await this.store.tables.vault.entries()).map(([key]) => key));
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.store.tables.vault.set(key, value, this.now());
     this.shield.set(key, value);
   }
 
-  delete(key: string): void {
-    if (!this.store.vault.delete(key)) throw new NotFoundError(`Unknown vault key ${key}`);
+  async delete(key: string): Promise<void> {
+    if (!(await this.store.tables.vault.delete(key))) throw new NotFoundError(`Unknown vault key ${key}`);
     this.shield.delete(key);
   }
 
   /** Names and usage, never values. */
-  list(): VaultEntry[] {
-    return this.store.vault.list();
+  list(): Promise<VaultEntry[]> {
+    return this.store.tables.vault.list();
   }
 
   /** The values for `keys` as `VIGIL_SECRET_KEY` variables, or the first missing key. */
-  resolve(keys: string[], use: ResolvePurpose): { env: Record<string, string> } | { missing: string } {
+  async resolve(keys: string[], use: ResolvePurpose): Promise<{ env: Record<string, string> } | { missing: string }> {
     if (keys.length === 0) return { env: {} };
-    const values = new Map(this.store.vault.entries());
+    const values = new Map(await this.store.tables.vault.entries());
     const missing = keys.find((key) => !values.has(key));
     if (missing) return { missing };
     const env: Record<string, string> = {};
     for (const key of keys) {
       env[envNameFor(key)] = values.get(key) as string;
-      this.store.vault.recordUse(key, use.sessionId, use.monitorId, use.purpose, this.now());
+      await this.store.tables.vault.recordUse(key, use.sessionId, use.monitorId, use.purpose, this.now());
     }
     return { env };
   }

@@ -161,7 +161,6 @@ export class SqliteEngine implements Engine {
   #open = false;
   readonly #scope: TransactionScope | null;
   // Prepared once: db.exec would parse each of them again for every transaction.
-  readonly #begin;
   readonly #commit;
   readonly #rollback;
 
@@ -170,7 +169,6 @@ export class SqliteEngine implements Engine {
     options: EngineOptions = {},
   ) {
     this.#scope = options.checkScope ? new TransactionScope() : null;
-    this.#begin = store.db.prepare("BEGIN IMMEDIATE");
     this.#commit = store.db.prepare("COMMIT");
     this.#rollback = store.db.prepare("ROLLBACK");
     const scope = this.#scope;
@@ -212,7 +210,7 @@ export class SqliteEngine implements Engine {
     this.#scope?.assertOutside("store.tx");
     const run = async (): Promise<R> => {
       const db = this.store.db;
-      this.#begin.run();
+      this.store.begin();
       this.#open = true;
       try {
         const result = await (this.#scope ? this.#scope.run(() => body(this.#inTx)) : body(this.#inTx));

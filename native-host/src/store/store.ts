@@ -19,6 +19,13 @@ import { WakesTable } from "./wakes.js";
 /** What `tx` sleeps on between tries of a busy BEGIN (never notified: a plain sub-millisecond wait). */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
+/** A busy BEGIN that may be tried again: waits 50 µs and says yes while the deadline allows. */
+function busyUntil(error: unknown, deadline: number): boolean {
+  if ((error as { code?: string }).code !== "SQLITE_BUSY" || performance.now() >= deadline) return false;
+  Atomics.wait(PAUSE, 0, 0, 0.05);
+  return true;
+}
+
 export class Store {
   readonly sessions: SessionsTable;
   readonly monitors: MonitorsTable;
@@ -39,6 +46,7 @@ export class Store {
     this.#transaction = db.transaction((fn: () => unknown) => fn());
     this.#busyFail = db.prepare("PRAGMA busy_timeout = 0");
     this.#busyWait = db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.#begin = db.prepare("BEGIN IMMEDIATE");
     this.sessions = new SessionsTable(db);
     this.monitors = new MonitorsTable(db);
     this.events = new EventsTable(db);
@@ -63,6 +71,7 @@ export class Store {
   readonly #transaction: Database.Transaction<(fn: () => unknown) => unknown>;
   readonly #busyFail: Database.Statement;
   readonly #busyWait: Database.Statement;
+  readonly #begin: Database.Statement;
 
   /**
    * Runs `fn` in one immediate transaction (a write lock taken up front). While another connection
@@ -87,15 +96,32 @@ export class Store {
       } catch (error) {
         if (!started) {
           this.#busyWait.get();
-          if ((error as { code?: string }).code === "SQLITE_BUSY" && performance.now() < deadline) {
-            Atomics.wait(PAUSE, 0, 0, 0.05);
-            continue;
-          }
+          if (busyUntil(error, deadline)) continue;
         }
         throw error;
       }
       this.afterCommit?.();
       return result;
+    }
+  }
+
+  /**
+   * `BEGIN IMMEDIATE` for a transaction the caller ends (the async engine's, held across awaits),
+   * retried like `tx`'s while another connection holds the write lock.
+   */
+  begin(): void {
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (;;) {
+      this.#busyFail.get();
+      try {
+        this.#begin.run();
+        this.#busyWait.get();
+        return;
+      } catch (error) {
+        this.#busyWait.get();
+        if (busyUntil(error, deadline)) continue;
+        throw error;
+      }
     }
   }
 
