@@ -97,6 +97,8 @@ test("an idle open Claude Code TUI is woken by itself, in the same session, once
   expect(wake.deliveredVia).toBe("Claude Code rewake hook");
   // The TUI shows the rewake's message as the hook's feedback, and the model's answer to it.
   await tui.waitFor("Stop hook feedback", "the TUI to show the wake");
+  // The TUI shows the feedback before it sends the turn: under load the request comes a little later.
+  await waitFor(() => wakeRequests().length > 0, { timeoutMs: 60_000, what: "the woken turn to reach the model" });
   expect(wakeRequests()).toHaveLength(1);
   expect(wakeRequests()[0]?.session).toBe(sessionId);
   expect([...seen.values()]).toEqual([]);
