@@ -50,6 +50,23 @@ export default defineConfig({
         },
       },
       {
+        // Team mode (#27): the integration files that work the store, again, each daemon on a
+        // database of its own on one real PostgreSQL (VIGIL_TEST_ENGINE=postgres,
+        // test/helpers/daemon.ts). The rest (setup, install, CLI usage, MCP schemas, the extension's
+        // build) do not reach the store differently, and running them twice would cost ~5 minutes.
+        test: {
+          name: "integration-postgres",
+          include: [
+            "test/integration/{api,beyond,codex-queue,agent-resume-errors,delivery,hooks,mcp,observation,panel,restart,secrets,waitpoints,watch}.test.ts",
+          ],
+          environment: "node",
+          env: { VIGIL_TEST_ENGINE: "postgres" },
+          globalSetup: ["test/postgres/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         // Devices over SSH against a real sshd; sshd.ts installs openssh-server and makes the user.
         test: {
           name: "devices",

@@ -6,10 +6,10 @@
  * Design: docs/design.md §1.
  */
 
-import { chmodSync, existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { homedir, tmpdir } from "node:os";
+import { homedir, hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ROUTES } from "../../shared/api-routes.js";
 import { DEFAULT_SETTINGS, envConfig, loadSettings, type ResolvedSettings } from "./base/config.js";
@@ -37,11 +37,19 @@ import { probeFor } from "./probes/registry.js";
 import { configureSpawner } from "./probes/run-shell.js";
 import { Shield } from "./secrets/shield.js";
 import { Vault } from "./secrets/vault.js";
-import { Checkpointer } from "./store/checkpointer.js";
-import { SqliteEngine, type Engine as StoreEngine } from "./store/engine.js";
+import type { Engine as StoreEngine } from "./store/engine.js";
 import { HomeLockedError, lockHome } from "./store/home-lock.js";
-import { Store } from "./store/store.js";
+import { openStore } from "./store/open.js";
 import { shieldGhTokensWith } from "./tools/github-api.js";
+
+/** The password a postgres:// URL carries ("" for none). */
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return "";
+  }
+}
 
 /** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
 function signalCommand(home: string): string {
@@ -117,7 +125,7 @@ function listenOn(server: Server, listen: (done: () => void) => void): Promise<v
   });
 }
 
-export async function runDaemon(options: { home: string; port: number }): Promise<void> {
+export async function runDaemon(options: { home: string; port: number; database?: string }): Promise<void> {
   const paths = ensureHome(options.home);
   const previous = readDaemonInfo(paths);
   if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(paths))) {
@@ -135,17 +143,30 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   }
   const token = ensureToken(paths);
   tightenHome(paths);
-  const sqlite = Store.open(paths.db);
-  for (const suffix of ["", "-wal", "-shm"]) {
-    if (existsSync(paths.db + suffix)) chmodSync(paths.db + suffix, 0o600);
+  // Until the shield knows the vault's values, warnings go to the log file through a shield of none.
+  let log = createLogger({ file: paths.log, shield: new Shield([]) });
+  const databaseUrl = options.database ?? envConfig().VIGIL_DATABASE_URL;
+  let opened: Awaited<ReturnType<typeof openStore>>;
+  try {
+    opened = await openStore({
+      dbFile: paths.db,
+      ...(databaseUrl === undefined ? {} : { url: databaseUrl }),
+      applicationName: `vigil/${hostname()}`,
+      checkScope: envConfig().VIGIL_CHECK_TX_SCOPE === "1",
+      log: { warn: (message) => log.warn(message) },
+    });
+  } catch (error) {
+    lock.close();
+    throw error;
   }
-  const store = new SqliteEngine(sqlite, { checkScope: envConfig().VIGIL_CHECK_TX_SCOPE === "1" });
+  const { store } = opened;
   const shield = new Shield(await store.tables.vault.entries());
-  const log = createLogger({ file: paths.log, shield });
+  // A password in the database URL is masked wherever a vault value would be.
+  const password = databaseUrl === undefined ? "" : passwordOf(databaseUrl);
+  if (password) shield.set("database password", password);
+  log = createLogger({ file: paths.log, shield });
   // The spawner's notices (missing helper, restarts) go to vigil.log like everything else.
   configureSpawner({ log: (message) => log.warn(message) });
-  const checkpointer = new Checkpointer(sqlite.db, { onError: (message) => log.warn(`WAL checkpoint: ${message}`) });
-  sqlite.afterCommit = () => checkpointer.noteWrite();
   const settings = loadSettings(options.home);
   let url = "";
   const services = await wireServices({
@@ -228,8 +249,7 @@ export async function runDaemon(options: { home: string; port: number }): Promis
     server.closeAllConnections();
     server.close(async () => {
       await stopped;
-      await checkpointer.stop();
-      await store.close();
+      await opened.close();
       lock.close();
       const current = readDaemonInfo(paths);
       if (current?.pid === process.pid) {
@@ -249,5 +269,5 @@ export async function runDaemon(options: { home: string; port: number }): Promis
   // Collect the spool once the signal URL is known (how_to_signal lines need it).
   inBackground(log, "collecting the spool", spool.start());
   inBackground(log, "starting the devices", devices.start());
-  log.info(`vigil daemon ready on ${info.url} (home ${options.home}, pid ${process.pid})`);
+  log.info(`vigil daemon ready on ${info.url} (home ${options.home}, store ${opened.where}, pid ${process.pid})`);
 }

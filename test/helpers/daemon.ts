@@ -1,9 +1,11 @@
 /**
  * A real `vigil serve` process on a temporary $VIGIL_HOME with a real SQLite file, for
- * integration tests. Waits are bounded polls of observable state, never fixed sleeps.
+ * integration tests — or, with VIGIL_TEST_ENGINE=postgres (the integration-postgres project), on a
+ * database of its own on the run's PostgreSQL. Waits are bounded polls of observable state, never
+ * fixed sleeps.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +14,19 @@ import { execa, type Result } from "execa";
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "vigil.js");
 export const FIXTURES = join(ROOT, "test", "fixtures");
+
+let databases = 0;
+
+/**
+ * Under VIGIL_TEST_ENGINE=postgres, a fresh database on the run's server for one daemon (kept for
+ * its restarts: the URL goes into its environment); nothing for SQLite or when the test names one.
+ */
+async function testDatabase(env: Record<string, string> = {}): Promise<Record<string, string>> {
+  if (process.env.VIGIL_TEST_ENGINE !== "postgres" || env.VIGIL_DATABASE_URL !== undefined) return {};
+  const [{ inject }, { createDatabaseAt }] = await Promise.all([import("vitest"), import("./postgres.js")]);
+  const name = `vigil_${process.pid}_${++databases}`;
+  return { VIGIL_DATABASE_URL: await createDatabaseAt(inject("postgresSocketDir"), name) };
+}
 
 /** Polls `probe` every `everyMs` until it returns a truthy value; fails after `timeoutMs`. */
 export async function waitFor<T>(
@@ -51,7 +66,9 @@ export class TestDaemon {
   ) {}
 
   static async start(options: { home?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+    const database = await testDatabase(options.env);
     const daemon = new TestDaemon(options.home ?? mkdtempSync(join(tmpdir(), "vigil-test-")), {
+      ...database,
       VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
       // A store call that breaks a transaction (not on its own tables) throws instead of hanging.
       VIGIL_CHECK_TX_SCOPE: "1",
@@ -85,6 +102,57 @@ export class TestDaemon {
 
   get pid(): number {
     return this.child?.pid ?? -1;
+  }
+
+  /** Where its store is: a PostgreSQL URL (integration-postgres), or undefined for the home's SQLite file. */
+  get databaseUrl(): string | undefined {
+    return this.env.VIGIL_DATABASE_URL;
+  }
+
+  /**
+   * Rows straight from the daemon's store, whichever engine holds it (PostgreSQL's `$1` placeholders;
+   * they become `?` for SQLite). Reads what is committed, also while the daemon is down.
+   */
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    const url = this.databaseUrl;
+    if (url) {
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query(sql, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    }
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(join(this.home, "vigil.db"), { readonly: true });
+    try {
+      return db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[];
+    } finally {
+      db.close();
+    }
+  }
+
+  /** Every table of the store and its rows, by name, but those named in `except`. */
+  async tables(except: string[] = []): Promise<Record<string, unknown[]>> {
+    const names = await this.query<{ name: string }>(
+      this.databaseUrl
+        ? "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'"
+        : "SELECT name FROM sqlite_master WHERE type = 'table'",
+    );
+    const out: Record<string, unknown[]> = {};
+    for (const { name } of names) if (!except.includes(name)) out[name] = await this.query(`SELECT * FROM ${name}`);
+    return out;
+  }
+
+  /** All the store holds as text: the SQLite file and its WAL byte for byte, or every PostgreSQL table's rows. */
+  async storedText(): Promise<string> {
+    if (this.databaseUrl) return JSON.stringify(await this.tables());
+    return ["vigil.db", "vigil.db-wal"]
+      .filter((file) => existsSync(join(this.home, file)))
+      .map((file) => readFileSync(join(this.home, file)).toString("latin1"))
+      .join("\n");
   }
 
   /** The owner-only socket every same-user client calls. */

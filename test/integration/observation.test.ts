@@ -1,7 +1,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
@@ -248,9 +247,9 @@ describe("event monitors", () => {
     ];
     expect([unmatched.status, matched.status]).toEqual([202, 202]);
     await daemon.kill9();
-    const db = new Database(join(daemon.home, "vigil.db"), { readonly: true });
-    const rows = db.prepare("SELECT type, matched FROM inbound_events WHERE session_id = ? ORDER BY id").all(sid);
-    db.close();
+    const rows = await daemon.query("SELECT type, matched FROM inbound_events WHERE session_id = $1 ORDER BY id", [
+      sid,
+    ]);
     expect(rows).toEqual([
       { type: "nobody.listens", matched: "[]" },
       { type: "build.done", matched: '["mon-1"]' },

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { TestDaemon } from "../helpers/daemon.js";
 
@@ -85,23 +84,12 @@ test("a vault secret reaches the command and never appears in any stored or retu
   expect(String(list.stdout)).not.toContain(SECRET);
 
   // Every stored table but the vault itself, and the log.
-  const db = new Database(join(daemon.home, "vigil.db"), { readonly: true });
-  const tables = (
-    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'vault'").all() as Array<{
-      name: string;
-    }>
-  ).map((t) => t.name);
-  expect(tables).toContain("wakes");
-  for (const table of tables) {
-    expect(JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()), table).not.toContain(SECRET);
-  }
-  db.close();
+  const tables = await daemon.tables(["vault"]);
+  expect(Object.keys(tables)).toContain("wakes");
+  for (const [table, rows] of Object.entries(tables)) expect(JSON.stringify(rows), table).not.toContain(SECRET);
   expect(readFileSync(join(daemon.home, "vigil.log"), "utf8")).not.toContain(SECRET);
-  // The database file itself (and its WAL): values live in vault.json (0600), never in SQLite.
-  for (const file of ["vigil.db", "vigil.db-wal"]) {
-    if (existsSync(join(daemon.home, file)))
-      expect(readFileSync(join(daemon.home, file)).includes(SECRET), file).toBe(false);
-  }
+  // The store itself (SQLite's file and WAL, or every PostgreSQL table): values live in vault.json (0600).
+  expect(await daemon.storedText()).not.toContain(SECRET);
   expect(statSync(join(daemon.home, "vault.json")).mode & 0o777).toBe(0o600);
   expect(daemon.stderr).not.toContain(SECRET);
 });

@@ -68,8 +68,7 @@ describe("wait_create", () => {
       progress: `job ${n} · 0/2 received`,
     });
     expect(JSON.stringify(view)).not.toContain(w.secret);
-    const dump = readFileSync(join(daemon.home, "vigil.db")).toString("latin1");
-    expect(dump).not.toContain(w.secret);
+    expect(await daemon.storedText()).not.toContain(w.secret);
   });
 
   test.each([

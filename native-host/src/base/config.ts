@@ -57,6 +57,11 @@ export const EnvSchema = z.object({
   VIGIL_SPAWNER: z.string().min(1).optional(),
   /** How often a device watched with inotifywait is collected anyway (default 5000; 0: never). */
   VIGIL_DEVICE_SWEEP_MS: Whole(0),
+  /** Team mode: the store on PostgreSQL at this URL instead of the home's SQLite file (its password never logged). */
+  VIGIL_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "Expected a postgres:// or postgresql:// URL")
+    .optional(),
   /** Tests: `1` makes a store call that breaks a transaction (outside its `t`) throw (costs CPU per promise). */
   VIGIL_CHECK_TX_SCOPE: z.enum(["0", "1"]).optional(),
   /** Tests only: the daemon kills itself (SIGKILL) at this step of a device collection. */

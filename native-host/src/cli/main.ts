@@ -74,7 +74,11 @@ export function buildProgram(): Command {
     .command("serve")
     .description("run the daemon in the foreground")
     .option("--port <n>", "port on 127.0.0.1 (0: any free port; default $VIGIL_PORT or 7391)")
-    .action(async (options: { port?: string }, command: Command) => {
+    .option(
+      "--database <url>",
+      "team mode: the store on PostgreSQL at this postgres:// URL, without its password (default $VIGIL_DATABASE_URL; else the home's SQLite file)",
+    )
+    .action(async (options: { port?: string; database?: string }, command: Command) => {
       const { runDaemon } = await import("../daemon.js");
       const { DEFAULT_PORT } = await import("../base/home.js");
       const { envConfig } = await import("../base/config.js");
@@ -83,7 +87,9 @@ export function buildProgram(): Command {
           ? (envConfig().VIGIL_PORT ?? DEFAULT_PORT)
           : parseInteger("--port", options.port, [0, 65535]);
       try {
-        await runDaemon({ home: homeOf(command), port });
+        const { checkArgvUrl } = await import("../store/pg/connection.js");
+        const database = options.database === undefined ? undefined : checkArgvUrl(options.database);
+        await runDaemon({ home: homeOf(command), port, ...(database === undefined ? {} : { database }) });
       } catch (error) {
         // A daemon that cannot start (a bad settings key, the port taken, another daemon on this
         // home) says so in one line and exits at once, so launchers and the native host can report it.

@@ -40,34 +40,37 @@ export class WatchRunner {
     const { log } = endings;
     const controller = new AbortController();
     const named = `watch ${record.sessionId}/${record.id}`;
+    // One watch's store work in the order its lines came: each line's event, its wakes, its ending.
+    // (Started at once, the appends of lines printed together could commit in another order on an
+    // engine with several connections.)
+    let queue: Promise<unknown> = Promise.resolve();
+    const inOrder = (what: string, work: () => Promise<unknown>) => {
+      queue = queue.then(work);
+      inBackground(log, `${what} of ${named}`, queue);
+      queue = queue.catch(() => undefined);
+    };
     const batch = new WatchBatch({
       now: this.deps.now,
       record: (line) => {
         const at = this.deps.now();
-        inBackground(
-          log,
-          `recording a line of ${named}`,
-          store.tables.events.append(record.uid, endings.shield.text(line), at).then(() => {
-            this.deps.changed(record.sessionId);
-          }),
-        );
+        const text = endings.shield.text(line);
+        inOrder("recording a line", async () => {
+          await store.tables.events.append(record.uid, text, at);
+          this.deps.changed(record.sessionId);
+        });
       },
-      flush: () => inBackground(log, `the wake of ${named}`, this.#eventsWake(record.uid)),
+      flush: () => inOrder("the wake", () => this.#eventsWake(record.uid)),
       rateLimited: () =>
-        inBackground(
-          log,
-          `stopping ${named}`,
-          (async () => {
-            const current = await store.tables.monitors.byUid(record.uid);
-            if (current) {
-              await this.deps.end(
-                current,
-                "rate_limited",
-                "more than 60 events in a sliding minute; the watch was stopped",
-              );
-            }
-          })(),
-        ),
+        inOrder("stopping", async () => {
+          const current = await store.tables.monitors.byUid(record.uid);
+          if (current) {
+            await this.deps.end(
+              current,
+              "rate_limited",
+              "more than 60 events in a sliding minute; the watch was stopped",
+            );
+          }
+        }),
     });
     this.#running.set(record.uid, { controller, batch });
     probe.start(record.source, {
@@ -79,14 +82,10 @@ export class WatchRunner {
         batch.close();
         if (this.#running.get(record.uid)?.controller === controller) this.#running.delete(record.uid);
         if (controller.signal.aborted || this.#stopped) return;
-        inBackground(
-          log,
-          `ending ${named}`,
-          (async () => {
-            const current = await store.tables.monitors.byUid(record.uid);
-            if (current && isActive(current.state)) await this.deps.end(current, "exited", detail);
-          })(),
-        );
+        inOrder("ending", async () => {
+          const current = await store.tables.monitors.byUid(record.uid);
+          if (current && isActive(current.state)) await this.deps.end(current, "exited", detail);
+        });
       },
     });
   }

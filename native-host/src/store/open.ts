@@ -1,0 +1,79 @@
+/**
+ * Opens the daemon's store on one of its two engines (team mode, #27): the embedded SQLite file in
+ * the home (the default), or PostgreSQL at a URL (`VIGIL_DATABASE_URL`, `vigil serve --database`),
+ * migrated at start under an advisory lock so daemons starting together migrate once. The vault's
+ * values stay in the home's `vault.json` on either engine.
+ * Design: docs/design.md §9.
+ */
+import { chmodSync, existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Logger } from "../base/log.js";
+import { Checkpointer } from "./checkpointer.js";
+import { type Engine, SqliteEngine } from "./engine.js";
+import { classify, createPool, redactUrl } from "./pg/connection.js";
+import { migratePg } from "./pg/migrate.js";
+import { PgEngine } from "./pg/store.js";
+import { Store } from "./store.js";
+import { VaultFile } from "./vault-file.js";
+
+export interface OpenedStore {
+  store: Engine;
+  /** Where the data lives, for the log: the SQLite file, or the URL without its password. */
+  where: string;
+  /** Stops what the engine runs beside the store (SQLite's checkpointer) and closes it. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** The home's SQLite file (used when `url` is not given). */
+  dbFile: string;
+  /** A PostgreSQL URL: the store lives there instead. */
+  url?: string;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+  checkScope?: boolean;
+  /** Where warnings go (the checkpointer's). */
+  log: Pick<Logger, "warn">;
+}
+
+export async function openStore(options: OpenOptions): Promise<OpenedStore> {
+  return options.url === undefined ? openSqlite(options) : openPostgres(options, options.url);
+}
+
+function openSqlite(options: OpenOptions): OpenedStore {
+  const sqlite = Store.open(options.dbFile);
+  for (const suffix of ["", "-wal", "-shm"]) {
+    if (existsSync(options.dbFile + suffix)) chmodSync(options.dbFile + suffix, 0o600);
+  }
+  const checkpointer = new Checkpointer(sqlite.db, {
+    onError: (message) => options.log.warn(`WAL checkpoint: ${message}`),
+  });
+  sqlite.afterCommit = () => checkpointer.noteWrite();
+  const store = new SqliteEngine(sqlite, { checkScope: options.checkScope });
+  return {
+    store,
+    where: options.dbFile,
+    close: async () => {
+      await checkpointer.stop();
+      await store.close();
+    },
+  };
+}
+
+async function openPostgres(options: OpenOptions, url: string): Promise<OpenedStore> {
+  const pool = createPool({ url, applicationName: options.applicationName ?? "vigil" });
+  try {
+    const client = await pool.connect();
+    try {
+      await migratePg(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    throw classify(error, url);
+  }
+  const vault = new VaultFile(join(dirname(options.dbFile), "vault.json"));
+  const store = new PgEngine(pool, vault, { checkScope: options.checkScope });
+  return { store, where: redactUrl(url), close: () => store.close() };
+}
