@@ -13,6 +13,7 @@ import { homedir, hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ROUTES } from "../../shared/api-routes.js";
 import { DEFAULT_SETTINGS, envConfig, loadSettings, type ResolvedSettings } from "./base/config.js";
+import { passwordOf } from "./base/database-url.js";
 import {
   answers,
   type DaemonInfo,
@@ -41,15 +42,6 @@ import type { Engine as StoreEngine } from "./store/engine.js";
 import { HomeLockedError, lockHome } from "./store/home-lock.js";
 import { openStore } from "./store/open.js";
 import { shieldGhTokensWith } from "./tools/github-api.js";
-
-/** The password a postgres:// URL carries ("" for none). */
-function passwordOf(url: string): string {
-  try {
-    return decodeURIComponent(new URL(url).password);
-  } catch {
-    return "";
-  }
-}
 
 /** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
 function signalCommand(home: string): string {

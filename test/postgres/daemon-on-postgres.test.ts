@@ -44,6 +44,53 @@ test("a waitpoint armed, signalled and woken on PostgreSQL; kept across a kill -
   expect(readFileSync(join(daemon.home, "vigil.log"), "utf8")).toContain("store postgres://");
 });
 
+test("PostgreSQL stopped: the daemon stays up, a signal is answered 503 and `vigil signal` spools it; back up, the spooled signal is taken, nothing lost", async () => {
+  const server = sharedPostgres();
+  const outage = await TestDaemon.start({
+    // The test server trusts its socket, so the password is not checked: it is here to be masked.
+    env: {
+      VIGIL_DATABASE_URL: `${await server.createDatabase("vigil_outage")}&password=pg-pass-7f3a9c`,
+      VIGIL_WAITPOINT_SWEEP_MS: "200",
+    },
+  });
+  try {
+    const sid = await outage.newSession("down");
+    const created = await outage.api("POST", `/api/sessions/${sid}/waitpoints`, {
+      label: "nightly",
+      intent: "read the report",
+      max_signals: 5,
+    });
+    const { id, secret } = created.body as { id: string; secret: string };
+    server.pause();
+    try {
+      const refused = await outage.tcp("POST", "/webhook/signal", { id, secret, status: "progress" });
+      expect(refused.status).toBe(503);
+      expect(JSON.stringify(refused.body)).toContain("Database unreachable");
+      expect((await outage.tcp("GET", "/healthz")).status).toBe(200);
+      const cli = await outage.cli(["signal", "--id", id, "--status", "ok", "--message", "during the outage"]);
+      expect(cli.exitCode).toBe(0);
+      expect(cli.stdout).toContain("the daemon answered 503");
+      expect(cli.stdout).toContain("spooled to");
+    } finally {
+      server.resume();
+    }
+    const view = await waitFor(
+      async () => {
+        const reply = await outage.api("GET", `/api/sessions/${sid}/waitpoints/${id}`);
+        return reply.status === 200 && (reply.body as { received: number }).received === 1 ? reply.body : null;
+      },
+      { timeoutMs: 30_000, what: "the spooled signal to be taken once the database is back" },
+    );
+    expect(view).toMatchObject({ signals: [{ status: "ok", message: "during the outage", via: "spool" }] });
+    const log = readFileSync(join(outage.home, "vigil.log"), "utf8");
+    expect(log).toContain("stays for the next sweep");
+    expect(log).toContain("password=***");
+    expect(log).not.toContain("pg-pass-7f3a9c");
+  } finally {
+    await outage.dispose();
+  }
+});
+
 test("a URL that is not postgres:// is refused at start, saying what was expected", async () => {
   const result = await daemon.cli(["serve", "--port", "0"], { env: { VIGIL_DATABASE_URL: "mysql://db/vigil" } });
   expect(result.exitCode).toBe(1);

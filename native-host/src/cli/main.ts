@@ -87,7 +87,7 @@ export function buildProgram(): Command {
           ? (envConfig().VIGIL_PORT ?? DEFAULT_PORT)
           : parseInteger("--port", options.port, [0, 65535]);
       try {
-        const { checkArgvUrl } = await import("../store/pg/connection.js");
+        const { checkArgvUrl } = await import("../base/database-url.js");
         const database = options.database === undefined ? undefined : checkArgvUrl(options.database);
         await runDaemon({ home: homeOf(command), port, ...(database === undefined ? {} : { database }) });
       } catch (error) {

@@ -108,17 +108,27 @@ export class Spool {
       this.#park(name, read.refused);
       return true;
     }
-    let outcome: SignalOutcome;
+    let parsed: ReturnType<typeof parseSignalFile<typeof OwnSpoolSignalSchema>>;
     try {
-      const parsed = parseSignalFile(read.text, OwnSpoolSignalSchema);
-      if ("refused" in parsed) {
-        this.#park(name, parsed.refused);
-        return true;
-      }
-      outcome = await this.options.intake({ ...parsed.body, key: `spool:${name}` });
+      parsed = parseSignalFile(read.text, OwnSpoolSignalSchema);
     } catch (error) {
       this.#park(name, `Expected a JSON signal, got: ${toError(error).message}`);
       return true;
+    }
+    if ("refused" in parsed) {
+      this.#park(name, parsed.refused);
+      return true;
+    }
+    let outcome: SignalOutcome;
+    try {
+      outcome = await this.options.intake({ ...parsed.body, key: `spool:${name}` });
+    } catch (error) {
+      // The store failed (a full disk, the database unreachable): the file is good, and stays for
+      // the next sweep; its key makes a second try count once.
+      this.options.log.warn(
+        `spool: ${name} stays for the next sweep: it could not be stored (${toError(error).message})`,
+      );
+      return false;
     }
     if (isTaken(outcome)) {
       this.#remove(path);
