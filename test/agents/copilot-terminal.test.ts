@@ -46,6 +46,7 @@ const { flag, log, arm, ask, idle, quit, wakeOf, wakeRequests } = tuiTurns(world
   idle: /^(?![\s\S]*esc to (cancel|stop|interrupt))[\s\S]*\/ commands/i,
   afterTool,
   stopHook: "hook copilot stop",
+  program: /copilot/,
 });
 /** A second Copilot process on the session: a headless `copilot --resume=…`. */
 const resumes = () => sampleProcesses((cmdline) => /copilot\S* .*--resume=/.test(cmdline));

@@ -46,6 +46,8 @@ export interface Terminal {
   keys(...keys: string[]): Promise<void>;
   /** What the terminal shows now. */
   screen(): Promise<string>;
+  /** What it showed: the screen with up to 500 lines scrolled off above it (for failure messages). */
+  history(): Promise<string>;
   /** Waits until the screen matches. */
   waitFor(pattern: RegExp | string, what: string, timeoutMs?: number): Promise<string>;
   /** The pid of the program the terminal runs. */
@@ -53,17 +55,28 @@ export interface Terminal {
   close(): Promise<void>;
 }
 
+export interface TerminalOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /**
+   * Keys pressed between the typed text showing and Enter. A TUI that takes an Enter coming right
+   * after typed characters for part of a paste (a newline, not a submission) gets a key here that
+   * is not a character (End): Gemini CLI does so for an Enter read within 30 ms of a character when
+   * the terminal has no kitty keyboard protocol (tmux has none), and its reads of the two can come
+   * that close however long the test waits in between (under load, both wait in one read).
+   */
+  beforeEnter?: string[];
+}
+
 /** Runs `argv` in a new 200×50 terminal in `cwd` with exactly `env`. */
-export async function openTerminal(
-  argv: string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<Terminal> {
+export async function openTerminal(argv: string[], options: TerminalOptions): Promise<Terminal> {
   ensureTmux();
   const socket = `vigil-test-${process.pid}-${++counter}`;
   const tmux = (...args: string[]) =>
     execa("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env: options.env, extendEnv: false });
   await tmux("new-session", "-d", "-x", "200", "-y", "50", "-c", options.cwd, "--", ...argv);
   const screen = async () => (await tmux("capture-pane", "-p", "-J")).stdout;
+  const history = async () => (await tmux("capture-pane", "-p", "-J", "-S", "-500")).stdout;
   const terminal: Terminal = {
     async type(text) {
       // A TUI still starting may drop keys: typed again (the line cleared first) until it shows.
@@ -77,18 +90,20 @@ export async function openTerminal(
           what: `the terminal to show what was typed (${shown})`,
         }).catch(async (error: Error) =>
           Date.now() > deadline
-            ? Promise.reject(new Error(`${error.message}\n--- the terminal shows ---\n${await screen()}`))
+            ? Promise.reject(new Error(`${error.message}\n--- the terminal shows ---\n${await history().catch(String)}`))
             : false,
         );
         if (seen) break;
         await tmux("send-keys", "C-u");
       }
+      if (options.beforeEnter?.length) await tmux("send-keys", ...options.beforeEnter);
       await tmux("send-keys", "Enter");
     },
     async keys(...keys) {
       await tmux("send-keys", ...keys);
     },
     screen,
+    history,
     async waitFor(pattern, what, timeoutMs = 120_000) {
       const matches = (text: string) => (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text));
       let last = "";
@@ -101,7 +116,10 @@ export async function openTerminal(
           { timeoutMs, everyMs: 200, what },
         );
       } catch (error) {
-        throw new Error(`${(error as Error).message}\n--- the terminal shows ---\n${last}`);
+        const shown = await history().catch(
+          (gone: Error) => `(the terminal is gone: ${gone.message})\n--- it showed last ---\n${last}`,
+        );
+        throw new Error(`${(error as Error).message}\n--- the terminal shows (and above it) ---\n${shown}`);
       }
     },
     async pid() {
