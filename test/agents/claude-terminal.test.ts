@@ -45,7 +45,8 @@ const flag = () => join(world.work, "build-done");
 const ARM = () =>
   `Wait for the build. RUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag()}`;
 /** A second Claude process on the session: a headless `claude --resume`. */
-const resumes = () => sampleProcesses((cmdline) => /claude\S* .*--resume /.test(cmdline) && / -p\b/.test(cmdline));
+const resumes = () =>
+  sampleProcesses(world.home, (cmdline) => /claude\S* .*--resume /.test(cmdline) && / -p\b/.test(cmdline));
 const wakeRequests = () => world.api.main().filter((r) => r.text.includes("Vigil wake for session"));
 const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
 

@@ -90,7 +90,9 @@ export async function openTerminal(argv: string[], options: TerminalOptions): Pr
           what: `the terminal to show what was typed (${shown})`,
         }).catch(async (error: Error) =>
           Date.now() > deadline
-            ? Promise.reject(new Error(`${error.message}\n--- the terminal shows ---\n${await history().catch(String)}`))
+            ? Promise.reject(
+                new Error(`${error.message}\n--- the terminal shows ---\n${await history().catch(String)}`),
+              )
             : false,
         );
         if (seen) break;
@@ -180,14 +182,29 @@ export function processes(): Map<number, string> {
   return found;
 }
 
+/** The HOME a process runs with (from /proc/<pid>/environ), or null once it is gone. */
+export function homeOf(pid: number): string | null {
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .find((variable) => variable.startsWith("HOME="));
+    return entry ? entry.slice(5) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Samples /proc every few milliseconds until stopped, keeping every process whose command line
- * matches: what ran on a session while the test watched.
+ * Samples /proc every few milliseconds until stopped, keeping every process of this test's world
+ * (its HOME is `home`) whose command line matches: what ran on a session while the test watched.
+ * (The other agent tests run beside this one, each with its own HOME: their processes are not this
+ * session's.)
  */
-export function sampleProcesses(matches: (cmdline: string) => boolean): { stop(): Map<number, string> } {
+export function sampleProcesses(home: string, matches: (cmdline: string) => boolean): { stop(): Map<number, string> } {
   const seen = new Map<number, string>();
   const timer = setInterval(() => {
-    for (const [pid, cmdline] of processes()) if (matches(cmdline)) seen.set(pid, cmdline);
+    for (const [pid, cmdline] of processes())
+      if (!seen.has(pid) && matches(cmdline) && homeOf(pid) === home) seen.set(pid, cmdline);
   }, 20);
   return {
     stop() {

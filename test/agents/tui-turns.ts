@@ -56,6 +56,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
     const wakes = sessionId
       ? JSON.stringify(await world.vigil("inbox", "--all", "--session", sessionId).catch(() => [])).slice(0, 2000)
       : "(no session yet)";
+    const sessions = JSON.stringify(await world.vigil("sessions").catch((e: Error) => e.message)).slice(0, 2000);
     const agents = [...processes()]
       .filter(([, cmdline]) => shape.program.test(cmdline))
       .map(([pid, cmdline]) => `${pid} ${cmdline.slice(0, 200)}\n    ${processState(pid)}`)
@@ -68,6 +69,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
       [
         error.message,
         `--- wakes ---\n${wakes}`,
+        `--- sessions ---\n${sessions}`,
         `--- vigil.log ---\n${log().slice(-4000)}`,
         `--- the agent's processes ---\n${agents || "(none)"}`,
         `--- the model was sent (main conversation, last user text) ---\n${requests || "(nothing)"}`,
@@ -132,6 +134,13 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
         throw await evidence(error, tui);
       });
       await idle(tui);
+    },
+
+    /** Fails, saying all `evidence` has, when `seen` (a sampler's catch) holds any process. */
+    async noneRan(seen: Map<number, string>, what: string, tui: Terminal, sessionId: string) {
+      if (seen.size === 0) return;
+      const ran = [...seen].map(([pid, cmdline]) => `${pid} ${cmdline}`).join("\n");
+      throw await evidence(new Error(`Expected no ${what}, but these ran:\n${ran}`), tui, sessionId);
     },
 
     /** The wake of the wait named `name` once it is in `state`. */
