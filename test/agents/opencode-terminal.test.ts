@@ -55,7 +55,7 @@ const { flag, log, arm, ask, idle, quit, shows, evidence, noneRan, wakeOf, wakeR
         return [];
       }
     })().sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
-    return files.map((file) => `${file}:\n${tail(file, 3000)}`).join("\n") || `(no logs in ${folder})`;
+    return files.map((file) => `${file}:\n${tail(file, 8000)}`).join("\n") || `(no logs in ${folder})`;
   },
 });
 /** A second OpenCode process on the session: a headless `opencode run --session`. */

@@ -5,6 +5,7 @@
  * Also a sampler of /proc, to show that no second agent process ever ran on a live session.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -71,7 +72,8 @@ export interface TerminalOptions {
 /** Runs `argv` in a new 200×50 terminal in `cwd` with exactly `env`. */
 export async function openTerminal(argv: string[], options: TerminalOptions): Promise<Terminal> {
   ensureTmux();
-  const socket = `vigil-test-${process.pid}-${++counter}`;
+  // Unique across the suite's workers and runs (a pid alone is reused over a long run).
+  const socket = `vigil-test-${process.pid}-${++counter}-${randomBytes(4).toString("hex")}`;
   const tmux = (...args: string[]) =>
     execa("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env: options.env, extendEnv: false });
   await tmux("new-session", "-d", "-x", "200", "-y", "50", "-c", options.cwd, "--", ...argv);
