@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
-import { openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
+import { homeOf, openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
 
 const API_KEY = "sk-ant-test";
 
@@ -69,7 +69,7 @@ async function arm(tui: Terminal): Promise<string> {
   await waitFor(
     () =>
       existsSync(join(world.vigilHome, "rewake", `${sessionId}.pid`)) &&
-      ![...processes().values()].some((cmdline) => cmdline.includes("hook claude stop")),
+      ![...processes()].some(([pid, cmdline]) => cmdline.includes("hook claude stop") && homeOf(pid) === world.home),
     { what: "the turn's Stop hooks to have run" },
   );
   expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "the build" });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { waitFor } from "../helpers/daemon.js";
 import type { AgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
-import { processes, type Terminal } from "./terminal.js";
+import { homeOf, processes, type Terminal } from "./terminal.js";
 
 export interface TuiShape {
   /** The screen of an idle TUI (its input ready, no turn running). */
@@ -17,7 +17,7 @@ export interface TuiShape {
   afterTool(request: SeenRequest): boolean;
   /** A command line of the agent's end-of-turn hook while it runs (none: the agent has none). */
   stopHook: string | null;
-  /** The agent's processes (command lines), listed with their state when a step fails. */
+  /** The agent's processes (command lines; this world's only), listed with their state when a step fails. */
   program: RegExp;
   /** The agent's own logs, for when a step fails (their tails). */
   logs?(): string;
@@ -58,7 +58,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
       : "(no session yet)";
     const sessions = JSON.stringify(await world.vigil("sessions").catch((e: Error) => e.message)).slice(0, 2000);
     const agents = [...processes()]
-      .filter(([, cmdline]) => shape.program.test(cmdline))
+      .filter(([pid, cmdline]) => shape.program.test(cmdline) && homeOf(pid) === world.home)
       .map(([pid, cmdline]) => `${pid} ${cmdline.slice(0, 200)}\n    ${processState(pid)}`)
       .join("\n");
     const requests = world.api
@@ -94,10 +94,13 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
     await shows(tui, shape.idle, "the TUI to be idle", 60_000);
     const hook = shape.stopHook;
     if (hook)
-      await waitFor(() => ![...processes().values()].some((cmdline) => cmdline.includes(hook)), {
-        everyMs: 200,
-        what: "the turn's end-of-turn hook to have run",
-      }).catch(async (error: Error) => {
+      await waitFor(
+        () => ![...processes()].some(([pid, cmdline]) => cmdline.includes(hook) && homeOf(pid) === world.home),
+        {
+          everyMs: 200,
+          what: "the turn's end-of-turn hook to have run",
+        },
+      ).catch(async (error: Error) => {
         throw await evidence(error, tui);
       });
   }
