@@ -97,6 +97,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
       await waitFor(
         () => ![...processes()].some(([pid, cmdline]) => cmdline.includes(hook) && homeOf(pid) === world.home),
         {
+          timeoutMs: 60_000,
           everyMs: 200,
           what: "the turn's end-of-turn hook to have run",
         },
