@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
-import { openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
+import { homeOf, openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
 
 const API_KEY = "sk-ant-test";
 
@@ -45,7 +45,8 @@ const flag = () => join(world.work, "build-done");
 const ARM = () =>
   `Wait for the build. RUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag()}`;
 /** A second Claude process on the session: a headless `claude --resume`. */
-const resumes = () => sampleProcesses((cmdline) => /claude\S* .*--resume /.test(cmdline) && / -p\b/.test(cmdline));
+const resumes = () =>
+  sampleProcesses(world.home, (cmdline) => /claude\S* .*--resume /.test(cmdline) && / -p\b/.test(cmdline));
 const wakeRequests = () => world.api.main().filter((r) => r.text.includes("Vigil wake for session"));
 const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
 
@@ -68,7 +69,7 @@ async function arm(tui: Terminal): Promise<string> {
   await waitFor(
     () =>
       existsSync(join(world.vigilHome, "rewake", `${sessionId}.pid`)) &&
-      ![...processes().values()].some((cmdline) => cmdline.includes("hook claude stop")),
+      ![...processes()].some(([pid, cmdline]) => cmdline.includes("hook claude stop") && homeOf(pid) === world.home),
     { what: "the turn's Stop hooks to have run" },
   );
   expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "the build" });

@@ -41,7 +41,7 @@ const flag = () => join(world.work, "build-done");
 const ARM = () =>
   `Wait for the build. RUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag()}`;
 /** Any second Codex process on the thread: a headless `codex exec` (a resume). */
-const secondWriters = () => sampleProcesses((cmdline) => /codex\S* exec\b/.test(cmdline));
+const secondWriters = () => sampleProcesses(world.home, (cmdline) => /codex\S* exec\b/.test(cmdline));
 
 /** Opens the TUI, arms the wait through its shell tool, and returns the thread once the turn ended. */
 async function openAndArm(): Promise<string> {

@@ -46,9 +46,10 @@ const { flag, log, arm, ask, idle, quit, wakeOf, wakeRequests } = tuiTurns(world
   idle: /^(?![\s\S]*esc to (cancel|stop|interrupt))[\s\S]*\/ commands/i,
   afterTool,
   stopHook: "hook copilot stop",
+  program: /copilot/,
 });
 /** A second Copilot process on the session: a headless `copilot --resume=…`. */
-const resumes = () => sampleProcesses((cmdline) => /copilot\S* .*--resume=/.test(cmdline));
+const resumes = () => sampleProcesses(world.home, (cmdline) => /copilot\S* .*--resume=/.test(cmdline));
 
 test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next prompt takes the wake), takes a live wake through agentStop, and is resumed once after /exit", async () => {
   terminal = await openTerminal(["bash", "-c", "copilot --allow-all-tools; echo COPILOT-EXITED; exec sleep 600"], {

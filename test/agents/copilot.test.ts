@@ -55,7 +55,7 @@ const ARM = () => `RUN: vigil wait --until 0.3 --timeout 120 --description "the 
 const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
 const transcript = (sessionId: string) =>
   readFileSync(join(world.home, ".copilot", "session-state", sessionId, "events.jsonl"), "utf8");
-const resumes = () => sampleProcesses((cmdline) => /copilot\S* .*--resume=/.test(cmdline));
+const resumes = () => sampleProcesses(world.home, (cmdline) => /copilot\S* .*--resume=/.test(cmdline));
 const withWake = () => world.api.main().filter((r) => r.last.includes("Vigil wake for session"));
 
 const explain = async (error: Error, sessionId: string) => {

@@ -5,6 +5,7 @@
  * Also a sampler of /proc, to show that no second agent process ever ran on a live session.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -46,6 +47,8 @@ export interface Terminal {
   keys(...keys: string[]): Promise<void>;
   /** What the terminal shows now. */
   screen(): Promise<string>;
+  /** What it showed: the screen with up to 500 lines scrolled off above it (for failure messages). */
+  history(): Promise<string>;
   /** Waits until the screen matches. */
   waitFor(pattern: RegExp | string, what: string, timeoutMs?: number): Promise<string>;
   /** The pid of the program the terminal runs. */
@@ -53,17 +56,29 @@ export interface Terminal {
   close(): Promise<void>;
 }
 
+export interface TerminalOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /**
+   * Keys pressed between the typed text showing and Enter. A TUI that takes an Enter coming right
+   * after typed characters for part of a paste (a newline, not a submission) gets a key here that
+   * is not a character (End): Gemini CLI does so for an Enter read within 30 ms of a character when
+   * the terminal has no kitty keyboard protocol (tmux has none), and its reads of the two can come
+   * that close however long the test waits in between (under load, both wait in one read).
+   */
+  beforeEnter?: string[];
+}
+
 /** Runs `argv` in a new 200×50 terminal in `cwd` with exactly `env`. */
-export async function openTerminal(
-  argv: string[],
-  options: { cwd: string; env: Record<string, string> },
-): Promise<Terminal> {
+export async function openTerminal(argv: string[], options: TerminalOptions): Promise<Terminal> {
   ensureTmux();
-  const socket = `vigil-test-${process.pid}-${++counter}`;
+  // Unique across the suite's workers and runs (a pid alone is reused over a long run).
+  const socket = `vigil-test-${process.pid}-${++counter}-${randomBytes(4).toString("hex")}`;
   const tmux = (...args: string[]) =>
     execa("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env: options.env, extendEnv: false });
   await tmux("new-session", "-d", "-x", "200", "-y", "50", "-c", options.cwd, "--", ...argv);
   const screen = async () => (await tmux("capture-pane", "-p", "-J")).stdout;
+  const history = async () => (await tmux("capture-pane", "-p", "-J", "-S", "-500")).stdout;
   const terminal: Terminal = {
     async type(text) {
       // A TUI still starting may drop keys: typed again (the line cleared first) until it shows.
@@ -77,18 +92,22 @@ export async function openTerminal(
           what: `the terminal to show what was typed (${shown})`,
         }).catch(async (error: Error) =>
           Date.now() > deadline
-            ? Promise.reject(new Error(`${error.message}\n--- the terminal shows ---\n${await screen()}`))
+            ? Promise.reject(
+                new Error(`${error.message}\n--- the terminal shows ---\n${await history().catch(String)}`),
+              )
             : false,
         );
         if (seen) break;
         await tmux("send-keys", "C-u");
       }
+      if (options.beforeEnter?.length) await tmux("send-keys", ...options.beforeEnter);
       await tmux("send-keys", "Enter");
     },
     async keys(...keys) {
       await tmux("send-keys", ...keys);
     },
     screen,
+    history,
     async waitFor(pattern, what, timeoutMs = 120_000) {
       const matches = (text: string) => (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text));
       let last = "";
@@ -101,7 +120,10 @@ export async function openTerminal(
           { timeoutMs, everyMs: 200, what },
         );
       } catch (error) {
-        throw new Error(`${(error as Error).message}\n--- the terminal shows ---\n${last}`);
+        const shown = await history().catch(
+          (gone: Error) => `(the terminal is gone: ${gone.message})\n--- it showed last ---\n${last}`,
+        );
+        throw new Error(`${(error as Error).message}\n--- the terminal shows (and above it) ---\n${shown}`);
       }
     },
     async pid() {
@@ -162,14 +184,29 @@ export function processes(): Map<number, string> {
   return found;
 }
 
+/** The HOME a process runs with (from /proc/<pid>/environ), or null once it is gone. */
+export function homeOf(pid: number): string | null {
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .find((variable) => variable.startsWith("HOME="));
+    return entry ? entry.slice(5) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Samples /proc every few milliseconds until stopped, keeping every process whose command line
- * matches: what ran on a session while the test watched.
+ * Samples /proc every few milliseconds until stopped, keeping every process of this test's world
+ * (its HOME is `home`) whose command line matches: what ran on a session while the test watched.
+ * (The other agent tests run beside this one, each with its own HOME: their processes are not this
+ * session's.)
  */
-export function sampleProcesses(matches: (cmdline: string) => boolean): { stop(): Map<number, string> } {
+export function sampleProcesses(home: string, matches: (cmdline: string) => boolean): { stop(): Map<number, string> } {
   const seen = new Map<number, string>();
   const timer = setInterval(() => {
-    for (const [pid, cmdline] of processes()) if (matches(cmdline)) seen.set(pid, cmdline);
+    for (const [pid, cmdline] of processes())
+      if (!seen.has(pid) && matches(cmdline) && homeOf(pid) === home) seen.set(pid, cmdline);
   }, 20);
   return {
     stop() {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { waitFor } from "../helpers/daemon.js";
 import type { AgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
-import { processes, type Terminal } from "./terminal.js";
+import { homeOf, processes, type Terminal } from "./terminal.js";
 
 export interface TuiShape {
   /** The screen of an idle TUI (its input ready, no turn running). */
@@ -17,29 +17,100 @@ export interface TuiShape {
   afterTool(request: SeenRequest): boolean;
   /** A command line of the agent's end-of-turn hook while it runs (none: the agent has none). */
   stopHook: string | null;
+  /** The agent's processes (command lines; this world's only), listed with their state when a step fails. */
+  program: RegExp;
+  /** The agent's own logs, for when a step fails (their tails). */
+  logs?(): string;
+}
+
+/** The last `chars` characters of a file (an agent's log), or why there are none. */
+export function tail(path: string, chars = 4000): string {
+  try {
+    return readFileSync(path, "utf8").slice(-chars) || "(empty)";
+  } catch (error) {
+    return `(${(error as Error).message})`;
+  }
+}
+
+/** A process's state from /proc: "R (running)", "S (sleeping)", …, its parent and what it waits in. */
+function processState(pid: number): string {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const field = (name: string) => status.match(new RegExp(`^${name}:\\s*(.*)$`, "m"))?.[1] ?? "?";
+    const wchan = readFileSync(`/proc/${pid}/wchan`, "utf8");
+    return `state ${field("State")}, parent ${field("PPid")}, threads ${field("Threads")}, waits in ${wchan || "-"}`;
+  } catch {
+    return "gone";
+  }
 }
 
 export function tuiTurns(world: AgentWorld, shape: TuiShape) {
   const flag = (name: string) => join(world.work, name);
   const log = () => readFileSync(join(world.vigilHome, "vigil.log"), "utf8");
 
+  /**
+   * Everything a failed step needs to be diagnosed from CI's output alone: the wakes, the daemon's
+   * log, the agent's processes and logs, and the terminal with what scrolled off it.
+   */
+  async function evidence(error: Error, terminal?: Terminal | null, sessionId?: string): Promise<Error> {
+    const wakes = sessionId
+      ? JSON.stringify(await world.vigil("inbox", "--all", "--session", sessionId).catch(() => [])).slice(0, 2000)
+      : "(no session yet)";
+    const sessions = JSON.stringify(await world.vigil("sessions").catch((e: Error) => e.message)).slice(0, 2000);
+    const agents = [...processes()]
+      .filter(([pid, cmdline]) => shape.program.test(cmdline) && homeOf(pid) === world.home)
+      .map(([pid, cmdline]) => `${pid} ${cmdline.slice(0, 200)}\n    ${processState(pid)}`)
+      .join("\n");
+    const requests = world.api
+      .main()
+      .map((r) => r.last.replace(/\s+/g, " ").slice(0, 100))
+      .join("\n");
+    return new Error(
+      [
+        error.message,
+        `--- wakes ---\n${wakes}`,
+        `--- sessions ---\n${sessions}`,
+        `--- vigil.log ---\n${log().slice(-4000)}`,
+        `--- the agent's processes ---\n${agents || "(none)"}`,
+        `--- the model was sent (main conversation, last user text) ---\n${requests || "(nothing)"}`,
+        ...(shape.logs ? [`--- the agent's logs ---\n${shape.logs()}`] : []),
+        `--- terminal (and above it) ---\n${terminal ? await terminal.history().catch(String) : "(none)"}`,
+      ].join("\n"),
+      { cause: error },
+    );
+  }
+
   /** The model requests that carried the wake of `name`'s wait. */
   const wakeRequests = (name: string) =>
     world.api.main().filter((r) => r.last.includes("Vigil wake for session") && r.last.includes(`"${name}"`));
 
+  /** Waits until the terminal shows `pattern`; failing, says all `evidence` has. */
+  const shows = (tui: Terminal, pattern: RegExp | string, what: string, timeoutMs?: number) =>
+    tui.waitFor(pattern, what, timeoutMs).catch(async (error: Error) => {
+      throw await evidence(error, tui);
+    });
+
   async function idle(tui: Terminal) {
-    await tui.waitFor(shape.idle, "the TUI to be idle", 60_000);
+    await shows(tui, shape.idle, "the TUI to be idle", 60_000);
     const hook = shape.stopHook;
     if (hook)
-      await waitFor(() => ![...processes().values()].some((cmdline) => cmdline.includes(hook)), {
-        everyMs: 200,
-        what: "the turn's end-of-turn hook to have run",
+      await waitFor(
+        () => ![...processes()].some(([pid, cmdline]) => cmdline.includes(hook) && homeOf(pid) === world.home),
+        {
+          timeoutMs: 60_000,
+          everyMs: 200,
+          what: "the turn's end-of-turn hook to have run",
+        },
+      ).catch(async (error: Error) => {
+        throw await evidence(error, tui);
       });
   }
 
   return {
     flag,
     log,
+    evidence,
+    shows,
     wakeRequests,
     idle,
     /** A prompt that arms a wait per name (no spaces) in one shell call, each on the file `flag(name)`. */
@@ -64,11 +135,16 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
             .some((r) => r.text.includes(text.slice(0, 30)) && (!runs || shape.afterTool(r))),
         { timeoutMs: 60_000, everyMs: 100, what: `the model to answer "${text.slice(0, 30)}"` },
       ).catch(async (error: Error) => {
-        throw new Error(
-          `${error.message}\n--- vigil.log ---\n${log().slice(-2000)}\n--- terminal ---\n${await tui.screen()}`,
-        );
+        throw await evidence(error, tui);
       });
       await idle(tui);
+    },
+
+    /** Fails, saying all `evidence` has, when `seen` (a sampler's catch) holds any process. */
+    async noneRan(seen: Map<number, string>, what: string, tui: Terminal, sessionId: string) {
+      if (seen.size === 0) return;
+      const ran = [...seen].map(([pid, cmdline]) => `${pid} ${cmdline}`).join("\n");
+      throw await evidence(new Error(`Expected no ${what}, but these ran:\n${ran}`), tui, sessionId);
     },
 
     /** The wake of the wait named `name` once it is in `state`. */
@@ -81,10 +157,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
         // Each look runs the `vigil` CLI (a Node process): not back to back, the agent needs the CPU.
         { timeoutMs: 90_000, everyMs: 300, what: `the wake of ${name} to be ${state}` },
       ).catch(async (error: Error) => {
-        const wakes = await world.vigil("inbox", "--all", "--session", sessionId).catch(() => []);
-        throw new Error(
-          `${error.message}\n--- wakes ---\n${JSON.stringify(wakes).slice(0, 2000)}\n--- vigil.log ---\n${log().slice(-3000)}\n--- terminal ---\n${await terminal?.screen()}`,
-        );
+        throw await evidence(error, terminal, sessionId);
       });
     },
 
@@ -98,7 +171,9 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
           return false;
         },
         { timeoutMs: 30_000, everyMs: 2000, what: "the TUI to exit" },
-      );
+      ).catch(async (error: Error) => {
+        throw await evidence(error, tui);
+      });
     },
   };
 }
