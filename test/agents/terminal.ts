@@ -69,13 +69,21 @@ export interface TerminalOptions {
   beforeEnter?: string[];
 }
 
-/** Runs `argv` in a new 200×50 terminal in `cwd` with exactly `env`. */
+/**
+ * What says "no person is here" to a CLI: Gemini CLI runs headless when CI=true or
+ * GITHUB_ACTIONS=true (`isHeadlessMode`) and, with no prompt, exits at once — in a terminal too. A
+ * person's terminal has none of these, and `.ci/run` sets CI=true for the suite.
+ */
+const CI_MARKERS = /^(CI|GITHUB_ACTIONS|CONTINUOUS_INTEGRATION|BUILD_NUMBER|RUN_ID)$|^CI_/;
+
+/** Runs `argv` in a new 200×50 terminal in `cwd` with `env`, less the CI markers (a person's terminal). */
 export async function openTerminal(argv: string[], options: TerminalOptions): Promise<Terminal> {
   ensureTmux();
+  const env = Object.fromEntries(Object.entries(options.env).filter(([key]) => !CI_MARKERS.test(key)));
   // Unique across the suite's workers and runs (a pid alone is reused over a long run).
   const socket = `vigil-test-${process.pid}-${++counter}-${randomBytes(4).toString("hex")}`;
   const tmux = (...args: string[]) =>
-    execa("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env: options.env, extendEnv: false });
+    execa("tmux", ["-L", socket, "-f", "/dev/null", ...args], { env, extendEnv: false });
   await tmux("new-session", "-d", "-x", "200", "-y", "50", "-c", options.cwd, "--", ...argv);
   const screen = async () => (await tmux("capture-pane", "-p", "-J")).stdout;
   const history = async () => (await tmux("capture-pane", "-p", "-J", "-S", "-500")).stdout;
