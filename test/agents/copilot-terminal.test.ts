@@ -109,9 +109,8 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
 
   // Closed with /exit: the next wake resumes the session headless, once.
   await idle(tui);
-  // (Armed only now: while another wait of the session is checked more often than every second, a
-  // hook's handover is not confirmed until that wait ends — the daemon's handover re-check is pushed
-  // back by each change. Reported; not this test's subject.)
+  // (Armed only now, so that the resume carries this one wake. Written when a stream of changes kept
+  // pushing back the daemon's handover re-check; that is fixed: HANDOVER_RECHECK_MS, delivery/handovers.ts.)
   await ask(tui, arm("build-late"));
   await quit(tui, "/exit", "COPILOT-EXITED");
   const closed = resumes();

@@ -7,23 +7,15 @@
  * hook while it lives. Pre-seeded as test setup, never by the product: the API-key auth choice and
  * the project folder's trust.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { useAgentWorld } from "./agent-world.js";
+import { fakeGeminiHome } from "./gemini-home.js";
 
-const world = useAgentWorld("gemini", ({ api, home, work }) => {
-  const config = join(home, ".gemini");
-  mkdirSync(config, { recursive: true });
-  writeFileSync(
-    join(config, "settings.json"),
-    `${JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } })}\n`,
-  );
-  writeFileSync(join(config, "trustedFolders.json"), JSON.stringify({ [work]: "TRUST_FOLDER" }));
-  return { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "fake-gemini-key" };
-});
+const world = useAgentWorld("gemini", ({ api, home, work }) => fakeGeminiHome(home, work, api.url));
 const vigil = (...args: string[]) => world.vigil(...args);
 
 function gemini(prompt: string) {
