@@ -25,6 +25,7 @@ import type { BrowserObserveSchema } from "./schemas/sources.js";
 import type {
   CheckEntry,
   DeviceView,
+  HostView,
   MonitorEvent,
   MonitorView,
   PanelPage,
@@ -113,6 +114,11 @@ export const ROUTES = {
   listDevices: { method: "GET", path: "/api/devices", summary: "devices signal files are collected from over SSH" },
   addDevice: { method: "POST", path: "/api/devices", summary: "add a device ([USER@]HOST, port, identity)" },
   removeDevice: { method: "DELETE", path: "/api/devices/:name", summary: "remove a device and close its connection" },
+  listHosts: {
+    method: "GET",
+    path: "/api/hosts",
+    summary: "the daemons on this database (team mode): each with its heartbeat, version and what it holds",
+  },
 } as const satisfies Record<string, RouteSpec>;
 
 export type RouteName = keyof typeof ROUTES;
@@ -157,6 +163,7 @@ export interface RouteTypes {
   listDevices: { body: undefined; reply: DeviceView[] };
   addDevice: { body: In<typeof DeviceAddSchema>; reply: DeviceView };
   removeDevice: { body: undefined; reply: { deleted: true } };
+  listHosts: { body: undefined; reply: HostView[] };
 }
 
 type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

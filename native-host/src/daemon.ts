@@ -6,7 +6,7 @@
  * Design: docs/design.md §1.
  */
 
-import { chmodSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, hostname, tmpdir } from "node:os";
@@ -23,8 +23,8 @@ import {
   readDaemonInfo,
   tightenHome,
 } from "./base/home.js";
-import { createLogger, inBackground, type Logger } from "./base/log.js";
-import { packageRoot } from "./base/paths.js";
+import { createLogger, inBackground, type Logger, toError } from "./base/log.js";
+import { packageRoot, packageVersion } from "./base/paths.js";
 import { BrowserLink } from "./browser/link.js";
 import { Changes } from "./core/changes.js";
 import type { EndingDeps } from "./core/endings.js";
@@ -32,6 +32,8 @@ import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Devices } from "./devices/devices.js";
 import { Engine } from "./engine/engine.js";
+import { HostBeat, type HostIdentity, registerHost } from "./engine/host.js";
+import { TeamLink } from "./engine/team-link.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
 import { probeFor } from "./probes/registry.js";
@@ -40,6 +42,7 @@ import { Shield } from "./secrets/shield.js";
 import { Vault } from "./secrets/vault.js";
 import type { Engine as StoreEngine } from "./store/engine.js";
 import { HomeLockedError, lockHome } from "./store/home-lock.js";
+import { HEARTBEAT_MS, UNREGISTERED_HOST } from "./store/hosts.js";
 import { openStore } from "./store/open.js";
 import { shieldGhTokensWith } from "./tools/github-api.js";
 
@@ -60,12 +63,16 @@ export interface ServiceOptions {
   signalTarget?: () => { command: string; url: string; spoolDir: string };
   /** Where device connections keep their control sockets ($VIGIL_HOME/tmp). */
   deviceControlDir?: string;
+  /** This daemon's host (team mode; `registerHost`); the in-process harnesses leave it out. */
+  host?: HostIdentity;
 }
 
 /** The daemon's services, each built once here and handed what it needs. */
 export async function wireServices(options: ServiceOptions) {
   const { store, log } = options;
   const now = options.now ?? Date.now;
+  const host = options.host ?? { id: UNREGISTERED_HOST, name: defaultHostName() };
+  const hostId = host.id;
   const shield = options.shield ?? new Shield(await store.tables.vault.entries());
   const changes = new Changes();
   const browser = options.browser ?? new BrowserLink({ log });
@@ -89,8 +96,8 @@ export async function wireServices(options: ServiceOptions) {
       options.signalTarget ??
       (() => ({ command: "vigil", url: "http://127.0.0.1:7391/webhook/signal", spoolDir: "~/.vigil/tmp/signals" })),
   });
-  engine = new Engine({ store, log, now, endings, changes, vault, browser, waitpoints });
-  const delivery = new Delivery({ store, log, shield, changes, now });
+  engine = new Engine({ store, log, now, endings, changes, vault, browser, waitpoints, hostId });
+  const delivery = new Delivery({ store, log, shield, changes, now, hostId });
   const devices = new Devices({
     store,
     log,
@@ -101,8 +108,9 @@ export async function wireServices(options: ServiceOptions) {
     endings,
     changes,
     poke: () => engine?.poke(),
+    hostId,
   });
-  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices };
+  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices, host };
 }
 
 export type Services = ReturnType<typeof wireServices>;
@@ -117,7 +125,21 @@ function listenOn(server: Server, listen: (done: () => void) => void): Promise<v
   });
 }
 
-export async function runDaemon(options: { home: string; port: number; database?: string }): Promise<void> {
+/** The machine's hostname as a host name (team mode): characters a name may not hold become '-'. */
+export function defaultHostName(): string {
+  const name = hostname()
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 63);
+  return name || "localhost";
+}
+
+export async function runDaemon(options: {
+  home: string;
+  port: number;
+  database?: string;
+  hostName?: string;
+}): Promise<void> {
   const paths = ensureHome(options.home);
   const previous = readDaemonInfo(paths);
   if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(paths))) {
@@ -152,6 +174,22 @@ export async function runDaemon(options: { home: string; port: number; database?
     throw error;
   }
   const { store } = opened;
+  let host: HostIdentity;
+  try {
+    const hostIdFile = join(options.home, "host-id");
+    host = await registerHost(store, {
+      name: options.hostName ?? envConfig().VIGIL_HOST_NAME ?? defaultHostName(),
+      version: packageVersion(),
+      pid: process.pid,
+      now: Date.now(),
+      previous: existsSync(hostIdFile) ? readFileSync(hostIdFile, "utf8").trim() : null,
+    });
+    writeFileSync(hostIdFile, `${host.id}\n`, { mode: 0o600 });
+  } catch (error) {
+    await opened.close();
+    lock.close();
+    throw error;
+  }
   const shield = new Shield(await store.tables.vault.entries());
   // A password in the database URL is masked wherever a vault value would be.
   const password = databaseUrl === undefined ? "" : passwordOf(databaseUrl);
@@ -172,10 +210,28 @@ export async function runDaemon(options: { home: string; port: number; database?
       spoolDir: paths.spool,
     }),
     deviceControlDir: dirname(paths.spool),
+    host,
   });
   const { engine, delivery, browser, waitpoints, changes, devices } = services;
   await engine.start();
   await delivery.start();
+  // Team mode: hear the other hosts' changes at once; the heartbeat looks again in case one was missed.
+  const lookAgain = () => {
+    engine.poke();
+    delivery.poke();
+  };
+  const link =
+    opened.pool && databaseUrl !== undefined
+      ? new TeamLink({ url: databaseUrl, pool: opened.pool, hostId: host.id, changes, log, lookAgain })
+      : null;
+  try {
+    await link?.start();
+  } catch (error) {
+    log.warn(
+      `team link: LISTEN failed (${toError(error).message}); other hosts' changes are seen at each heartbeat (every ${HEARTBEAT_MS / 1000} s)`,
+    );
+  }
+  const beat = new HostBeat(store, host, log, link ? { onBeat: lookAgain } : {});
   changes.on((sessionId) => browser.changed(sessionId));
   await browser.listen(paths.browserSocket);
   const spool = new Spool({
@@ -241,6 +297,8 @@ export async function runDaemon(options: { home: string; port: number; database?
     server.closeAllConnections();
     server.close(async () => {
       await stopped;
+      await beat.stop();
+      await link?.stop();
       await opened.close();
       lock.close();
       const current = readDaemonInfo(paths);
@@ -261,5 +319,7 @@ export async function runDaemon(options: { home: string; port: number; database?
   // Collect the spool once the signal URL is known (how_to_signal lines need it).
   inBackground(log, "collecting the spool", spool.start());
   inBackground(log, "starting the devices", devices.start());
-  log.info(`vigil daemon ready on ${info.url} (home ${options.home}, store ${opened.where}, pid ${process.pid})`);
+  log.info(
+    `vigil daemon ready on ${info.url} (home ${options.home}, store ${opened.where}, host ${host.name}, pid ${process.pid})`,
+  );
 }

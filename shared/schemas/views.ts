@@ -244,6 +244,32 @@ export interface StatusView {
   checkLag: { n: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null };
   checks: CheckLoadView;
   nextTimerAt: string | null;
+  /** This daemon among the hosts of its database (team mode; one on SQLite). */
+  host: { id: string; name: string };
+  /** Where the store is: the home's SQLite file, or a PostgreSQL shared by a team. */
+  store: "sqlite" | "postgres";
+}
+
+/**
+ * A daemon of the team on one database (team mode, design.md §9.1): online while its heartbeat is
+ * recent; "stopped" after a clean stop, "offline" when its heartbeats stopped coming (killed,
+ * crashed, cut off). Its sessions wait for it: their host-bound checks and their agents' wakes.
+ */
+export interface HostView {
+  id: string;
+  name: string;
+  version: string;
+  pid: number;
+  state: "online" | "offline" | "stopped";
+  startedAt: string;
+  heartbeatAt: string;
+  stoppedAt: string | null;
+  /** Sessions made on it (their agents run there). */
+  sessions: number;
+  /** Armed monitors whose checks need that machine (a command, a watch, a tab, a file, a secret). */
+  bound: number;
+  /** The daemon that answered. */
+  self: boolean;
 }
 
 /** A vault key: its name and who used it, never its value. */

@@ -14,6 +14,9 @@ import { type Settings, SettingsSchema } from "../../../shared/schemas/settings.
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { boundSession } from "./agent-process.js";
 
+/** A host name in team mode: what a DNS label allows, plus '.' and '_'. */
+export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
 const Whole = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).optional();
 
 /** Every variable Vigil reads, with what it accepts. Empty counts as unset. */
@@ -61,6 +64,14 @@ export const EnvSchema = z.object({
   VIGIL_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "Expected a postgres:// or postgresql:// URL")
+    .optional(),
+  /** Team mode: this daemon's host name on the shared database (default: the machine's hostname). */
+  VIGIL_HOST_NAME: z
+    .string()
+    .regex(
+      HOST_NAME,
+      "Expected a host name of letters, digits, '.', '_' or '-' (1 to 63, starting with a letter or digit)",
+    )
     .optional(),
   /** Tests: `1` makes a store call that breaks a transaction (outside its `t`) throw (costs CPU per promise). */
   VIGIL_CHECK_TX_SCOPE: z.enum(["0", "1"]).optional(),

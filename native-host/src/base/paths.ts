@@ -2,7 +2,7 @@
  * Where things live: the package (for migrations and fixtures) and the user's $VIGIL_HOME.
  * Design: docs/design.md §1.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,11 @@ function findPackageRoot(from: string): string {
 /** The checkout or installed package root (works from `dist/` and from the TypeScript sources). */
 export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 export const sourceDir = join(packageRoot, "native-host", "src");
+
+/** This checkout's package version. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
+}
 
 export function resolveHome(flag?: string): string {
   return resolve(flag ?? envConfig().VIGIL_HOME ?? join(homedir(), ".vigil"));

@@ -3,18 +3,17 @@
  * except `serve`. Errors are one line on stderr; a usage error adds where to read the usage. Exit 0
  * done, 1 refused or failed, 2 usage (EXIT in options.ts).
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Command, CommanderError } from "commander";
 import { CliError } from "../api/client.js";
-import { packageRoot } from "../base/paths.js";
+import { packageVersion } from "../base/paths.js";
 import { forTerminal } from "../base/terminal-text.js";
 import { homeOf, printError } from "./context.js";
 import { registerDeviceCommands } from "./device-commands.js";
 import { registerHookCommands } from "./hook-commands.js";
+import { registerHostCommands } from "./host-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
-import { EXIT, parseInteger, usageError } from "./options.js";
+import { checkHostName, EXIT, parseInteger, usageError } from "./options.js";
 import { registerSessionCommands } from "./session-commands.js";
 import { registerSetupCommands } from "./setup-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
@@ -32,10 +31,7 @@ Exit codes:
 Run 'vigil help COMMAND' (or 'vigil COMMAND --help') for a command's options, 'vigil help sessions
 turn' for a subcommand's.`;
 
-/** This checkout's package version. */
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
-}
+export { packageVersion };
 
 /** `vigil sessions turn`: the words that name a command. */
 export function commandPath(command: Command): string {
@@ -78,7 +74,11 @@ export function buildProgram(): Command {
       "--database <url>",
       "team mode: the store on PostgreSQL at this postgres:// URL, without its password (default $VIGIL_DATABASE_URL; else the home's SQLite file)",
     )
-    .action(async (options: { port?: string; database?: string }, command: Command) => {
+    .option(
+      "--host-name <name>",
+      "team mode: this daemon's name among the hosts of the database (default $VIGIL_HOST_NAME, else the machine's hostname)",
+    )
+    .action(async (options: { port?: string; database?: string; hostName?: string }, command: Command) => {
       const { runDaemon } = await import("../daemon.js");
       const { DEFAULT_PORT } = await import("../base/home.js");
       const { envConfig } = await import("../base/config.js");
@@ -86,10 +86,16 @@ export function buildProgram(): Command {
         options.port === undefined
           ? (envConfig().VIGIL_PORT ?? DEFAULT_PORT)
           : parseInteger("--port", options.port, [0, 65535]);
+      const hostName = options.hostName === undefined ? undefined : checkHostName("--host-name", options.hostName);
       try {
         const { checkArgvUrl } = await import("../base/database-url.js");
         const database = options.database === undefined ? undefined : checkArgvUrl(options.database);
-        await runDaemon({ home: homeOf(command), port, ...(database === undefined ? {} : { database }) });
+        await runDaemon({
+          home: homeOf(command),
+          port,
+          ...(database === undefined ? {} : { database }),
+          ...(hostName === undefined ? {} : { hostName }),
+        });
       } catch (error) {
         // A daemon that cannot start (a bad settings key, the port taken, another daemon on this
         // home) says so in one line and exits at once, so launchers and the native host can report it.
@@ -124,6 +130,7 @@ export function buildProgram(): Command {
   registerWaitPrCommand(program);
   registerVaultCommands(program);
   registerDeviceCommands(program);
+  registerHostCommands(program);
   registerWaitpointCommands(program);
   registerSignalCommand(program);
   registerInstallCommands(program);

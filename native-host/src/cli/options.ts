@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import type { z } from "zod";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { CliError } from "../api/client.js";
+import { HOST_NAME } from "../base/config.js";
 
 /** The CLI's exit codes (printed in `vigil --help`). */
 export const EXIT = { done: 0, failed: 1, usage: 2 } as const;
@@ -47,6 +48,16 @@ export function parseInteger(flag: string, raw: string, range?: readonly [number
     throw usageError(`Expected ${flag} to be a whole number${within}, got ${shown(raw)}`);
   }
   return value;
+}
+
+/** A host name for team mode (`--host-name`): letters, digits, '.', '_', '-', at most 63. */
+export function checkHostName(flag: string, raw: string): string {
+  if (!HOST_NAME.test(raw)) {
+    throw usageError(
+      `Expected ${flag} to be a name of letters, digits, '.', '_' or '-' (1 to 63, starting with a letter or digit), got ${shown(raw)}`,
+    );
+  }
+  return raw;
 }
 
 /** A working folder that exists, made absolute against this shell's folder (the daemon has its own). */

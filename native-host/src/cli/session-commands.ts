@@ -37,6 +37,7 @@ export function registerSessionCommands(program: Command): void {
       const status = await new ApiClient(home).call("status");
       if (options.json) return printJson({ ...info, ...status, home }, undefined);
       print(`running · pid ${info.pid} · ${info.url} · home ${home}`);
+      print(`host ${status.host.name} · store ${status.store === "postgres" ? "PostgreSQL (team mode)" : "SQLite"}`);
       print(`sessions ${status.sessions} · next timer ${status.nextTimerAt ?? "none"}`);
       print(checkLoadLine(status.checks));
       const overload = overloadText(status.checks);

@@ -2,7 +2,9 @@
  * "Something in this session changed": wakes long-polls, pokes delivery, feeds live views.
  * Design: docs/design.md §1, §7.
  */
-export type ChangeListener = (sessionId: string) => void;
+/** Where a change was made: here, or on another host of the team (heard through the team link). */
+export type ChangeOrigin = "local" | "remote";
+export type ChangeListener = (sessionId: string, origin: ChangeOrigin) => void;
 
 export class Changes {
   readonly #listeners = new Set<ChangeListener>();
@@ -12,8 +14,8 @@ export class Changes {
     return () => this.#listeners.delete(listener);
   }
 
-  emit(sessionId: string): void {
-    for (const listener of this.#listeners) listener(sessionId);
+  emit(sessionId: string, origin: ChangeOrigin = "local"): void {
+    for (const listener of this.#listeners) listener(sessionId, origin);
   }
 
   /** Resolves at the next change in `sessionId`, or after `ms`, or when `signal` aborts. */

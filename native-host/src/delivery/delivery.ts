@@ -82,6 +82,8 @@ export interface DeliveryOptions {
   changes: Changes;
   now?: () => number;
   policy?: RetryPolicy;
+  /** This daemon's host (team mode). */
+  hostId: string;
 }
 
 export class Delivery {
@@ -92,6 +94,8 @@ export class Delivery {
   readonly #now: () => number;
   readonly #policy: RetryPolicy;
   readonly #scheduler: Scheduler;
+  /** Pushes go out from the session's host (its agent runs there); webhooks from any host. */
+  readonly #hostId: string;
   /** Turns running in this process, by session. */
   readonly #inFlight = new Map<string, AbortController>();
   /** Wakes an agent's hook took, waiting for the session's transcript to show them. */
@@ -113,6 +117,7 @@ export class Delivery {
     this.#changes = options.changes;
     this.#now = options.now ?? Date.now;
     this.#policy = options.policy ?? retryPolicyFromEnv();
+    this.#hostId = options.hostId;
     this.#scheduler = new Scheduler({
       now: this.#now,
       nextAt: () => this.#nextAt(),
@@ -289,7 +294,7 @@ export class Delivery {
 
   async #nextAt(): Promise<number | null> {
     const { wakes } = this.#store.tables;
-    const turns = await wakes.pendingTurns(PUSH_KINDS, this.#now());
+    const turns = await wakes.pendingTurns(PUSH_KINDS, this.#now(), this.#hostId);
     const lease = await wakes.nextLeaseExpiry();
     const pending = turns
       .filter((turn) => !this.#inFlight.has(turn.sessionId))
@@ -306,7 +311,7 @@ export class Delivery {
     if (this.#stopped) return;
     this.#confirmHandovers(now);
     await this.#expireLeases(now);
-    for (const pending of await this.#store.tables.wakes.pendingTurns(PUSH_KINDS, now)) {
+    for (const pending of await this.#store.tables.wakes.pendingTurns(PUSH_KINDS, now, this.#hostId)) {
       if (this.#stopped) return;
       if (pending.dueAt > now || this.#inFlight.has(pending.sessionId)) continue;
       if ((this.#held.get(pending.sessionId)?.until ?? 0) > now) continue;

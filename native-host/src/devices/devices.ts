@@ -25,6 +25,8 @@ export interface DevicesDeps extends CollectorDeps {
   endings: EndingDeps;
   changes: Changes;
   poke: () => void;
+  /** This daemon's host (team mode): it collects the devices it added, and those added before hosts. */
+  hostId: string;
 }
 
 const PRUNE_EVERY_MS = 3_600_000;
@@ -64,6 +66,7 @@ export class Devices {
     const { store, log } = this.deps;
     await this.endOrphanedWaitpoints();
     for (const device of await store.tables.devices.all()) {
+      if (device.hostId !== null && device.hostId !== this.deps.hostId) continue; // another host collects it
       await store.tables.devices.setState(device.id, "offline", device.lastError);
       if (this.#running) this.#open(device); // else stopped meanwhile
     }
@@ -119,6 +122,7 @@ export class Devices {
       port: input.port ?? null,
       identity: input.identity ?? null,
       createdAt: now(),
+      hostId: this.deps.hostId,
     });
     const device = (await store.tables.devices.byName(input.name)) as DeviceRow;
     if (this.#running) this.#open(device);

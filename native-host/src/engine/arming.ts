@@ -53,7 +53,19 @@ export async function checkLimits(t: Tables, sessionId: string, probe: Probe): P
   }
 }
 
-/** The row a prepared monitor is stored as: its first check at once (or when its kind says). */
+/**
+ * Whether its checks need the session's own machine (team mode, design.md §9.1): every kind but
+ * those that say otherwise, and any source holding a vault reference (the vault is per home).
+ */
+export function isHostBound({ source, probe }: Pick<PreparedMonitor, "source" | "probe">): boolean {
+  if (secretKeysIn(probe.secretText(source as never)).length > 0) return true;
+  return !(probe.hostFree?.(source as never) ?? false);
+}
+
+/**
+ * The row a prepared monitor is stored as: its first check at once (or when its kind says); a
+ * host-bound one is checked only by `sessionHost`, the host its session was made on.
+ */
 export function monitorRow(
   sessionId: string,
   id: string,
@@ -61,6 +73,7 @@ export function monitorRow(
   { source, probe, timing }: PreparedMonitor,
   shield: Shield,
   now: number,
+  sessionHost: string | null,
 ): NewMonitor {
   return {
     sessionId,
@@ -75,5 +88,6 @@ export function monitorRow(
     mode: probe.mode,
     nextDueAt: probe.mode === "poll" ? (probe.firstDueAt ? probe.firstDueAt(source as never, now) : now) : null,
     deadlineAt: now + timing.timeoutMs,
+    hostId: isHostBound({ source, probe }) ? sessionHost : null,
   };
 }

@@ -37,6 +37,8 @@ export interface CheckRunnerDeps {
   browser: BrowserRequester;
   secretEnv: SecretEnv;
   waitpoints: SignalTriggers;
+  /** This daemon's host: the checks it takes are its own and the host-free ones. */
+  hostId: string;
   /** Ends a monitor (and stops its work). */
   end(record: MonitorRecord, reason: EndingReason, detail: string): Promise<void>;
   changed(sessionId: string): void;
@@ -84,7 +86,7 @@ export class CheckRunner {
 
   /** The next time anything is due: a deadline always, a check only while a slot is free. */
   async nextAt(): Promise<number | null> {
-    const { due, deadline } = await this.deps.store.tables.monitors.nextTimes();
+    const { due, deadline } = await this.deps.store.tables.monitors.nextTimes(this.deps.hostId);
     // With every check slot busy, only deadlines can be acted on; a finishing check pokes again.
     const usable = this.#running.size >= this.deps.concurrency ? null : due;
     if (usable === null) return deadline;
@@ -105,7 +107,7 @@ export class CheckRunner {
     const room = this.deps.concurrency - this.#running.size;
     if (room <= 0 || this.#stopped) return;
     // Earliest due first: a late check is never passed over by one due after it (no wait starves).
-    const due = await store.tables.monitors.due(now, room);
+    const due = await store.tables.monitors.due(now, room, this.deps.hostId);
     const starts: Array<{ record: MonitorRecord; probe: PollProbe; timeoutMs: number }> = [];
     const fired = new Set<string>();
     await store.tx(async (t) => {
@@ -125,7 +127,7 @@ export class CheckRunner {
           intervalSeconds: (record.intervalMs ?? 0) / 1000,
           timeoutSeconds: record.timeoutMs / 1000,
         });
-        if (await t.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000)) {
+        if (await t.monitors.lease(record.uid, now + timing.checkTimeoutMs + 5000, this.deps.hostId, now)) {
           starts.push({ record, probe, timeoutMs: timing.checkTimeoutMs });
         }
       }
@@ -153,7 +155,9 @@ export class CheckRunner {
       .map(({ atMs: _, ...rest }) => rest);
     // With a slot free, a due check only waits for the next tick (TICK_GAP_MS): that is not overload.
     const waitingForSlot =
-      this.#running.size >= this.deps.concurrency ? await this.deps.store.tables.monitors.countDue(now) : 0;
+      this.#running.size >= this.deps.concurrency
+        ? await this.deps.store.tables.monitors.countDue(now, this.deps.hostId)
+        : 0;
     return {
       overloaded: waitingForSlot > 0 || this.#late.size > 0,
       running: this.#running.size,

@@ -9,7 +9,7 @@ import { unrunnableRegex } from "../../../shared/conditions.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
 import type { CheckLoadView, EndingReason, MonitorView, WakeView } from "../../../shared/schemas/views.js";
-import { NotFoundError } from "../base/errors.js";
+import { ConflictError, NotFoundError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { Changes } from "../core/changes.js";
@@ -63,6 +63,8 @@ export interface EngineOptions {
   /** The connected browser, for `browser` sources (none connected: their checks say so). */
   browser: BrowserRequester;
   waitpoints: SignalTriggers;
+  /** This daemon's host (team mode): it runs its sessions' host-bound checks and the host-free ones. */
+  hostId: string;
 }
 
 export class Engine {
@@ -77,6 +79,7 @@ export class Engine {
   readonly #scheduler: Scheduler;
   readonly #secretEnv: SecretEnv;
   readonly #checks: CheckRunner;
+  readonly #hostId: string;
   readonly #watches: WatchRunner;
 
   constructor(options: EngineOptions) {
@@ -90,6 +93,7 @@ export class Engine {
     this.#secretEnv = new SecretEnv(options.vault, (record) =>
       probeFor(record.kind).secretText(record.source as never),
     );
+    this.#hostId = options.hostId;
     const shared = {
       store: options.store,
       now: options.now,
@@ -104,6 +108,7 @@ export class Engine {
       concurrency: options.concurrency ?? 32,
       browser: options.browser,
       waitpoints: options.waitpoints,
+      hostId: options.hostId,
       poke: () => this.poke(),
     });
     this.#watches = new WatchRunner(shared);
@@ -128,17 +133,18 @@ export class Engine {
    */
   async start(): Promise<void> {
     const { monitors } = this.#store.tables;
-    for (const { uid, interrupted } of await monitors.interruptLeases()) {
+    const host = this.#hostId;
+    for (const { uid, interrupted } of await monitors.interruptLeases(host)) {
       const record = interrupted > UNCLEAN_STOPS_TOLERATED ? await monitors.byUid(uid) : undefined;
       if (record) {
         const detail = `its check was in flight when the daemon stopped uncleanly ${interrupted} times in a row (killed, crashed or hung during it), so it was not resumed`;
         await this.#end(record, "error", detail);
       }
     }
-    for (const record of await monitors.armedOfMode("stream")) {
+    for (const record of await monitors.armedOfMode("stream", host)) {
       await this.#end(record, "lost", "the Vigil daemon restarted; the watched process ended with it");
     }
-    for (const record of await monitors.armedOfMode("poll")) {
+    for (const record of await monitors.armedOfMode("poll", host)) {
       const { condition, fallback } = record.source as { condition?: Condition; fallback?: { condition?: Condition } };
       const refusal = unrunnableRegex(condition) ?? unrunnableRegex(fallback?.condition);
       if (refusal) {
@@ -157,7 +163,7 @@ export class Engine {
     this.#checks.stop();
     this.#watches.stop();
     try {
-      await this.#store.tables.monitors.clearLeases();
+      await this.#store.tables.monitors.clearLeases(this.#hostId);
     } catch (error) {
       this.#log.warn(
         `releasing the running checks' leases failed (they count as interrupted): ${toError(error).message}`,
@@ -198,6 +204,7 @@ export class Engine {
   async createSession(input: SessionCreate): Promise<{ session: SessionRow; created: boolean }> {
     const id = input.id ?? `s-${crypto.randomUUID().slice(0, 8)}`;
     // Looked for and inserted in one transaction: two requests creating the same id make it once.
+    const hostId = this.#hostId;
     const existing = await this.#store.tx(async (t) => {
       const found = await t.sessions.get(id);
       if (found) return found;
@@ -208,10 +215,20 @@ export class Engine {
         root: input.root ?? null,
         adapter: { kind: "inbox" },
         createdAt: this.#now(),
+        hostId,
       });
       return undefined;
     });
-    if (existing) return { session: existing, created: false };
+    if (existing) {
+      // Another host's session: its agent runs there (design.md §9.1); the same id made here would
+      // mix two agents' wakes.
+      if (existing.hostId !== null && existing.hostId !== hostId) {
+        throw new ConflictError(
+          `Expected session ${id} to be new or this host's, got a session of another host (${existing.hostId}): its agent runs there; use another session id here`,
+        );
+      }
+      return { session: existing, created: false };
+    }
     return { session: await this.queries.session(id), created: true };
   }
 
@@ -250,7 +267,9 @@ export class Engine {
       await t.sessions.lockForUpdate(sessionId);
       await checkLimits(t, sessionId, probe);
       const id = `mon-${await t.sessions.nextMonitorSeq(sessionId)}`;
-      const uid = await t.monitors.insert(monitorRow(sessionId, id, body, prepared, this.#endings.shield, now));
+      const uid = await t.monitors.insert(
+        monitorRow(sessionId, id, body, prepared, this.#endings.shield, now, session.hostId),
+      );
       return recordOf(t, uid);
     });
     await this.#secretEnv.resolve(record, "start");

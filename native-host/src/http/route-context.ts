@@ -27,6 +27,8 @@ export interface ApiServices {
   devices: Devices;
   shield: Shield;
   log: Logger;
+  /** This daemon among the hosts of its database (team mode). */
+  host: { id: string; name: string };
 }
 
 export interface RouteContext {

@@ -24,6 +24,7 @@ import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
+import { hostViews } from "../engine/host.js";
 import { panelPage } from "../engine/panel-page.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
@@ -99,7 +100,13 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
       checkLag: engine.checkLag.summary(),
       checks: await engine.checkLoad(),
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
+      host: { id: services.host.id, name: services.host.name },
+      store: services.store.engine,
     },
+  }));
+  routes.on("listHosts", async () => ({
+    status: 200,
+    body: hostViews(await services.store.tables.hosts.list(), services.host.id, Date.now()),
   }));
 
   /**

@@ -5,7 +5,7 @@
  * Design: docs/design.md §4.1.
  */
 import { type EventSource, EventSourceSchema } from "../../../shared/schemas/sources.js";
-import { readOnlyTool } from "../tools/registry.js";
+import { readOnlyTool, TOOLS } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";
 import { callTool } from "./tool-call.js";
@@ -22,6 +22,7 @@ export const eventProbe: PollProbe<EventSource> = {
     `event ${source.type}${Object.keys(source.match).length ? ` matching ${JSON.stringify(source.match)}` : ""}${source.fallback ? ` (fallback ${source.fallback.name})` : ""}`,
   timing: observationTiming,
   secretText: (source) => JSON.stringify(source.fallback?.args ?? {}),
+  hostFree: (source) => !source.fallback || TOOLS.get(source.fallback.name)?.hostFree === true,
   validate: (source) => {
     if (source.fallback) readOnlyTool(source.fallback.name, source.fallback.args, "source.fallback");
   },

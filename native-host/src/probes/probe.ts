@@ -44,6 +44,12 @@ interface ProbeBase<S extends Source> {
   timing(input: { intervalSeconds?: number; timeoutSeconds?: number }): Timing;
   /** Text that may hold `${secret:KEY}` references (resolved through the vault). */
   secretText(source: S): string;
+  /**
+   * Whether any host of a team may run its checks (team mode, design.md §9.1): an HTTP request or a
+   * clock does not need the session's machine. Absent: host-bound (a command, a watch, a tab, a
+   * file). A source holding a vault reference is host-bound whatever this says (vaults are per home).
+   */
+  hostFree?(source: S): boolean;
   /** The per-session caps this kind counts toward (see LIMITS in registry.ts). */
   limitGroups: readonly string[];
   /** The source with defaults that depend on the vault filled in, at creation (before keys are checked). */

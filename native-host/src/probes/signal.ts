@@ -24,4 +24,5 @@ export const signalProbe: SignalProbe<SignalSource> = {
     return { intervalMs: null, timeoutMs: Math.round(timeoutSeconds * 1000), checkTimeoutMs: 0 };
   },
   secretText: () => "",
+  hostFree: () => true,
 };

@@ -13,6 +13,7 @@ export const timeProbe: PollProbe<TimeSource> = {
   describe: (source) => `the time ${source.at}`,
   timing: observationTiming,
   secretText: () => "",
+  hostFree: () => true,
   validate: (source, { deadlineAt }) => {
     if (Date.parse(source.at) >= deadlineAt) {
       throw new ValidationError(

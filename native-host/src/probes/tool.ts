@@ -14,6 +14,7 @@ export const toolProbe: PollProbe<ToolSource> = {
   describe: (source) => `${source.name}(${JSON.stringify(source.args)})`,
   timing: observationTiming,
   secretText: (source) => JSON.stringify(source.args),
+  hostFree: (source) => TOOLS.get(source.name)?.hostFree === true,
   withDefaults: (source, hasKey) => {
     const tool = TOOLS.get(source.name);
     return tool?.withDefaults

@@ -25,6 +25,8 @@ export interface DeviceRow {
   lastCollectedAt: number | null;
   filesCollected: number;
   createdAt: number;
+  /** The host that added it and collects it (team mode); null before hosts existed. */
+  hostId: string | null;
 }
 
 export interface RawDevice {
@@ -39,6 +41,7 @@ export interface RawDevice {
   last_collected_at: number | null;
   files_collected: number;
   created_at: number;
+  host_id: string | null;
 }
 
 export const toDevice = (raw: RawDevice): DeviceRow => ({
@@ -53,7 +56,12 @@ export const toDevice = (raw: RawDevice): DeviceRow => ({
   lastCollectedAt: raw.last_collected_at,
   filesCollected: raw.files_collected,
   createdAt: raw.created_at,
+  hostId: raw.host_id,
 });
+
+export type NewDevice = Pick<DeviceRow, "id" | "name" | "user" | "host" | "port" | "identity" | "createdAt"> & {
+  hostId?: string | null;
+};
 
 export class DevicesTable {
   readonly #insert;
@@ -72,8 +80,8 @@ export class DevicesTable {
 
   constructor(db: Db) {
     this.#insert = db.prepare(
-      `INSERT INTO devices (id, name, user, host, port, identity, created_at)
-       VALUES (@id, @name, @user, @host, @port, @identity, @createdAt)`,
+      `INSERT INTO devices (id, name, user, host, port, identity, created_at, host_id)
+       VALUES (@id, @name, @user, @host, @port, @identity, @createdAt, @hostId)`,
     );
     this.#byName = db.prepare<[string], RawDevice>("SELECT * FROM devices WHERE name = ?");
     this.#all = db.prepare<[], RawDevice>("SELECT * FROM devices ORDER BY name");
@@ -106,8 +114,8 @@ export class DevicesTable {
     );
   }
 
-  insert(row: Pick<DeviceRow, "id" | "name" | "user" | "host" | "port" | "identity" | "createdAt">): void {
-    this.#insert.run(row);
+  insert(row: NewDevice): void {
+    this.#insert.run({ ...row, hostId: row.hostId ?? null });
   }
 
   byName(name: string): DeviceRow | undefined {

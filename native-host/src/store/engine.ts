@@ -12,6 +12,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { ChecksTable } from "./checks.js";
 import type { DevicesTable } from "./devices.js";
 import type { EventsTable } from "./events.js";
+import type { HostsTable } from "./hosts.js";
 import type { InboundEventsTable } from "./inbound-events.js";
 import type { MonitorsTable } from "./monitors.js";
 import type { PanelTable } from "./panel.js";
@@ -54,6 +55,8 @@ export type ChecksStore = Async<ChecksTable>;
 export type DevicesStore = Async<DevicesTable>;
 /** The side panel's filtered, paged reads (across tables). */
 export type PanelStore = Async<PanelTable>;
+/** The daemons that share the database (team mode): one on SQLite. */
+export type HostsStore = Async<HostsTable>;
 /** The vault's audit and entries (the values themselves stay in the home's vault.json). */
 export type VaultStore = Async<VaultTable>;
 
@@ -68,6 +71,7 @@ export interface Tables {
   devices: DevicesStore;
   vault: VaultStore;
   panel: PanelStore;
+  hosts: HostsStore;
 }
 
 /** An engine that offers only some tables so far (the PostgreSQL one while it is being ported). */
@@ -203,6 +207,7 @@ export class SqliteEngine implements Engine {
       devices: asyncTable(s.devices, gate),
       vault: asyncTable(s.vault, gate),
       panel: asyncTable(s.panel, gate),
+      hosts: asyncTable(s.hosts, gate),
     };
   }
 

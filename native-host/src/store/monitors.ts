@@ -125,7 +125,17 @@ export type NewMonitor = Pick<
   MonitorRecord,
   "sessionId" | "id" | "name" | "kind" | "source" | "continuation" | "intervalMs" | "timeoutMs" | "createdAt"
 > &
-  Pick<TriggerRecord, "mode" | "nextDueAt" | "deadlineAt">;
+  Pick<TriggerRecord, "mode" | "nextDueAt" | "deadlineAt"> & {
+    /** The host whose machine its checks need (team mode); null or absent: any host may run them. */
+    hostId?: string | null;
+  };
+
+/**
+ * Which triggers a host works (team mode, design.md §9.1): its own and the host-free ones. On
+ * SQLite there is one host, so the filter keeps every row; the statements are the same on both
+ * engines.
+ */
+export const MINE = "(t.host_id IS NULL OR t.host_id = @host)";
 
 /**
  * Where the run of checks left in flight by unclean stops is kept, in `condition_state` beside the
@@ -185,27 +195,31 @@ export class MonitorsTable {
        VALUES (@sessionId, @id, @name, @kind, @source, @continuation, @intervalMs, @timeoutMs, @createdAt)`,
     );
     this.#insertTrigger = db.prepare(
-      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at) VALUES (?, ?, ?, ?)",
+      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id) VALUES (?, ?, ?, ?, ?)",
     );
     this.#byId = db.prepare<[string, string], RawMonitor>(`${MONITOR_SELECT} WHERE m.session_id = ? AND m.id = ?`);
     this.#byUid = db.prepare<[number], RawMonitor>(`${MONITOR_SELECT} WHERE m.uid = ?`);
     this.#countPolled = db.prepare<[], { n: number }>(
       "SELECT count(*) AS n FROM triggers WHERE mode = 'poll' AND next_due_at IS NOT NULL",
     );
-    this.#countDue = db.prepare<[number, number], { n: number }>(
-      "SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting'",
+    this.#countDue = db.prepare<[{ now: number; host: string }], { n: number }>(
+      `SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= @now AND (t.lease_until IS NULL OR t.lease_until < @now) AND m.state = 'waiting' AND ${MINE}`,
     );
     this.#bySession = db.prepare<[string], RawMonitor>(`${MONITOR_SELECT} WHERE m.session_id = ? ORDER BY m.uid`);
     this.#countActive = db.prepare<[string, string], { n: number }>(
       "SELECT count(*) AS n FROM monitors m JOIN triggers t ON t.monitor_uid = m.uid WHERE m.session_id = ? AND m.kind IN (SELECT value FROM json_each(?))",
     );
     this.#setState = db.prepare("UPDATE monitors SET state = ? WHERE uid = ? AND state = ?");
-    this.#due = db.prepare<[number, number, number], RawMonitor>(
-      `${MONITOR_SELECT} WHERE t.next_due_at <= ? AND (t.lease_until IS NULL OR t.lease_until < ?) AND m.state = 'waiting' ORDER BY t.next_due_at LIMIT ?`,
+    this.#due = db.prepare<[{ now: number; limit: number; host: string }], RawMonitor>(
+      `${MONITOR_SELECT} WHERE t.next_due_at <= @now AND (t.lease_until IS NULL OR t.lease_until < @now) AND m.state = 'waiting' AND ${MINE} ORDER BY t.next_due_at LIMIT @limit`,
     );
-    this.#lease = db.prepare("UPDATE triggers SET lease_until = ? WHERE monitor_uid = ? AND lease_until IS NULL");
-    this.#nextDue = db.prepare<[], { at: number | null }>(
-      "SELECT min(next_due_at) AS at FROM triggers WHERE next_due_at IS NOT NULL AND lease_until IS NULL",
+    // Free, or run out on another host (it died during the check: the check is taken over).
+    this.#lease = db.prepare(
+      "UPDATE triggers SET lease_until = @until, lease_owner = @host WHERE monitor_uid = @uid AND (lease_until IS NULL OR (lease_until < @now AND lease_owner IS NOT @host))",
+    );
+    this.#nextDue = db.prepare<[{ host: string }], { at: number | null }>(
+      `SELECT min(CASE WHEN t.lease_until IS NULL THEN t.next_due_at ELSE max(t.next_due_at, t.lease_until) END) AS at
+         FROM triggers t WHERE t.next_due_at IS NOT NULL AND (t.lease_until IS NULL OR t.lease_owner IS NOT @host) AND ${MINE}`,
     );
     this.#nextDeadline = db.prepare<[], { at: number | null }>("SELECT min(deadline_at) AS at FROM triggers");
     this.#expired = db.prepare<[number], RawMonitor>(
@@ -226,15 +240,19 @@ export class MonitorsTable {
     );
     this.#deleteTrigger = db.prepare("DELETE FROM triggers WHERE monitor_uid = ?");
     this.#setNextDue = db.prepare("UPDATE triggers SET next_due_at = ? WHERE monitor_uid = ?");
-    this.#clearLeases = db.prepare("UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL");
-    this.#interruptLeases = db.prepare<[], InterruptedCheck>(
+    this.#clearLeases = db.prepare(
+      "UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL AND (lease_owner IS NULL OR lease_owner = ?)",
+    );
+    this.#interruptLeases = db.prepare<[string], InterruptedCheck>(
       `UPDATE triggers SET lease_until = NULL,
          condition_state = json_set(condition_state, '$."${INTERRUPTED_KEY}"',
            CAST(coalesce(json_extract(condition_state, '$."${INTERRUPTED_KEY}"'), 0) + 1 AS TEXT))
-       WHERE lease_until IS NOT NULL
+       WHERE lease_until IS NOT NULL AND (lease_owner IS NULL OR lease_owner = ?)
        RETURNING monitor_uid AS uid, CAST(json_extract(condition_state, '$."${INTERRUPTED_KEY}"') AS INTEGER) AS interrupted`,
     );
-    this.#activeOfMode = db.prepare<[string], RawMonitor>(`${MONITOR_SELECT} WHERE t.mode = ? ORDER BY m.uid`);
+    this.#activeOfMode = db.prepare<[{ mode: string; host: string }], RawMonitor>(
+      `${MONITOR_SELECT} WHERE t.mode = @mode AND ${MINE} ORDER BY m.uid`,
+    );
     this.#delete = db.prepare("DELETE FROM monitors WHERE uid = ?");
     this.#endLease = db.prepare(
       `UPDATE triggers SET lease_until = NULL, condition_state = json_remove(condition_state, '$."${INTERRUPTED_KEY}"')
@@ -255,7 +273,7 @@ export class MonitorsTable {
   insert(monitor: NewMonitor): number {
     const { lastInsertRowid } = this.#insertMonitor.run({ ...monitor, source: JSON.stringify(monitor.source) });
     const uid = Number(lastInsertRowid);
-    this.#insertTrigger.run(uid, monitor.mode, monitor.nextDueAt, monitor.deadlineAt);
+    this.#insertTrigger.run(uid, monitor.mode, monitor.nextDueAt, monitor.deadlineAt, monitor.hostId ?? null);
     return uid;
   }
 
@@ -265,8 +283,8 @@ export class MonitorsTable {
   }
 
   /** Monitors due at `now` that no running check holds (what waits for a free slot). */
-  countDue(now: number): number {
-    return this.#countDue.get(now, now)?.n ?? 0;
+  countDue(now: number, host: string): number {
+    return this.#countDue.get({ now, host })?.n ?? 0;
   }
 
   /** Polled monitors that have a next check (paused ones do not). */
@@ -303,17 +321,22 @@ export class MonitorsTable {
     return this.#setState.run(to, uid, from).changes > 0;
   }
 
-  due(now: number, limit: number): MonitorRecord[] {
-    return this.#due.all(now, now, limit).map(toMonitorRecord);
+  /** `host`'s due checks and the host-free ones, earliest first. */
+  due(now: number, limit: number, host: string): MonitorRecord[] {
+    return this.#due.all({ now, limit, host }).map(toMonitorRecord);
   }
 
-  lease(uid: number, until: number): boolean {
-    return this.#lease.run(until, uid).changes > 0;
+  /** Takes the check for `host` until `until`: false while another check holds it. */
+  lease(uid: number, until: number, host: string, now: number): boolean {
+    return this.#lease.run({ until, host, uid, now }).changes > 0;
   }
 
-  /** The earliest unleased due time and the earliest deadline (two index look-ups). */
-  nextTimes(): { due: number | null; deadline: number | null } {
-    return { due: this.#nextDue.get()?.at ?? null, deadline: this.#nextDeadline.get()?.at ?? null };
+  /**
+   * The earliest time a check of `host` (or a host-free one) is due, not counting its own running
+   * checks (another host's lease counts from when it runs out), and the earliest deadline.
+   */
+  nextTimes(host: string): { due: number | null; deadline: number | null } {
+    return { due: this.#nextDue.get({ host })?.at ?? null, deadline: this.#nextDeadline.get()?.at ?? null };
   }
 
   /** A check finished whose result is discarded (the monitor was paused meanwhile): it was not interrupted. */
@@ -345,20 +368,21 @@ export class MonitorsTable {
   }
 
   /** At a clean stop: the running checks were stopped, and run again at the next start. */
-  clearLeases(): number {
-    return this.#clearLeases.run().changes;
+  clearLeases(host: string): number {
+    return this.#clearLeases.run(host).changes;
   }
 
   /**
-   * At start: a lease still held is a check the last stop left in flight (a clean stop clears
-   * them first). Each is released and counted; returns them with their count in a row.
+   * At start: a lease `host` still holds is a check its last stop left in flight (a clean stop
+   * clears them first; another host's leases run out by time and are taken over). Each is released and counted; returns them with their count in a row.
    */
-  interruptLeases(): InterruptedCheck[] {
-    return this.#interruptLeases.all();
+  interruptLeases(host: string): InterruptedCheck[] {
+    return this.#interruptLeases.all(host);
   }
 
-  armedOfMode(mode: TriggerRecord["mode"]): MonitorRecord[] {
-    return this.#activeOfMode.all(mode).map(toMonitorRecord);
+  /** `host`'s armed monitors of `mode`, and the host-free ones. */
+  armedOfMode(mode: TriggerRecord["mode"], host: string): MonitorRecord[] {
+    return this.#activeOfMode.all({ mode, host }).map(toMonitorRecord);
   }
 
   delete(uid: number): void {

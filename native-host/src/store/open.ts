@@ -7,6 +7,7 @@
  */
 import { chmodSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type pg from "pg";
 import type { Logger } from "../base/log.js";
 import { Checkpointer } from "./checkpointer.js";
 import { type Engine, SqliteEngine } from "./engine.js";
@@ -22,6 +23,8 @@ export interface OpenedStore {
   where: string;
   /** Stops what the engine runs beside the store (SQLite's checkpointer) and closes it. */
   close(): Promise<void>;
+  /** PostgreSQL's pool (team mode: the team link sends its notices on it). */
+  pool?: pg.Pool;
 }
 
 export interface OpenOptions {
@@ -75,5 +78,5 @@ async function openPostgres(options: OpenOptions, url: string): Promise<OpenedSt
   }
   const vault = new VaultFile(join(dirname(options.dbFile), "vault.json"));
   const store = new PgEngine(pool, vault, { checkScope: options.checkScope });
-  return { store, where: redactUrl(url), close: () => store.close() };
+  return { store, where: redactUrl(url), close: () => store.close(), pool };
 }

@@ -15,6 +15,8 @@ export interface SessionRow {
   webhookSecret: string | null;
   /** A platform-declared turn holds wakes until this time. */
   busyUntil: number | null;
+  /** The host it was made on, where its agent runs (team mode); null before hosts existed. */
+  hostId: string | null;
 }
 
 export interface RawSession {
@@ -25,6 +27,7 @@ export interface RawSession {
   created_at: number;
   webhook_secret: string | null;
   busy_until: number | null;
+  host_id: string | null;
 }
 
 export const toSessionRow = (raw: RawSession): SessionRow => ({
@@ -35,7 +38,13 @@ export const toSessionRow = (raw: RawSession): SessionRow => ({
   createdAt: raw.created_at,
   webhookSecret: raw.webhook_secret,
   busyUntil: raw.busy_until,
+  hostId: raw.host_id,
 });
+
+/** A new session: `hostId` is the host it is made on (absent: none, as before hosts existed). */
+export type NewSession = Pick<SessionRow, "id" | "label" | "root" | "adapter" | "createdAt"> & {
+  hostId?: string | null;
+};
 
 export class SessionsTable {
   readonly #get;
@@ -54,7 +63,7 @@ export class SessionsTable {
     this.#root = db.prepare<[string], { root: string | null }>("SELECT root FROM sessions WHERE id = ?");
     this.#list = db.prepare<[], RawSession>("SELECT * FROM sessions ORDER BY created_at, id");
     this.#insert = db.prepare(
-      "INSERT INTO sessions (id, label, root, adapter, created_at) VALUES (@id, @label, @root, @adapter, @createdAt)",
+      "INSERT INTO sessions (id, label, root, adapter, created_at, host_id) VALUES (@id, @label, @root, @adapter, @createdAt, @hostId)",
     );
     this.#delete = db.prepare("DELETE FROM sessions WHERE id = ?");
     this.#nextMonitorSeq = db.prepare<[string], { monitor_seq: number }>(
@@ -82,8 +91,8 @@ export class SessionsTable {
     return this.#list.all().map(toSessionRow);
   }
 
-  insert(row: Pick<SessionRow, "id" | "label" | "root" | "adapter" | "createdAt">): void {
-    this.#insert.run({ ...row, adapter: JSON.stringify(row.adapter) });
+  insert(row: NewSession): void {
+    this.#insert.run({ ...row, adapter: JSON.stringify(row.adapter), hostId: row.hostId ?? null });
   }
 
   setAdapter(id: string, adapter: Adapter, webhookSecret: string | null): void {

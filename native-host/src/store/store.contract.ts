@@ -24,6 +24,9 @@ export interface ContractHarness {
 }
 
 const SESSION = { id: "s", label: null, root: "/r", adapter: { kind: "inbox" as const }, createdAt: 10 };
+/** The host the tests' daemon is (team mode); B is another host of the same database. */
+const H = "h_a";
+const B = "h_b";
 const SIGNAL_SOURCE: Source = { kind: "signal", members: null, quorum: 1, failFast: true, maxSignals: 1 };
 
 function monitor(id: string, over: Partial<NewMonitor> = {}): NewMonitor {
@@ -130,7 +133,7 @@ export function storeContract(harness: ContractHarness): void {
     test("insert, get, root, list in creation order; adapter, label, busy; delete", async () => {
       const { sessions } = store.tables;
       await sessions.insert({ ...SESSION, id: "a", createdAt: 5, root: null, label: "first" });
-      expect(await sessions.get("s")).toEqual({ ...SESSION, webhookSecret: null, busyUntil: null });
+      expect(await sessions.get("s")).toEqual({ ...SESSION, webhookSecret: null, busyUntil: null, hostId: null });
       expect(await sessions.root("s")).toBe("/r");
       expect(await sessions.root("a")).toBeNull();
       expect(await sessions.root("none")).toBeUndefined();
@@ -219,7 +222,7 @@ export function storeContract(harness: ContractHarness): void {
       expect((await monitors.list("s")).map((m) => m.id)).toEqual(["a", "b"]);
       expect(await monitors.countActive("s", ["command", "watch"])).toBe(1);
       expect(await monitors.countActive("s", [])).toBe(0);
-      expect((await monitors.armedOfMode("poll")).map((m) => m.id)).toEqual(["b"]);
+      expect((await monitors.armedOfMode("poll", H)).map((m) => m.id)).toEqual(["b"]);
     });
 
     test("due, lease, countDue and nextTimes: a leased monitor is not due again until its lease runs out", async () => {
@@ -228,18 +231,18 @@ export function storeContract(harness: ContractHarness): void {
       const late = await monitors.insert(poll("late", 300, 4000));
       await monitors.insert(poll("future", 900));
       expect(await monitors.countPolled()).toBe(3);
-      expect((await monitors.due(300, 10)).map((m) => m.id)).toEqual(["early", "late"]);
-      expect((await monitors.due(300, 1)).map((m) => m.id)).toEqual(["early"]);
-      expect(await monitors.countDue(300)).toBe(2);
-      expect(await monitors.nextTimes()).toEqual({ due: 100, deadline: 4000 });
-      expect(await monitors.lease(early, 1000)).toBe(true);
-      expect(await monitors.lease(early, 2000)).toBe(false);
-      expect((await monitors.due(300, 10)).map((m) => m.id)).toEqual(["late"]);
-      expect(await monitors.countDue(1001)).toBe(3);
-      expect((await monitors.nextTimes()).due).toBe(300);
+      expect((await monitors.due(300, 10, H)).map((m) => m.id)).toEqual(["early", "late"]);
+      expect((await monitors.due(300, 1, H)).map((m) => m.id)).toEqual(["early"]);
+      expect(await monitors.countDue(300, H)).toBe(2);
+      expect(await monitors.nextTimes(H)).toEqual({ due: 100, deadline: 4000 });
+      expect(await monitors.lease(early, 1000, H, 0)).toBe(true);
+      expect(await monitors.lease(early, 2000, H, 0)).toBe(false);
+      expect((await monitors.due(300, 10, H)).map((m) => m.id)).toEqual(["late"]);
+      expect(await monitors.countDue(1001, H)).toBe(3);
+      expect((await monitors.nextTimes(H)).due).toBe(300);
       expect(await monitors.setState(late, "waiting", "paused")).toBe(true);
       expect(await monitors.setState(late, "waiting", "paused")).toBe(false);
-      expect((await monitors.due(300, 10)).map((m) => m.id)).toEqual([]);
+      expect((await monitors.due(300, 10, H)).map((m) => m.id)).toEqual([]);
       await monitors.setNextDue(late, null);
       expect(await monitors.countPolled()).toBe(2);
       expect((await monitors.expired(4500)).map((m) => m.id)).toEqual(["late"]);
@@ -248,7 +251,7 @@ export function storeContract(harness: ContractHarness): void {
     test("recordCheck: an observation or an error, the trigger moved on and its lease ended", async () => {
       const { monitors } = store.tables;
       const uid = await monitors.insert(poll("p", 100));
-      await monitors.lease(uid, 500);
+      await monitors.lease(uid, 500, H, 0);
       await monitors.recordCheck(uid, {
         at: 200,
         nextDueAt: 1200,
@@ -285,11 +288,11 @@ export function storeContract(harness: ContractHarness): void {
       const { monitors } = store.tables;
       const a = await monitors.insert(poll("a", 100));
       const b = await monitors.insert(poll("b", 100));
-      await monitors.lease(a, 500);
-      expect(await monitors.interruptLeases()).toEqual([{ uid: a, interrupted: 1 }]);
-      await monitors.lease(a, 500);
-      await monitors.lease(b, 500);
-      const second = await monitors.interruptLeases();
+      await monitors.lease(a, 500, H, 0);
+      expect(await monitors.interruptLeases(H)).toEqual([{ uid: a, interrupted: 1 }]);
+      await monitors.lease(a, 500, H, 0);
+      await monitors.lease(b, 500, H, 0);
+      const second = await monitors.interruptLeases(H);
       expect(second.sort((x, y) => x.uid - y.uid)).toEqual([
         { uid: a, interrupted: 2 },
         { uid: b, interrupted: 1 },
@@ -305,10 +308,10 @@ export function storeContract(harness: ContractHarness): void {
         conditionState: { [INTERRUPTED_KEY]: "1", keep: "k" },
       });
       expect((await monitors.byUid(b))?.trigger?.conditionState).toEqual({ keep: "k" });
-      await monitors.lease(a, 500);
-      await monitors.lease(b, 500);
-      expect(await monitors.clearLeases()).toBe(2);
-      expect(await monitors.clearLeases()).toBe(0);
+      await monitors.lease(a, 500, H, 0);
+      await monitors.lease(b, 500, H, 0);
+      expect(await monitors.clearLeases(H)).toBe(2);
+      expect(await monitors.clearLeases(H)).toBe(0);
     });
 
     test("end happens once: the ending is recorded, the trigger removed; waked_seq only grows; clearEnded; delete", async () => {
@@ -563,14 +566,16 @@ export function storeContract(harness: ContractHarness): void {
       await wakes.insert({ ...wake(mPush, "b"), sessionId: "push" });
       await wakes.insert({ ...wake(mBusy, "c"), sessionId: "busy" });
       await sessions.setBusy("busy", 5000);
-      const pending = (await wakes.pendingTurns(["mcp"], 1000)).sort((x, y) => x.sessionId.localeCompare(y.sessionId));
+      const pending = (await wakes.pendingTurns(["mcp"], 1000, H)).sort((x, y) =>
+        x.sessionId.localeCompare(y.sessionId),
+      );
       expect(pending).toEqual([
         { sessionId: "busy", dueAt: 5000 },
         { sessionId: "push", dueAt: 0 },
       ]);
       await wakes.claim("push", 1, 9000);
-      expect(await wakes.pendingTurns(["mcp"], 6000)).toEqual([{ sessionId: "busy", dueAt: 0 }]);
-      expect(await wakes.pendingTurns([], 6000)).toEqual([]);
+      expect(await wakes.pendingTurns(["mcp"], 6000, H)).toEqual([{ sessionId: "busy", dueAt: 0 }]);
+      expect(await wakes.pendingTurns([], 6000, H)).toEqual([]);
     });
 
     test("20 concurrent claims of one session's ready wakes: each wake is taken once, by one claimer", async () => {
@@ -642,6 +647,7 @@ export function storeContract(harness: ContractHarness): void {
         lastError: null,
         lastCollectedAt: null,
         filesCollected: 0,
+        hostId: null,
       });
       expect((await devices.all()).map((d) => d.name)).toEqual(["a-box", "gpu1"]);
       await devices.setState(DEVICE.id, "error", "ssh: refused");
@@ -877,6 +883,145 @@ export function storeContract(harness: ContractHarness): void {
       expect(await harness.count("SELECT count(*) AS n FROM events WHERE monitor_uid = $1", uid)).toBe(212);
       expect((await store.tables.monitors.byUid(uid))?.lastEvent).toBe("line 300");
       await expect(events.append(9999, "x", 1)).rejects.toThrow("Expected monitor 9999 to exist");
+    });
+  });
+
+  describe("hosts (team mode)", () => {
+    test("a host's row: registered, restarted under the same id, heartbeat, stop; listed with what it holds", async () => {
+      const { hosts, sessions, monitors } = store.tables;
+      await hosts.insert({ id: H, name: "laptop", version: "1.0.0", pid: 10, now: 1000 });
+      await hosts.insert({ id: B, name: "server", version: "1.0.0", pid: 20, now: 1000 });
+      await expect(hosts.insert({ id: "h_c", name: "laptop", version: "1", pid: 1, now: 1 })).rejects.toThrow();
+      expect(await hosts.heartbeat(H, 5000)).toBe(true);
+      await hosts.stop(B, 6000);
+      expect(await hosts.heartbeat(B, 7000)).toBe(false);
+      await sessions.insert({ ...SESSION, id: "on-b", hostId: B });
+      await monitors.insert({ ...poll("bound", 100), sessionId: "on-b", hostId: B });
+      await monitors.insert({ ...poll("free", 100), sessionId: "on-b", hostId: null });
+      expect(await hosts.list()).toEqual([
+        {
+          id: H,
+          name: "laptop",
+          version: "1.0.0",
+          pid: 10,
+          startedAt: 1000,
+          heartbeatAt: 5000,
+          stoppedAt: null,
+          sessions: 0,
+          bound: 0,
+        },
+        {
+          id: B,
+          name: "server",
+          version: "1.0.0",
+          pid: 20,
+          startedAt: 1000,
+          heartbeatAt: 6000,
+          stoppedAt: 6000,
+          sessions: 1,
+          bound: 1,
+        },
+      ]);
+      await hosts.restart({ id: B, name: "server", version: "1.1.0", pid: 30, now: 9000 });
+      expect(await hosts.byName("server")).toEqual({
+        id: B,
+        name: "server",
+        version: "1.1.0",
+        pid: 30,
+        startedAt: 9000,
+        heartbeatAt: 9000,
+        stoppedAt: null,
+        sessions: 0,
+        bound: 0,
+      });
+      expect(await hosts.byName("nobody")).toBeUndefined();
+    });
+
+    test("adopt: sessions, devices and machine-bound triggers made before hosts become the host's; time stays host-free", async () => {
+      const { hosts, sessions, monitors, devices } = store.tables;
+      const command = await monitors.insert(poll("command", 100));
+      const time = await monitors.insert({ ...poll("time", 100), kind: "time" });
+      await sessions.insert({ ...SESSION, id: "theirs", hostId: B });
+      const theirs = await monitors.insert({ ...poll("theirs", 100), sessionId: "theirs" });
+      await devices.insert({
+        id: "dev_1",
+        name: "pi",
+        user: null,
+        host: "pi.local",
+        port: null,
+        identity: null,
+        createdAt: 1,
+      });
+      expect(await hosts.adopt(H)).toBe(1);
+      expect((await sessions.get("s"))?.hostId).toBe(H);
+      expect((await sessions.get("theirs"))?.hostId).toBe(B);
+      expect((await devices.byName("pi"))?.hostId).toBe(H);
+      // Only H's due checks and the host-free ones are H's to run.
+      await hosts.adopt(B);
+      expect((await monitors.due(200, 10, B)).map((m) => m.uid).sort()).toEqual([theirs, time].sort());
+      expect((await monitors.due(200, 10, H)).map((m) => m.uid).sort()).toEqual([command, theirs, time].sort());
+    });
+
+    test("due, nextTimes and armedOfMode: a host sees its own host-bound triggers and the host-free ones, never another's", async () => {
+      const { sessions, monitors } = store.tables;
+      await sessions.insert({ ...SESSION, id: "on-b", hostId: B });
+      await monitors.insert({ ...poll("mine", 300), hostId: H });
+      await monitors.insert({ ...poll("theirs", 100), sessionId: "on-b", hostId: B });
+      await monitors.insert({ ...poll("free", 200), hostId: null });
+      await monitors.insert({ ...monitor("watch-b", { kind: "watch", mode: "stream" }), sessionId: "on-b", hostId: B });
+      expect((await monitors.due(1000, 10, H)).map((m) => m.id)).toEqual(["free", "mine"]);
+      expect((await monitors.due(1000, 10, B)).map((m) => m.id)).toEqual(["theirs", "free"]);
+      expect((await monitors.nextTimes(H)).due).toBe(200);
+      expect((await monitors.nextTimes(B)).due).toBe(100);
+      expect(await monitors.countDue(1000, H)).toBe(2);
+      expect((await monitors.armedOfMode("stream", H)).map((m) => m.id)).toEqual([]);
+      expect((await monitors.armedOfMode("stream", B)).map((m) => m.id)).toEqual(["watch-b"]);
+    });
+
+    test("a host-free check another host leased is taken over once its lease runs out, not before; a host's own lease is not", async () => {
+      const { monitors } = store.tables;
+      const free = await monitors.insert({ ...poll("free", 100), hostId: null });
+      expect(await monitors.lease(free, 5000, B, 100)).toBe(true);
+      // While B's lease runs, H neither takes it nor wakes for it before the lease ends.
+      expect(await monitors.lease(free, 9000, H, 4000)).toBe(false);
+      expect((await monitors.due(4000, 10, H)).map((m) => m.id)).toEqual([]);
+      expect((await monitors.nextTimes(H)).due).toBe(5000);
+      // B died: at 5001 its lease has run out and H takes the check over.
+      expect((await monitors.due(5001, 10, H)).map((m) => m.id)).toEqual(["free"]);
+      expect(await monitors.lease(free, 9000, H, 5001)).toBe(true);
+      expect((await monitors.byUid(free))?.trigger?.leaseUntil).toBe(9000);
+      // H's own lease, run out, is H's check still running (or interrupted at its next start).
+      expect(await monitors.lease(free, 20_000, H, 9500)).toBe(false);
+      expect((await monitors.nextTimes(H)).due).toBeNull();
+    });
+
+    test("interruptLeases and clearLeases touch only the host's own leases (and those from before hosts)", async () => {
+      const { monitors } = store.tables;
+      const mine = await monitors.insert({ ...poll("mine", 100), hostId: null });
+      const theirs = await monitors.insert({ ...poll("theirs", 100), hostId: null });
+      await monitors.lease(mine, 5000, H, 100);
+      await monitors.lease(theirs, 5000, B, 100);
+      expect(await monitors.interruptLeases(H)).toEqual([{ uid: mine, interrupted: 1 }]);
+      expect((await monitors.byUid(theirs))?.trigger?.leaseUntil).toBe(5000);
+      await monitors.lease(mine, 5000, H, 100);
+      expect(await monitors.clearLeases(H)).toBe(1);
+      expect(await monitors.clearLeases(B)).toBe(1);
+    });
+
+    test("pending turns: a session's pushes go out from its own host; a webhook session's from any", async () => {
+      const { sessions, wakes, monitors } = store.tables;
+      await sessions.insert({ ...SESSION, id: "cmd-b", adapter: { kind: "mcp" }, hostId: B });
+      await sessions.insert({ ...SESSION, id: "hook-b", adapter: { kind: "mcp" }, hostId: B });
+      await sessions.setAdapter("hook-b", { kind: "webhook", url: "https://example.com/hook" }, "whsec_x");
+      await sessions.insert({ ...SESSION, id: "cmd-a", adapter: { kind: "mcp" }, hostId: H });
+      for (const id of ["cmd-b", "hook-b", "cmd-a"]) {
+        const uid = await monitors.insert(monitor("m", { sessionId: id }));
+        await wakes.insert({ ...wake(uid, `k-${id}`), sessionId: id });
+      }
+      const on = async (host: string) =>
+        (await wakes.pendingTurns(["mcp", "webhook"], 1000, host)).map((p) => p.sessionId).sort();
+      expect(await on(H)).toEqual(["cmd-a", "hook-b"]);
+      expect(await on(B)).toEqual(["cmd-b", "hook-b"]);
     });
   });
 

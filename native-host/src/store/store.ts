@@ -8,6 +8,7 @@ import { ChecksTable } from "./checks.js";
 import { BUSY_TIMEOUT_MS, type Db, openDb } from "./db.js";
 import { DevicesTable } from "./devices.js";
 import { EventsTable } from "./events.js";
+import { HostsTable } from "./hosts.js";
 import { InboundEventsTable } from "./inbound-events.js";
 import { MonitorsTable } from "./monitors.js";
 import { PanelTable } from "./panel.js";
@@ -38,6 +39,8 @@ export class Store {
   readonly devices: DevicesTable;
   /** The side panel's filtered, paged reads (across tables). */
   readonly panel: PanelTable;
+  /** The daemons on this database (one here: the home's lock). */
+  readonly hosts: HostsTable;
 
   constructor(
     readonly db: Db,
@@ -57,6 +60,7 @@ export class Store {
     this.checks = new ChecksTable(db);
     this.devices = new DevicesTable(db);
     this.panel = new PanelTable(db);
+    this.hosts = new HostsTable(db);
   }
 
   /** The database, and beside it (for a file database) the vault's `vault.json`. */

@@ -141,16 +141,20 @@ export class WakesTable {
     );
     // Sessions whose adapter pushes, with ready wakes, no turn in flight and no declared busy turn.
     // A session in backoff waits for its latest retry time, and every ready wake goes with it.
-    this.#pendingTurns = db.prepare<[string, number, number], { session_id: string; due_at: number }>(
+    const delivers = `(s.host_id IS NULL OR s.host_id = @host OR json_extract(s.adapter, '$.kind') = 'webhook')`;
+    this.#pendingTurns = db.prepare<
+      [{ kinds: string; now: number; host: string }],
+      { session_id: string; due_at: number }
+    >(
       `SELECT w.session_id, max(coalesce(w.next_attempt_at, 0)) AS due_at
        FROM wakes w JOIN sessions s ON s.id = w.session_id
-       WHERE w.state = 'ready' AND json_extract(s.adapter, '$.kind') IN (SELECT value FROM json_each(?))
-         AND (s.busy_until IS NULL OR s.busy_until <= ?)
+       WHERE w.state = 'ready' AND json_extract(s.adapter, '$.kind') IN (SELECT value FROM json_each(@kinds))
+         AND (s.busy_until IS NULL OR s.busy_until <= @now) AND ${delivers}
          AND NOT EXISTS (SELECT 1 FROM wakes d WHERE d.session_id = w.session_id AND d.state = 'delivering')
        GROUP BY w.session_id
        UNION ALL
        SELECT s.id, s.busy_until FROM sessions s
-       WHERE s.busy_until > ? AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
+       WHERE s.busy_until > @now AND ${delivers} AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
     );
     this.#nextLease = db.prepare<[], { at: number | null }>(
       "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'",
@@ -242,9 +246,13 @@ export class WakesTable {
     return this.#cancelReady.all(monitorUid).map((row) => row.id);
   }
 
-  pendingTurns(pushKinds: readonly string[], now: number): PendingTurn[] {
+  /**
+   * Sessions of `host` (and webhook sessions, which any host may deliver: team mode) with ready
+   * wakes for a push adapter, and when their next turn may start.
+   */
+  pendingTurns(pushKinds: readonly string[], now: number, host: string): PendingTurn[] {
     return this.#pendingTurns
-      .all(JSON.stringify(pushKinds), now, now)
+      .all({ kinds: JSON.stringify(pushKinds), now, host })
       .map((row) => ({ sessionId: row.session_id, dueAt: row.due_at }));
   }
 

@@ -22,6 +22,7 @@ const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorization"]);
 export const httpGet: Tool<z.infer<typeof Args>> = {
   name: "http__get",
   readOnly: true,
+  hostFree: true,
   description: "GET an http(s) URL: {status, ok, headers, body} (JSON bodies parsed; headers may hold ${secret:KEY})",
   args: Args,
   async run(args, context) {

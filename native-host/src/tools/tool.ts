@@ -14,6 +14,8 @@ export interface ToolContext {
 export interface Tool<A = unknown> {
   name: string;
   readOnly: boolean;
+  /** Needs nothing of the machine it runs on (http__get): any host of a team may call it. */
+  hostFree?: true;
   description: string;
   args: z.ZodType<A>;
   /** The observation; throws ToolError when it cannot observe (kept as the monitor's last error). */

@@ -9,6 +9,7 @@ import {
   DEVICE_COLLECTED_RETENTION_MS,
   type DeviceRow,
   type DeviceState,
+  type NewDevice,
   type RawDevice,
   toDevice,
 } from "../devices.js";
@@ -17,7 +18,7 @@ import { all, one, type Queryable, run, statement } from "./statement.js";
 
 const INSERT = statement(
   "devices_insert",
-  `INSERT INTO devices (id, name, "user", host, port, identity, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  `INSERT INTO devices (id, name, "user", host, port, identity, created_at, host_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 );
 const BY_NAME = statement("devices_by_name", "SELECT * FROM devices WHERE name = $1");
 const ALL = statement("devices_all", "SELECT * FROM devices ORDER BY name");
@@ -59,10 +60,17 @@ const ORPHANED_WAITPOINTS = statement(
 export class PgDevices implements DevicesStore {
   constructor(private readonly db: Queryable) {}
 
-  async insert(
-    row: Pick<DeviceRow, "id" | "name" | "user" | "host" | "port" | "identity" | "createdAt">,
-  ): Promise<void> {
-    await run(this.db, INSERT, [row.id, row.name, row.user, row.host, row.port, row.identity, row.createdAt]);
+  async insert(row: NewDevice): Promise<void> {
+    await run(this.db, INSERT, [
+      row.id,
+      row.name,
+      row.user,
+      row.host,
+      row.port,
+      row.identity,
+      row.createdAt,
+      row.hostId ?? null,
+    ]);
   }
 
   async byName(name: string): Promise<DeviceRow | undefined> {

@@ -20,6 +20,9 @@ import {
 } from "../monitors.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
+/** SQLite's MINE with the host as parameter `$n`: this host's triggers and the host-free ones. */
+const mine = (n: number) => `(t.host_id IS NULL OR t.host_id = $${n})`;
+
 const INSERT_MONITOR = statement(
   "monitors_insert",
   `INSERT INTO monitors (session_id, id, name, kind, source, continuation, interval_ms, timeout_ms, created_at)
@@ -27,7 +30,7 @@ const INSERT_MONITOR = statement(
 );
 const INSERT_TRIGGER = statement(
   "monitors_insert_trigger",
-  "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at) VALUES ($1, $2, $3, $4)",
+  "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id) VALUES ($1, $2, $3, $4, $5)",
 );
 const BY_ID = statement("monitors_by_id", `${MONITOR_SELECT} WHERE m.session_id = $1 AND m.id = $2`);
 const BY_UID = statement("monitors_by_uid", `${MONITOR_SELECT} WHERE m.uid = $1`);
@@ -38,7 +41,7 @@ const COUNT_POLLED = statement(
 );
 const COUNT_DUE = statement(
   "monitors_count_due",
-  "SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= $1 AND (t.lease_until IS NULL OR t.lease_until < $1) AND m.state = 'waiting'",
+  `SELECT count(*) AS n FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid WHERE t.next_due_at <= $1 AND (t.lease_until IS NULL OR t.lease_until < $1) AND m.state = 'waiting' AND ${mine(2)}`,
 );
 const BY_SESSION = statement("monitors_by_session", `${MONITOR_SELECT} WHERE m.session_id = $1 ORDER BY m.uid`);
 const COUNT_ACTIVE = statement(
@@ -48,15 +51,16 @@ const COUNT_ACTIVE = statement(
 const SET_STATE = statement("monitors_set_state", "UPDATE monitors SET state = $1 WHERE uid = $2 AND state = $3");
 const DUE = statement(
   "monitors_due",
-  `${MONITOR_SELECT} WHERE t.next_due_at <= $1 AND (t.lease_until IS NULL OR t.lease_until < $1) AND m.state = 'waiting' ORDER BY t.next_due_at LIMIT $2`,
+  `${MONITOR_SELECT} WHERE t.next_due_at <= $1 AND (t.lease_until IS NULL OR t.lease_until < $1) AND m.state = 'waiting' AND ${mine(3)} ORDER BY t.next_due_at LIMIT $2`,
 );
 const LEASE = statement(
   "monitors_lease",
-  "UPDATE triggers SET lease_until = $1 WHERE monitor_uid = $2 AND lease_until IS NULL",
+  "UPDATE triggers SET lease_until = $1, lease_owner = $3 WHERE monitor_uid = $2 AND (lease_until IS NULL OR (lease_until < $4 AND lease_owner IS DISTINCT FROM $3))",
 );
 const NEXT_DUE = statement(
   "monitors_next_due",
-  "SELECT min(next_due_at) AS at FROM triggers WHERE next_due_at IS NOT NULL AND lease_until IS NULL",
+  `SELECT min(CASE WHEN t.lease_until IS NULL THEN t.next_due_at ELSE greatest(t.next_due_at, t.lease_until) END) AS at
+     FROM triggers t WHERE t.next_due_at IS NOT NULL AND (t.lease_until IS NULL OR t.lease_owner IS DISTINCT FROM $1) AND ${mine(1)}`,
 );
 const NEXT_DEADLINE = statement("monitors_next_deadline", "SELECT min(deadline_at) AS at FROM triggers");
 const EXPIRED = statement("monitors_expired", `${MONITOR_SELECT} WHERE t.deadline_at <= $1 ORDER BY t.deadline_at`);
@@ -81,7 +85,7 @@ const DELETE_TRIGGER = statement("monitors_delete_trigger", "DELETE FROM trigger
 const SET_NEXT_DUE = statement("monitors_set_next_due", "UPDATE triggers SET next_due_at = $1 WHERE monitor_uid = $2");
 const CLEAR_LEASES = statement(
   "monitors_clear_leases",
-  "UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL",
+  "UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL AND (lease_owner IS NULL OR lease_owner = $1)",
 );
 // The count is kept as a JSON string, as SQLite's json_set(…, CAST(… AS TEXT)) keeps it.
 const INTERRUPT_LEASES = statement(
@@ -89,10 +93,13 @@ const INTERRUPT_LEASES = statement(
   `UPDATE triggers SET lease_until = NULL,
      condition_state = jsonb_set(condition_state::jsonb, '{${INTERRUPTED_KEY}}',
        to_jsonb((coalesce((condition_state::jsonb ->> '${INTERRUPTED_KEY}')::bigint, 0) + 1)::text))::text
-   WHERE lease_until IS NOT NULL
+   WHERE lease_until IS NOT NULL AND (lease_owner IS NULL OR lease_owner = $1)
    RETURNING monitor_uid AS uid, (condition_state::jsonb ->> '${INTERRUPTED_KEY}')::bigint AS interrupted`,
 );
-const ARMED_OF_MODE = statement("monitors_armed_of_mode", `${MONITOR_SELECT} WHERE t.mode = $1 ORDER BY m.uid`);
+const ARMED_OF_MODE = statement(
+  "monitors_armed_of_mode",
+  `${MONITOR_SELECT} WHERE t.mode = $1 AND ${mine(2)} ORDER BY m.uid`,
+);
 const DELETE = statement("monitors_delete", "DELETE FROM monitors WHERE uid = $1");
 const END_LEASE = statement(
   "monitors_end_lease",
@@ -127,7 +134,13 @@ export class PgMonitors implements MonitorsStore {
       monitor.createdAt,
     ]);
     if (!row) throw new Error(`Expected INSERT INTO monitors to return a uid for ${monitor.id}, got none`);
-    await run(this.db, INSERT_TRIGGER, [row.uid, monitor.mode, monitor.nextDueAt, monitor.deadlineAt]);
+    await run(this.db, INSERT_TRIGGER, [
+      row.uid,
+      monitor.mode,
+      monitor.nextDueAt,
+      monitor.deadlineAt,
+      monitor.hostId ?? null,
+    ]);
     return row.uid;
   }
 
@@ -136,8 +149,8 @@ export class PgMonitors implements MonitorsStore {
     return raw && toMonitorRecord(raw);
   }
 
-  async countDue(now: number): Promise<number> {
-    return (await one<{ n: number }>(this.db, COUNT_DUE, [now]))?.n ?? 0;
+  async countDue(now: number, host: string): Promise<number> {
+    return (await one<{ n: number }>(this.db, COUNT_DUE, [now, host]))?.n ?? 0;
   }
 
   async countPolled(): Promise<number> {
@@ -171,16 +184,16 @@ export class PgMonitors implements MonitorsStore {
     return (await run(this.db, SET_STATE, [to, uid, from])) > 0;
   }
 
-  async due(now: number, limit: number): Promise<MonitorRecord[]> {
-    return (await all<RawMonitor>(this.db, DUE, [now, limit])).map(toMonitorRecord);
+  async due(now: number, limit: number, host: string): Promise<MonitorRecord[]> {
+    return (await all<RawMonitor>(this.db, DUE, [now, limit, host])).map(toMonitorRecord);
   }
 
-  async lease(uid: number, until: number): Promise<boolean> {
-    return (await run(this.db, LEASE, [until, uid])) > 0;
+  async lease(uid: number, until: number, host: string, now: number): Promise<boolean> {
+    return (await run(this.db, LEASE, [until, uid, host, now])) > 0;
   }
 
-  async nextTimes(): Promise<{ due: number | null; deadline: number | null }> {
-    const due = await one<{ at: number | null }>(this.db, NEXT_DUE);
+  async nextTimes(host: string): Promise<{ due: number | null; deadline: number | null }> {
+    const due = await one<{ at: number | null }>(this.db, NEXT_DUE, [host]);
     const deadline = await one<{ at: number | null }>(this.db, NEXT_DEADLINE);
     return { due: due?.at ?? null, deadline: deadline?.at ?? null };
   }
@@ -218,16 +231,16 @@ export class PgMonitors implements MonitorsStore {
     await run(this.db, SET_NEXT_DUE, [at, uid]);
   }
 
-  async clearLeases(): Promise<number> {
-    return run(this.db, CLEAR_LEASES);
+  async clearLeases(host: string): Promise<number> {
+    return run(this.db, CLEAR_LEASES, [host]);
   }
 
-  async interruptLeases(): Promise<InterruptedCheck[]> {
-    return all<InterruptedCheck & Record<string, unknown>>(this.db, INTERRUPT_LEASES);
+  async interruptLeases(host: string): Promise<InterruptedCheck[]> {
+    return all<InterruptedCheck & Record<string, unknown>>(this.db, INTERRUPT_LEASES, [host]);
   }
 
-  async armedOfMode(mode: TriggerRecord["mode"]): Promise<MonitorRecord[]> {
-    return (await all<RawMonitor>(this.db, ARMED_OF_MODE, [mode])).map(toMonitorRecord);
+  async armedOfMode(mode: TriggerRecord["mode"], host: string): Promise<MonitorRecord[]> {
+    return (await all<RawMonitor>(this.db, ARMED_OF_MODE, [mode, host])).map(toMonitorRecord);
   }
 
   async delete(uid: number): Promise<void> {

@@ -58,7 +58,7 @@ export function parseNotice(payload: string | undefined): Notice | null {
 
 /** Sends `ids` on `channel` from inside the caller's transaction (delivered at its commit). */
 export async function notify(
-  client: pg.ClientBase,
+  client: Pick<pg.ClientBase, "query">,
   channel: string,
   kind: string,
   ids: ReadonlyArray<string | number>,

@@ -5,7 +5,7 @@
  */
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
 import type { SessionsStore } from "../engine.js";
-import { type RawSession, type SessionRow, toSessionRow } from "../sessions.js";
+import { type NewSession, type RawSession, type SessionRow, toSessionRow } from "../sessions.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
 const GET = statement("sessions_get", "SELECT * FROM sessions WHERE id = $1");
@@ -13,7 +13,7 @@ const ROOT = statement("sessions_root", "SELECT root FROM sessions WHERE id = $1
 const LIST = statement("sessions_list", "SELECT * FROM sessions ORDER BY created_at, id");
 const INSERT = statement(
   "sessions_insert",
-  "INSERT INTO sessions (id, label, root, adapter, created_at) VALUES ($1, $2, $3, $4, $5)",
+  "INSERT INTO sessions (id, label, root, adapter, created_at, host_id) VALUES ($1, $2, $3, $4, $5, $6)",
 );
 const DELETE = statement("sessions_delete", "DELETE FROM sessions WHERE id = $1");
 const NEXT_MONITOR_SEQ = statement(
@@ -48,8 +48,15 @@ export class PgSessions implements SessionsStore {
     return (await all<RawSession>(this.db, LIST)).map(toSessionRow);
   }
 
-  async insert(row: Pick<SessionRow, "id" | "label" | "root" | "adapter" | "createdAt">): Promise<void> {
-    await run(this.db, INSERT, [row.id, row.label, row.root, JSON.stringify(row.adapter), row.createdAt]);
+  async insert(row: NewSession): Promise<void> {
+    await run(this.db, INSERT, [
+      row.id,
+      row.label,
+      row.root,
+      JSON.stringify(row.adapter),
+      row.createdAt,
+      row.hostId ?? null,
+    ]);
   }
 
   async setAdapter(id: string, adapter: Adapter, webhookSecret: string | null): Promise<void> {

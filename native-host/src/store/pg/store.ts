@@ -12,6 +12,7 @@ import type { VaultFile } from "../vault-file.js";
 import { PgChecks } from "./checks.js";
 import { PgDevices } from "./devices.js";
 import { PgEvents } from "./events.js";
+import { PgHosts } from "./hosts.js";
 import { PgInboundEvents } from "./inbound-events.js";
 import { PgMonitors } from "./monitors.js";
 import { PgPanel } from "./panel.js";
@@ -35,6 +36,7 @@ export function pgTables(db: Queryable, vault: VaultFile): Tables {
     devices: new PgDevices(db),
     vault: new PgVault(db, vault),
     panel: new PgPanel(db),
+    hosts: new PgHosts(db),
   };
 }
 

@@ -32,17 +32,19 @@ const CANCEL_READY = statement(
   "wakes_cancel_ready",
   "UPDATE wakes SET state = 'cancelled' WHERE monitor_uid = $1 AND state = 'ready' RETURNING id",
 );
+/** The sessions a host delivers to: its own, and webhook sessions (any host may). */
+const DELIVERS = "(s.host_id IS NULL OR s.host_id = $3 OR (s.adapter::jsonb ->> 'kind') = 'webhook')";
 const PENDING_TURNS = statement(
   "wakes_pending_turns",
   `SELECT w.session_id, max(coalesce(w.next_attempt_at, 0)) AS due_at
    FROM wakes w JOIN sessions s ON s.id = w.session_id
    WHERE w.state = 'ready' AND (s.adapter::jsonb ->> 'kind') = ANY($1::text[])
-     AND (s.busy_until IS NULL OR s.busy_until <= $2)
+     AND (s.busy_until IS NULL OR s.busy_until <= $2) AND ${DELIVERS}
      AND NOT EXISTS (SELECT 1 FROM wakes d WHERE d.session_id = w.session_id AND d.state = 'delivering')
    GROUP BY w.session_id
    UNION ALL
    SELECT s.id, s.busy_until FROM sessions s
-   WHERE s.busy_until > $2 AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
+   WHERE s.busy_until > $2 AND ${DELIVERS} AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
 );
 const NEXT_LEASE = statement("wakes_next_lease", "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'");
 const CLAIM = statement(
@@ -155,8 +157,8 @@ export class PgWakes implements WakesStore {
     return ids(await all<{ id: number }>(this.db, CANCEL_READY, [monitorUid]));
   }
 
-  async pendingTurns(pushKinds: readonly string[], now: number): Promise<PendingTurn[]> {
-    const rows = await all<{ session_id: string; due_at: number }>(this.db, PENDING_TURNS, [pushKinds, now]);
+  async pendingTurns(pushKinds: readonly string[], now: number, host: string): Promise<PendingTurn[]> {
+    const rows = await all<{ session_id: string; due_at: number }>(this.db, PENDING_TURNS, [pushKinds, now, host]);
     return rows.map((row) => ({ sessionId: row.session_id, dueAt: row.due_at }));
   }
 

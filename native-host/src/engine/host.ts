@@ -1,0 +1,104 @@
+/**
+ * This daemon as a host of the team (#27, design.md §9.1): its row in `hosts`, taken at start under
+ * its name (refused while another live daemon holds that name), a heartbeat every HEARTBEAT_MS, and
+ * `stopped_at` at a clean stop. Each heartbeat also has the schedulers look again (`onBeat`): on a
+ * shared database that is the fallback for a notification that never came (a daemon killed between
+ * its commit and its NOTIFY, a listening connection lost).
+ */
+import { randomBytes } from "node:crypto";
+import type { HostView } from "../../../shared/schemas/views.js";
+import { ConflictError } from "../base/errors.js";
+import { inBackground, type Logger, toError } from "../base/log.js";
+import type { Engine } from "../store/engine.js";
+import { HEARTBEAT_MS, type HostRow, hostOnline } from "../store/hosts.js";
+
+export interface HostIdentity {
+  id: string;
+  name: string;
+}
+
+/**
+ * Takes the row for `name`: a new one, or the same name's row after its daemon stopped or died.
+ * `previous` is the host id this home had last time (`$VIGIL_HOME/host-id`): the home's lock says
+ * that daemon is gone even when its heartbeat is fresh (it was killed a moment ago).
+ */
+export async function registerHost(
+  store: Engine,
+  start: { name: string; version: string; pid: number; now: number; previous?: string | null },
+): Promise<HostIdentity & { adopted: number }> {
+  return store.tx(async (t) => {
+    const known = await t.hosts.byName(start.name);
+    if (known && known.id !== start.previous && hostOnline(known, start.now)) {
+      const seconds = Math.max(0, Math.round((start.now - known.heartbeatAt) / 1000));
+      throw new ConflictError(
+        `Expected no other running daemon named ${start.name} on this database, got one (pid ${known.pid}, last heartbeat ${seconds} s ago): give this one another name with --host-name NAME (or VIGIL_HOST_NAME)`,
+      );
+    }
+    const id = known?.id ?? `h_${randomBytes(6).toString("hex")}`;
+    const row = { id, name: start.name, version: start.version, pid: start.pid, now: start.now };
+    if (known) await t.hosts.restart(row);
+    else await t.hosts.insert(row);
+    const adopted = await t.hosts.adopt(id);
+    return { id, name: start.name, adopted };
+  });
+}
+
+/** The heartbeat: written every HEARTBEAT_MS while the daemon runs. */
+export class HostBeat {
+  readonly #timer: NodeJS.Timeout;
+  #failing = false;
+
+  constructor(
+    private readonly store: Engine,
+    private readonly host: HostIdentity,
+    private readonly log: Logger,
+    private readonly options: { now?: () => number; onBeat?: () => void; everyMs?: number } = {},
+  ) {
+    this.#timer = setInterval(
+      () => inBackground(log, "the host heartbeat", this.#beat()),
+      options.everyMs ?? HEARTBEAT_MS,
+    );
+    this.#timer.unref();
+  }
+
+  async #beat(): Promise<void> {
+    try {
+      await this.store.tables.hosts.heartbeat(this.host.id, (this.options.now ?? Date.now)());
+      if (this.#failing) this.log.info(`host ${this.host.name}: heartbeat written again`);
+      this.#failing = false;
+    } catch (error) {
+      if (!this.#failing)
+        this.log.warn(`host ${this.host.name}: writing the heartbeat failed: ${toError(error).message}`);
+      this.#failing = true;
+    }
+    this.options.onBeat?.();
+  }
+
+  /** A clean stop: the host reads "stopped" at once rather than offline after three missed beats. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    try {
+      await this.store.tables.hosts.stop(this.host.id, (this.options.now ?? Date.now)());
+    } catch (error) {
+      this.log.warn(`host ${this.host.name}: recording the stop failed: ${toError(error).message}`);
+    }
+  }
+}
+
+/** The hosts as the API shows them, `self` marking the daemon that answers. */
+export function hostViews(rows: readonly HostRow[], self: string, now: number): HostView[] {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    pid: row.pid,
+    state: row.stoppedAt !== null ? "stopped" : hostOnline(row, now) ? "online" : "offline",
+    startedAt: iso(row.startedAt),
+    heartbeatAt: iso(row.heartbeatAt),
+    stoppedAt: row.stoppedAt === null ? null : iso(row.stoppedAt),
+    sessions: row.sessions,
+    bound: row.bound,
+    self: row.id === self,
+  }));
+}

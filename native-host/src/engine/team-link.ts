@@ -1,0 +1,101 @@
+/**
+ * Team mode's cross-host link (#27, design.md §9.1): what changes on one daemon is heard by the
+ * others at once. A daemon on PostgreSQL listens on `vigil_all` (a dedicated connection,
+ * `store/pg/notifications.ts`) and, after each commit that changed sessions, sends their ids there
+ * (`change`, ids only, packed under 8 KB). A daemon that hears another's `change` tells its own
+ * listeners (long-polls, the side panel, delivery: a signal taken by B for a session of A wakes A's
+ * delivery) and has its check scheduler look again (a monitor armed through B for a session of A).
+ * A notification is a hint, never the data: one that is lost (a daemon killed between its commit
+ * and its NOTIFY, a listening connection down) is made up by the resync after a reconnect and by
+ * every host's heartbeat, which has the schedulers look again (engine/host.ts).
+ */
+import type pg from "pg";
+import { inBackground, type Logger, toError } from "../base/log.js";
+import type { Changes } from "../core/changes.js";
+import { Listener, type Notice, notify } from "../store/pg/notifications.js";
+
+export const TEAM_CHANNEL = "vigil_all";
+
+export interface TeamLinkOptions {
+  url: string;
+  pool: pg.Pool;
+  hostId: string;
+  changes: Changes;
+  log: Logger;
+  /** Something may be due or deliverable that this daemon did not see change: look again. */
+  lookAgain: () => void;
+}
+
+export class TeamLink {
+  readonly #listener: Listener;
+  readonly #queued = new Set<string>();
+  #flushing = false;
+  #stopped = false;
+  readonly #off: () => void;
+
+  constructor(private readonly options: TeamLinkOptions) {
+    this.#listener = new Listener({
+      url: options.url,
+      channels: [TEAM_CHANNEL],
+      onNotice: (_channel, notice) => this.#heard(notice),
+      onResync: () => {
+        options.log.info("team link: listening again; looking for what changed meanwhile");
+        options.lookAgain();
+      },
+      onState: (state, error) => {
+        if (state === "reconnecting") {
+          options.log.warn(`team link: the listening connection was lost (${toError(error).message}); reconnecting`);
+        }
+      },
+    });
+    this.#off = options.changes.on((sessionId, origin) => {
+      if (origin !== "remote") this.#send(sessionId);
+    });
+  }
+
+  start(): Promise<void> {
+    return this.#listener.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#off();
+    await this.#listener.stop();
+  }
+
+  /** Sessions changed here (their rows are committed): every other host hears of them once per tick. */
+  #send(sessionId: string): void {
+    if (this.#stopped) return;
+    this.#queued.add(sessionId);
+    if (this.#flushing) return;
+    this.#flushing = true;
+    setImmediate(() => inBackground(this.options.log, "telling the other hosts", this.#flush()));
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#queued.size > 0 && !this.#stopped) {
+        const sessions = [...this.#queued];
+        this.#queued.clear();
+        // The first id names the sender, so it skips its own notice; session ids are at most 128
+        // characters, so 50 of them stay well under the payload limit in one notice.
+        for (let i = 0; i < sessions.length; i += 50) {
+          await notify(this.options.pool, TEAM_CHANNEL, "change", [this.options.hostId, ...sessions.slice(i, i + 50)]);
+        }
+      }
+    } catch (error) {
+      // Not fatal: the other hosts' heartbeats make them look again within HEARTBEAT_MS.
+      this.options.log.warn(`team link: telling the other hosts failed: ${toError(error).message}`);
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  #heard(notice: Notice): void {
+    if (notice.kind !== "change") return;
+    const [from, ...sessions] = notice.ids;
+    if (from === this.options.hostId) return;
+    for (const id of sessions) if (typeof id === "string") this.options.changes.emit(id, "remote");
+    this.options.lookAgain();
+  }
+}

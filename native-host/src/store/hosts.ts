@@ -1,0 +1,146 @@
+/**
+ * The hosts table (team mode, #27): one row per daemon that ever ran on this database, named by
+ * `--host-name` (default the machine's hostname), with its heartbeat. A host is online while its
+ * heartbeat is younger than `HOST_OFFLINE_MS` and it has not stopped. On SQLite there is one (the
+ * home's lock keeps one daemon per file); on PostgreSQL every daemon of the team has its row.
+ * Design: docs/design.md §9.1.
+ */
+import type { Db } from "./db.js";
+
+/** The host of services wired without a registered one (the in-process harnesses of tests and benches). */
+export const UNREGISTERED_HOST = "h_local";
+
+/** How often a running daemon writes its heartbeat. */
+export const HEARTBEAT_MS = 5000;
+/** No heartbeat for this long: the host is offline (three heartbeats missed). */
+export const HOST_OFFLINE_MS = 3 * HEARTBEAT_MS;
+
+export interface HostRow {
+  id: string;
+  name: string;
+  version: string;
+  pid: number;
+  startedAt: number;
+  heartbeatAt: number;
+  /** Set by a clean stop; null while it runs, or after a crash. */
+  stoppedAt: number | null;
+  /** Its sessions (the agents that run there). */
+  sessions: number;
+  /** Its armed monitors whose checks need that machine. */
+  bound: number;
+}
+
+export interface RawHost {
+  id: string;
+  name: string;
+  version: string;
+  pid: number;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+  sessions: number;
+  bound: number;
+}
+
+export const toHostRow = (raw: RawHost): HostRow => ({
+  id: raw.id,
+  name: raw.name,
+  version: raw.version,
+  pid: raw.pid,
+  startedAt: raw.started_at,
+  heartbeatAt: raw.heartbeat_at,
+  stoppedAt: raw.stopped_at,
+  sessions: raw.sessions,
+  bound: raw.bound,
+});
+
+/** Whether a host is running at `now`: not stopped, and its heartbeat recent. */
+export const hostOnline = (host: Pick<HostRow, "heartbeatAt" | "stoppedAt">, now: number): boolean =>
+  host.stoppedAt === null && now - host.heartbeatAt < HOST_OFFLINE_MS;
+
+/** The row a daemon starts with (`register`). */
+export interface HostStart {
+  id: string;
+  name: string;
+  version: string;
+  pid: number;
+  now: number;
+}
+
+export const HOST_LIST_SQL = `SELECT h.*,
+    (SELECT count(*) FROM sessions s WHERE s.host_id = h.id) AS sessions,
+    (SELECT count(*) FROM triggers t WHERE t.host_id = h.id) AS bound
+  FROM hosts h ORDER BY h.name`;
+
+/** Kinds whose monitors armed before hosts existed need their session's host (adoption). */
+export const ADOPTED_BOUND_KINDS = ["command", "watch", "browser", "tool", "event"];
+
+export class HostsTable {
+  readonly #byName;
+  readonly #insert;
+  readonly #restart;
+  readonly #heartbeat;
+  readonly #stop;
+  readonly #list;
+  readonly #adoptTriggers;
+  readonly #adoptSessions;
+  readonly #adoptDevices;
+
+  constructor(db: Db) {
+    this.#byName = db.prepare<[string], Omit<RawHost, "sessions" | "bound">>("SELECT * FROM hosts WHERE name = ?");
+    this.#insert = db.prepare(
+      "INSERT INTO hosts (id, name, version, pid, started_at, heartbeat_at) VALUES (@id, @name, @version, @pid, @now, @now)",
+    );
+    this.#restart = db.prepare(
+      "UPDATE hosts SET version = @version, pid = @pid, started_at = @now, heartbeat_at = @now, stopped_at = NULL WHERE id = @id",
+    );
+    this.#heartbeat = db.prepare("UPDATE hosts SET heartbeat_at = ? WHERE id = ? AND stopped_at IS NULL");
+    this.#stop = db.prepare("UPDATE hosts SET stopped_at = ?, heartbeat_at = ? WHERE id = ?");
+    this.#list = db.prepare<[], RawHost>(HOST_LIST_SQL);
+    this.#adoptTriggers = db.prepare(
+      `UPDATE triggers SET host_id = ? WHERE host_id IS NULL AND monitor_uid IN (
+         SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
+          WHERE s.host_id IS NULL AND m.kind IN (SELECT value FROM json_each(?)))`,
+    );
+    this.#adoptSessions = db.prepare("UPDATE sessions SET host_id = ? WHERE host_id IS NULL");
+    this.#adoptDevices = db.prepare("UPDATE devices SET host_id = ? WHERE host_id IS NULL");
+  }
+
+  /** The host named `name`, if one ever ran (its row stays: sessions name it). */
+  byName(name: string): Omit<HostRow, "sessions" | "bound"> | undefined {
+    const raw = this.#byName.get(name);
+    return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
+  }
+
+  /** A new host's row. */
+  insert(start: HostStart): void {
+    this.#insert.run(start);
+  }
+
+  /** The same name started again (after a stop or a crash): same id, new pid and start. */
+  restart(start: HostStart): void {
+    this.#restart.run(start);
+  }
+
+  heartbeat(id: string, now: number): boolean {
+    return this.#heartbeat.run(now, id).changes > 0;
+  }
+
+  stop(id: string, now: number): void {
+    this.#stop.run(now, now, id);
+  }
+
+  list(): HostRow[] {
+    return this.#list.all().map(toHostRow);
+  }
+
+  /**
+   * Sessions, devices and machine-bound triggers made before hosts existed (host NULL) become this
+   * host's: they were made where the database's only daemon ran. Returns how many sessions.
+   */
+  adopt(id: string): number {
+    this.#adoptTriggers.run(id, JSON.stringify(ADOPTED_BOUND_KINDS));
+    this.#adoptDevices.run(id);
+    return this.#adoptSessions.run(id).changes;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The hosts table on PostgreSQL (team mode, #27): the SQL of store/hosts.ts with `$n` placeholders.
+ * Design: docs/design.md §9.1.
+ */
+import type { HostsStore } from "../engine.js";
+import { ADOPTED_BOUND_KINDS, HOST_LIST_SQL, type HostRow, type HostStart, type RawHost, toHostRow } from "../hosts.js";
+import { all, one, type Queryable, run, statement } from "./statement.js";
+
+const BY_NAME = statement("hosts_by_name", "SELECT * FROM hosts WHERE name = $1");
+const INSERT = statement(
+  "hosts_insert",
+  "INSERT INTO hosts (id, name, version, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $5)",
+);
+const RESTART = statement(
+  "hosts_restart",
+  "UPDATE hosts SET version = $2, pid = $3, started_at = $4, heartbeat_at = $4, stopped_at = NULL WHERE id = $1",
+);
+const HEARTBEAT = statement(
+  "hosts_heartbeat",
+  "UPDATE hosts SET heartbeat_at = $1 WHERE id = $2 AND stopped_at IS NULL",
+);
+const STOP = statement("hosts_stop", "UPDATE hosts SET stopped_at = $1, heartbeat_at = $1 WHERE id = $2");
+const LIST = statement("hosts_list", HOST_LIST_SQL);
+const ADOPT_TRIGGERS = statement(
+  "hosts_adopt_triggers",
+  `UPDATE triggers SET host_id = $1 WHERE host_id IS NULL AND monitor_uid IN (
+     SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
+      WHERE s.host_id IS NULL AND m.kind = ANY($2::text[]))`,
+);
+const ADOPT_SESSIONS = statement("hosts_adopt_sessions", "UPDATE sessions SET host_id = $1 WHERE host_id IS NULL");
+const ADOPT_DEVICES = statement("hosts_adopt_devices", "UPDATE devices SET host_id = $1 WHERE host_id IS NULL");
+
+export class PgHosts implements HostsStore {
+  constructor(private readonly db: Queryable) {}
+
+  async byName(name: string): Promise<Omit<HostRow, "sessions" | "bound"> | undefined> {
+    const raw = await one<Omit<RawHost, "sessions" | "bound">>(this.db, BY_NAME, [name]);
+    return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
+  }
+
+  async insert(start: HostStart): Promise<void> {
+    await run(this.db, INSERT, [start.id, start.name, start.version, start.pid, start.now]);
+  }
+
+  async restart(start: HostStart): Promise<void> {
+    await run(this.db, RESTART, [start.id, start.version, start.pid, start.now]);
+  }
+
+  async heartbeat(id: string, now: number): Promise<boolean> {
+    return (await run(this.db, HEARTBEAT, [now, id])) > 0;
+  }
+
+  async stop(id: string, now: number): Promise<void> {
+    await run(this.db, STOP, [now, id]);
+  }
+
+  async list(): Promise<HostRow[]> {
+    return (await all<RawHost>(this.db, LIST)).map(toHostRow);
+  }
+
+  async adopt(id: string): Promise<number> {
+    await run(this.db, ADOPT_TRIGGERS, [id, ADOPTED_BOUND_KINDS]);
+    await run(this.db, ADOPT_DEVICES, [id]);
+    return run(this.db, ADOPT_SESSIONS, [id]);
+  }
+}
