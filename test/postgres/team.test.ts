@@ -1,0 +1,234 @@
+/**
+ * Team mode (#27, design.md §9.1): three daemons, each with its own home and host name, on one
+ * PostgreSQL database. A session belongs to the host it was made on; its machine-bound checks run
+ * there and nowhere else, its wakes are pushed from there, and a signal any daemon takes reaches it
+ * at once (the team link's NOTIFY); a host-free check runs on one host per due time. The daemons'
+ * own binaries, on the postgres project's one server.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { sharedPostgres } from "./shared.js";
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, "..", "..", "bin", "vigil.js");
+
+let url: string;
+let alpha: TestDaemon;
+let beta: TestDaemon;
+let gamma: TestDaemon;
+
+const named = (name: string) => TestDaemon.start({ env: { VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name } });
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
+
+interface HostJson {
+  name: string;
+  state: string;
+  self: boolean;
+  sessions: number;
+  bound: number;
+}
+
+beforeAll(async () => {
+  url = await sharedPostgres().createDatabase("vigil_team");
+  // One after another: the first migrates, the others find the schema current.
+  alpha = await named("alpha");
+  beta = await named("beta");
+  gamma = await named("gamma");
+});
+
+afterAll(async () => {
+  await Promise.all([alpha?.dispose(), beta?.dispose(), gamma?.dispose()]);
+});
+
+describe("hosts", () => {
+  test("each daemon is a host; vigil hosts lists all three online; vigil status names its own", async () => {
+    const listed = await beta.cli(["hosts", "--json"]);
+    expect(listed.exitCode).toBe(0);
+    const hosts = JSON.parse(listed.stdout) as HostJson[];
+    expect(hosts.map((h) => [h.name, h.state, h.self])).toEqual([
+      ["alpha", "online", false],
+      ["beta", "online", true],
+      ["gamma", "online", false],
+    ]);
+    const status = await gamma.cli(["status"]);
+    expect(status.stdout).toContain("host gamma · store PostgreSQL (team mode)");
+    const text = await alpha.cli(["hosts"]);
+    expect(text.stdout).toMatch(/^alpha \(this daemon\) · online \(heartbeat .*\) · v\S+ · pid \d+/m);
+  });
+
+  test("a second daemon under a name a running daemon holds is refused, saying which and what to do", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-team-dup-"));
+    const result = await run(process.execPath, [BIN, "serve", "--port", "0", "--host-name", "beta"], {
+      env: { ...process.env, VIGIL_HOME: home, VIGIL_DATABASE_URL: url },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Expected no other running daemon named beta on this database, got one");
+    expect(result.stderr).toContain("--host-name NAME");
+    expect(existsSync(join(home, "daemon.json"))).toBe(false);
+  });
+
+  test("--host-name takes only a name of letters, digits, '.', '_' and '-'", async () => {
+    const result = await alpha.cli(["serve", "--host-name", "no spaces"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`Expected --host-name to be a name of letters, digits`);
+  });
+});
+
+describe("sessions and wakes across hosts", () => {
+  test("a session is its host's: the same id on another host is refused (409) and the session is unchanged", async () => {
+    expect((await alpha.api("POST", "/api/sessions", { id: "team-own", label: "on alpha" })).status).toBe(201);
+    const again = await beta.api("POST", "/api/sessions", { id: "team-own", label: "on beta" });
+    expect(again.status).toBe(409);
+    expect(JSON.stringify(again.body)).toContain("a session of another host");
+    expect((await alpha.api("GET", "/api/sessions/team-own")).body).toMatchObject({ label: "on alpha" });
+    // The same host asking again is fine (an agent's hook registers its session at every start).
+    expect((await alpha.api("POST", "/api/sessions", { id: "team-own" })).status).toBe(200);
+  });
+
+  test("a signal taken by beta wakes alpha's session at once: a long-poll on alpha returns, and alpha (not beta) runs the push", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "vigil-team-push-")), "pushed");
+    const created = await alpha.api("POST", "/api/sessions", {
+      id: "team-push",
+      adapter: { kind: "command", argv: ["/bin/sh", "-c", `printf '%s\\n' "$VIGIL_HOME" >> ${marker}`] },
+    });
+    expect(created.status).toBe(201);
+    expect((await alpha.api("POST", "/api/sessions", { id: "team-inbox" })).status).toBe(201);
+    const arm = async (sid: string) => {
+      const reply = await alpha.api("POST", `/api/sessions/${sid}/waitpoints`, { label: "ci", intent: "read the run" });
+      expect(reply.status).toBe(201);
+      const { id, secret } = reply.body as { id: string; secret: string };
+      return { id, secret };
+    };
+    const pushed = await arm("team-push");
+    const inboxed = await arm("team-inbox");
+
+    // Waiting on alpha before the signal exists (sent first; the signal goes to another process and
+    // commits first): only a change heard from beta ends this wait before its 25 s, and the heartbeat
+    // pokes schedulers, never a long-poll.
+    const longPoll = alpha.api("GET", "/api/sessions/team-inbox/wakes/ready?wait=25");
+    expect((await beta.tcp("POST", "/webhook/signal", { ...inboxed, status: "ok", message: "green" })).status).toBe(
+      202,
+    );
+    const ready = await longPoll;
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ ready: 1 });
+
+    expect((await gamma.tcp("POST", "/webhook/signal", { ...pushed, status: "ok", message: "built" })).status).toBe(
+      202,
+    );
+    const wake = await waitFor(
+      async () => {
+        const wakes = (await alpha.api("GET", "/api/sessions/team-push/wakes")).body as Array<{ state: string }>;
+        return wakes[0]?.state === "delivered" ? wakes[0] : null;
+      },
+      { what: "the push wake delivered" },
+    );
+    expect(wake.state).toBe("delivered");
+    expect(lines(marker)).toEqual([alpha.home]);
+  });
+});
+
+describe("checks across hosts", () => {
+  let ci: Server;
+  let requests = 0;
+  let inFlight = 0;
+  let mostAtOnce = 0;
+
+  beforeAll(async () => {
+    ci = createServer((_req, res) => {
+      requests++;
+      inFlight++;
+      mostAtOnce = Math.max(mostAtOnce, inFlight);
+      // Long enough that two hosts running the same due check would overlap.
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(200, { "content-type": "application/json" }).end('{"status":"running"}');
+      }, 150);
+    });
+    await new Promise<void>((resolve) => ci.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => ci.close(() => resolve())));
+
+  test("a command check of beta's session, armed through alpha, runs on beta only", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "vigil-team-bound-")), "ran");
+    expect((await beta.api("POST", "/api/sessions", { id: "team-bound" })).status).toBe(201);
+    const made = await alpha.api("POST", "/api/sessions/team-bound/monitors", {
+      source: { kind: "command", command: `printf '%s\\n' "$VIGIL_HOME" >> ${marker}; exit 1` },
+      intervalSeconds: 0.2,
+      timeoutSeconds: 120,
+    });
+    expect(made.status).toBe(201);
+    await waitFor(() => lines(marker).length >= 6, { what: "six checks of the command" });
+    await alpha.api("POST", "/api/sessions/team-bound/monitors/mon-1/control", { action: "cancel" });
+    expect(new Set(lines(marker))).toEqual(new Set([beta.home]));
+    const hosts = JSON.parse((await gamma.cli(["hosts", "--json"])).stdout) as HostJson[];
+    expect(hosts.find((h) => h.name === "beta")).toMatchObject({ sessions: 1 });
+  });
+
+  test("a host-free http__get check runs once per due time across the three hosts, never twice at once", async () => {
+    expect((await gamma.api("POST", "/api/sessions", { id: "team-free" })).status).toBe(201);
+    const { port } = ci.address() as AddressInfo;
+    const made = await gamma.api("POST", "/api/sessions/team-free/monitors", {
+      source: {
+        kind: "tool",
+        name: "http__get",
+        args: { url: `http://127.0.0.1:${port}/run` },
+        condition: { path: "body.status", operator: "equals", value: "done" },
+      },
+      intervalSeconds: 0.2,
+      timeoutSeconds: 120,
+    });
+    expect(made.status).toBe(201);
+    await waitFor(async () => (await gamma.monitor("team-free", "mon-1")).polls >= 8, {
+      timeoutMs: 30_000,
+      what: "eight checks",
+    });
+    await gamma.api("POST", "/api/sessions/team-free/monitors/mon-1/control", { action: "cancel" });
+    const polls = ((await gamma.api("GET", "/api/sessions/team-free/monitors/mon-1/checks")).body as unknown[]).length;
+    expect(polls).toBeGreaterThanOrEqual(8);
+    expect(mostAtOnce).toBe(1);
+    // Every request is a recorded check, but for the one the cancel cut short.
+    expect(requests).toBeGreaterThanOrEqual(polls);
+    expect(requests).toBeLessThanOrEqual(polls + 1);
+  });
+
+  test("beta killed and started again: alpha's watch keeps running (only beta's own watches end lost)", async () => {
+    expect((await alpha.api("POST", "/api/sessions", { id: "team-watch" })).status).toBe(201);
+    expect((await beta.api("POST", "/api/sessions", { id: "team-watch-b" })).status).toBe(201);
+    await alpha.api("POST", "/api/sessions/team-watch/monitors", {
+      source: { kind: "watch", command: "echo watching; sleep 300" },
+    });
+    await beta.api("POST", "/api/sessions/team-watch-b/monitors", {
+      source: { kind: "watch", command: "echo watching; sleep 300" },
+    });
+    await waitFor(async () => (await alpha.monitor("team-watch", "mon-1")).eventCount === 1, { what: "alpha's watch" });
+    await waitFor(async () => (await beta.monitor("team-watch-b", "mon-1")).eventCount === 1, { what: "beta's watch" });
+
+    await beta.kill9();
+    await beta.spawn();
+
+    const own = await beta.waitForState("team-watch-b", "mon-1", ["ready"]);
+    expect(own.ending.reason).toBe("lost");
+    expect(await alpha.monitor("team-watch", "mon-1")).toMatchObject({ state: "waiting", ending: null });
+    const hosts = JSON.parse((await alpha.cli(["hosts", "--json"])).stdout) as HostJson[];
+    expect(hosts.find((h) => h.name === "beta")?.state).toBe("online");
+  });
+
+  test("a host stopped cleanly reads stopped to the others", async () => {
+    expect(await gamma.stop()).toBe(0);
+    const hosts = JSON.parse((await alpha.cli(["hosts", "--json"])).stdout) as HostJson[];
+    expect(hosts.find((h) => h.name === "gamma")?.state).toBe("stopped");
+    const text = await alpha.cli(["hosts"]);
+    expect(text.stdout).toMatch(/^gamma · stopped /m);
+  });
+});
