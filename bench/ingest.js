@@ -28,10 +28,10 @@ import { Daemon, fmt } from "./lib.js";
 import { flameGraph, printHot } from "./profile-report.js";
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
-const SECONDS = env("BENCH_INGEST_SECONDS", 8);
-const WARMUP_SECONDS = env("BENCH_INGEST_WARMUP", 2);
-const CONNECTIONS = env("BENCH_INGEST_CONNECTIONS", 64);
-const WAITPOINTS = env("BENCH_INGEST_WAITPOINTS", 200);
+export const SECONDS = env("BENCH_INGEST_SECONDS", 8);
+export const WARMUP_SECONDS = env("BENCH_INGEST_WARMUP", 2);
+export const CONNECTIONS = env("BENCH_INGEST_CONNECTIONS", 64);
+export const WAITPOINTS = env("BENCH_INGEST_WAITPOINTS", 200);
 const RUNS = env("BENCH_INGEST_RUNS", 1);
 const PROFILE = process.env.BENCH_INGEST_PROFILE === "1";
 const BEFORE = process.env.BENCH_INGEST_BEFORE;
@@ -41,13 +41,16 @@ const HEADROOM = 0.1;
 /** Issue #30's goal. */
 const GOAL = { ratio: 0.7, p99Ms: 15 };
 
-/** Runs the load generator against `url` in its own process; its JSON result. */
-function drive(url, targets, serverPid) {
+/**
+ * Runs the load generator against `url` in its own process; its JSON result. `connections`: fewer
+ * than CONNECTIONS when several generators share the load (bench/team.js).
+ */
+export function drive(url, targets, serverPid, { connections = CONNECTIONS } = {}) {
   const config = {
     url,
     targets,
     status: "progress",
-    connections: CONNECTIONS,
+    connections,
     warmupSeconds: WARMUP_SECONDS,
     seconds: SECONDS,
     serverPid,
@@ -68,7 +71,7 @@ function drive(url, targets, serverPid) {
 }
 
 /** A baseline server (bench/ingest-baseline.js) in its own process. */
-async function baseline(mode) {
+export async function baseline(mode) {
   const dir = mkdtempSync(join(tmpdir(), "vigil-bench-baseline-"));
   const child = spawn(
     process.execPath,
@@ -124,9 +127,10 @@ async function side(start) {
   }
 }
 
-const count = (n) => Math.round(n).toLocaleString("en-US");
+export const count = (n) => Math.round(n).toLocaleString("en-US");
 const refused = (r) => r.errors + r.timeouts;
-const line = (label, r) =>
+/** One side's figures on one line (bench/team.js prints its sides the same way). */
+export const line = (label, r) =>
   `${label.padEnd(22)} ${count(r.perSecond).padStart(7)} req/s · p50 ${fmt(r.p50)} · p99 ${fmt(r.p99)} · p99.9 ${fmt(r.p999)} · ` +
   `202 ${count(r.statuses["202"] ?? 0)}, non-2xx ${r.non2xx}, refused/errors ${refused(r)} · ` +
   `client CPU ${(100 * r.clientCores).toFixed(0)} % of a core, server CPU ${(100 * r.serverCores).toFixed(0)} % ` +

@@ -23,7 +23,7 @@ export function registerHostCommands(program: Command): void {
             ? `online (heartbeat ${relativeTimeDetailed(h.heartbeatAt, now)})`
             : h.state === "stopped"
               ? `stopped ${relativeTimeDetailed(h.stoppedAt ?? h.heartbeatAt, now)}`
-              : `offline since ${relativeTimeDetailed(h.heartbeatAt, now)} (no heartbeat: killed, crashed or cut off)`;
+              : `offline (last heartbeat ${relativeTimeDetailed(h.heartbeatAt, now)}: killed, crashed or cut off)`;
         const waiting = h.state !== "online" && h.bound > 0 ? ` · ${h.bound} waiting for their host` : "";
         print(
           `${h.name}${h.self ? " (this daemon)" : ""} · ${state} · v${h.version} · pid ${h.pid} · ${h.sessions} sessions · ${h.bound} host-bound monitors${waiting}`,

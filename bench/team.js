@@ -1,0 +1,475 @@
+// Team mode (#27): several daemons, each its own home and host name, on one PostgreSQL database.
+// Three figures, each beside what it is compared with, from the same run:
+//   1. signal ingest on POST /webhook/signal, one daemon on PostgreSQL vs on its embedded SQLite
+//      (bench/ingest.js's load generator and settings), and three daemons on one database with the
+//      load spread over them (two signals in three for a waitpoint of another host);
+//   2. cross-host wake latency: a one-shot waitpoint armed on alpha, its signal posted to beta, until
+//      alpha's long-poll (`wakes/ready?wait=25`) answers — beside the same signal posted to alpha;
+//   3. idle: N waitpoints armed over three hosts, each daemon's CPU and PostgreSQL's over a window,
+//      beside the same daemons with nothing armed.
+// PostgreSQL 15 (Debian's) runs as a throwaway cluster in a temp dir on a Unix socket, as
+// test/helpers/postgres.ts starts one (that file is TypeScript, so its few steps are repeated here),
+// with production's fsync and synchronous_commit unless BENCH_TEAM_PG_FAST=1.
+//
+// `npm run bench:team` (or `node bench/team.js`). Environment, besides bench/ingest.js's
+// BENCH_INGEST_SECONDS, _WARMUP, _CONNECTIONS and _WAITPOINTS:
+//   BENCH_TEAM_SIGNALS (200)       one-shot signals per path in figure 2
+//   BENCH_TEAM_IDLE (10000)        waitpoints armed for figure 3; 0 skips it
+//   BENCH_TEAM_IDLE_SECONDS (60)   its measured window (the nothing-armed window is a quarter of it)
+//   BENCH_TEAM_PG_FAST=1           fsync, full-page writes and synchronous commit off (as the tests)
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { poster } from "./http-client.js";
+import { baseline, CONNECTIONS, count, drive, line, SECONDS, WAITPOINTS, WARMUP_SECONDS } from "./ingest.js";
+import { cpuSeconds, Daemon, fmt, quantile, sleep } from "./lib.js";
+
+const env = (name, fallback) => Number(process.env[name] ?? fallback);
+const SIGNALS = env("BENCH_TEAM_SIGNALS", 200);
+const IDLE_WAITPOINTS = env("BENCH_TEAM_IDLE", 10_000);
+const IDLE_SECONDS = env("BENCH_TEAM_IDLE_SECONDS", 60);
+const PG_FAST = process.env.BENCH_TEAM_PG_FAST === "1";
+const HOSTS = ["alpha", "beta", "gamma"];
+/** The client must stay this far below its ceiling for a side's figure to be the server's (as ingest.js). */
+const HEADROOM = 0.1;
+/** Issue #27's goals. */
+const GOAL = { p50Ms: 50, p99Ms: 250, idleCore: 0.01 };
+
+// ------------------------------------------------------------------ a throwaway PostgreSQL cluster
+
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+const PG_USER = "vigil";
+/** As test/helpers/postgres.ts: the same initdb arguments, so its template (if made) is reused. */
+const INITDB_ARGS = [
+  "-U",
+  PG_USER,
+  "-E",
+  "UTF8",
+  "--locale=C",
+  "--auth-local=trust",
+  "--auth-host=reject",
+  "--no-sync",
+];
+
+/** Who the server runs as: ourselves, or as root the package's `postgres` user (it refuses root). */
+function serverUser() {
+  if (process.getuid() !== 0) return { uid: process.getuid(), gid: process.getgid() };
+  const id = (flag) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+class BenchPostgres {
+  static start() {
+    if (!existsSync(join(PG_BIN, "postgres"))) throw new Error(`Expected PostgreSQL 15 in ${PG_BIN}, found none`);
+    const user = serverUser();
+    // The test helper's prefix and owner file: a later test run sweeps this cluster if we die.
+    const dir = mkdtempSync(join(tmpdir(), "vigil-pg-"));
+    writeFileSync(join(dir, "owner.json"), JSON.stringify({ pid: process.pid, start: null }));
+    mkdirSync(join(dir, "sock"), { mode: 0o700 });
+    for (const path of [dir, join(dir, "sock")]) chownSync(path, user.uid, user.gid);
+    chmodSync(dir, 0o700);
+    const run = (tool, args) => {
+      const result = spawnSync(join(PG_BIN, tool), args, {
+        cwd: dir,
+        uid: user.uid,
+        gid: user.gid,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, LANG: "C.UTF-8", LC_ALL: "C.UTF-8" },
+        timeout: 120_000,
+      });
+      if (result.status !== 0) {
+        throw new Error(`Expected ${tool} ${args.join(" ")} to succeed, got exit ${result.status}: ${result.stderr}`);
+      }
+    };
+    const key = createHash("sha256").update(INITDB_ARGS.join(" ")).digest("hex").slice(0, 8);
+    const template = join(tmpdir(), `vigil-pgtemplate-15-${user.uid}-${key}`);
+    if (existsSync(join(template, "PG_VERSION"))) {
+      execFileSync("cp", ["-a", template, join(dir, "data")]);
+      chmodSync(join(dir, "data"), 0o700);
+    } else run("initdb", ["-D", "data", ...INITDB_ARGS]);
+    const fast = PG_FAST ? ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"] : [];
+    // Connections and autovacuum runs logged: the idle figure counts them.
+    const logging = ["-c log_connections=on", "-c log_autovacuum_min_duration=0"];
+    const options = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...logging, ...fast].join(" ");
+    const server = new BenchPostgres(dir, run);
+    process.once("exit", () => server.stop());
+    run("pg_ctl", ["start", "-D", "data", "-l", "postgres.log", "-w", "-t", "60", "-o", options]);
+    server.pid = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    return server;
+  }
+
+  constructor(dir, run) {
+    this.dir = dir;
+    this.run = run;
+  }
+
+  url(database = "postgres") {
+    return `postgres://${PG_USER}@/${database}?host=${encodeURIComponent(join(this.dir, "sock"))}`;
+  }
+
+  async #admin(sql) {
+    const client = new pg.Client({ connectionString: this.url() });
+    await client.connect();
+    return (await client.query(sql).finally(() => client.end())).rows;
+  }
+
+  /** Connections and autovacuum runs so far, counted in the server's log (log_connections and all autovacuum runs on). */
+  logged() {
+    const log = readFileSync(join(this.dir, "postgres.log"), "utf8");
+    const lines = (pattern) => log.match(pattern)?.length ?? 0;
+    return { connections: lines(/connection authorized/g), autovacuums: lines(/automatic (vacuum|analyze) of table/g) };
+  }
+
+  async createDatabase(name) {
+    await this.#admin(`CREATE DATABASE ${name}`);
+    return this.url(name);
+  }
+
+  /** Drops a database no daemon uses any more, so its autovacuum does not count in a later figure. */
+  dropDatabase(name) {
+    return this.#admin(`DROP DATABASE ${name}`);
+  }
+
+  /** The server's processes now: the postmaster and its children (backends, walwriter, …). */
+  pids() {
+    const children = [];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === this.pid) children.push(Number(entry));
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return [this.pid, ...children];
+  }
+
+  /**
+   * CPU per process so far, in seconds; "exited" is the postmaster's children that have exited
+   * (backends of closed connections, autovacuum workers), which the postmaster has reaped.
+   */
+  cpu() {
+    const readings = new Map(this.pids().map((pid) => [pid, cpuSeconds(pid)]));
+    readings.set("exited", cpuSeconds(this.pid, true) - cpuSeconds(this.pid));
+    return readings;
+  }
+
+  stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    try {
+      this.run("pg_ctl", ["stop", "-D", "data", "-m", "fast", "-w", "-t", "30"]);
+    } catch {
+      if (this.pid) process.kill(this.pid, "SIGKILL");
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A server process's title ("postgres: autovacuum worker", "postgres: vigil bench_team [local] idle"). */
+function title(pid) {
+  if (pid === "exited") return "exited processes (closed connections' backends, autovacuum workers)";
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    if (!cmdline.startsWith("postgres:")) return "the postmaster itself";
+    return cmdline
+      .replaceAll("\0", " ")
+      .trim()
+      .replace(/^postgres: /, "");
+  } catch {
+    return "(exited)";
+  }
+}
+
+/**
+ * CPU used between two `cpu()` readings: the total, and the busiest single process with its title.
+ * A process that exited meanwhile moved its CPU into "exited" (all of it, also what it used before
+ * the first reading): that part is taken off again.
+ */
+function pgDelta(before, after) {
+  const used = new Map();
+  for (const [pid, seconds] of after) used.set(pid, seconds - (before.get(pid) ?? 0));
+  for (const [pid, seconds] of before) if (!after.has(pid)) used.set("exited", used.get("exited") - seconds);
+  let total = 0;
+  let busiest = { used: 0, title: "none" };
+  for (const [pid, seconds] of used) {
+    total += seconds;
+    if (seconds > busiest.used) busiest = { used: seconds, title: title(pid) };
+  }
+  return { total, busiest };
+}
+
+// ------------------------------------------------------------------ daemons
+
+const daemons = new Set();
+process.once("exit", () => {
+  for (const daemon of daemons) daemon.child.kill("SIGKILL");
+});
+// Interrupted: exit through "exit", so the daemons are killed and the cluster stopped.
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(signal === "SIGINT" ? 130 : 143));
+
+async function startDaemon(env = {}) {
+  const daemon = await new Daemon(undefined, env).start();
+  daemons.add(daemon);
+  return daemon;
+}
+
+async function stopDaemon(daemon) {
+  await daemon.dispose();
+  daemons.delete(daemon);
+}
+
+const team = (url) => {
+  const started = [];
+  return HOSTS.reduce(
+    (chain, name) =>
+      // One after another: the first migrates, the others find the schema current.
+      chain.then(async () => started.push(await startDaemon({ VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name }))),
+    Promise.resolve(),
+  ).then(() => started);
+};
+
+/** `n` waitpoints armed on `daemon` (mailboxes: max_signals 1000, as ingest.js arms them), in `session`. */
+async function arm(daemon, session, n, { maxSignals, inFlight = 4 } = {}) {
+  await daemon.api("POST", "/api/sessions", { id: session });
+  const targets = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const { status, body } = await daemon.api("POST", `/api/sessions/${session}/waitpoints`, {
+        label: `m${i}`,
+        intent: "bench",
+        ...(maxSignals ? { max_signals: maxSignals } : {}),
+      });
+      if (status !== 201) throw new Error(`Expected 201 arming a waitpoint, got ${status}: ${JSON.stringify(body)}`);
+      targets.push({ id: body.id, secret: body.secret });
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return targets;
+}
+
+const percent = (cores) => `${(100 * cores).toFixed(cores < 0.1 ? 2 : 0)} %`;
+const rotate = (list, by) => [...list.slice(by), ...list.slice(0, by)];
+const signed = (ms) => (ms < 0 ? `−${fmt(-ms)}` : `+${fmt(ms)}`);
+
+// ------------------------------------------------------------------ 1. ingest
+
+async function ingestFigures(postgres) {
+  const load0 = loadavg()[0];
+  const noop = await baseline("noop");
+  const ceiling = await drive(noop.url, noop.targets, noop.pid).finally(() => noop.close());
+
+  const sqlite = await startDaemon();
+  const sqliteTargets = await arm(sqlite, "ingest", WAITPOINTS, { maxSignals: 1000 });
+  const onSqlite = await drive(`${sqlite.url}/webhook/signal`, sqliteTargets, sqlite.pid);
+  await stopDaemon(sqlite);
+
+  const single = await startDaemon({ VIGIL_DATABASE_URL: await postgres.createDatabase("bench_one") });
+  const singleTargets = await arm(single, "ingest", WAITPOINTS, { maxSignals: 1000 });
+  const pg0 = postgres.cpu();
+  const t0 = performance.now();
+  const onPostgres = await drive(`${single.url}/webhook/signal`, singleTargets, single.pid);
+  const pgOne = pgDelta(pg0, postgres.cpu()).total / ((performance.now() - t0) / 1000);
+  await stopDaemon(single);
+  await postgres.dropDatabase("bench_one");
+
+  // Three generators at once, the connections split among them: first against three servers that
+  // do no work (their ceiling together, on this machine), then against the three daemons.
+  const split = HOSTS.map((_, i) => Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0));
+  const noops = await Promise.all(HOSTS.map(() => baseline("noop")));
+  const ceilings3 = await Promise.all(
+    noops.map((s, i) => drive(s.url, s.targets, s.pid, { connections: split[i] })),
+  ).finally(() => Promise.all(noops.map((s) => s.close())));
+  const three = await team(await postgres.createDatabase("bench_team_ingest"));
+  const perHost = Math.ceil(WAITPOINTS / 3);
+  const all = (
+    await Promise.all(three.map((d, i) => arm(d, `ingest-${HOSTS[i]}`, perHost, { maxSignals: 1000 })))
+  ).flat();
+  const pg1 = postgres.cpu();
+  const t1 = performance.now();
+  // Each generator starts a third further along the list, so they rarely hit one waitpoint at once.
+  const onThree = await Promise.all(
+    three.map((d, i) =>
+      drive(`${d.url}/webhook/signal`, rotate(all, (i * all.length) / 3), d.pid, { connections: split[i] }),
+    ),
+  );
+  const pgThree = pgDelta(pg1, postgres.cpu()).total / ((performance.now() - t1) / 1000);
+  await Promise.all(three.map(stopDaemon));
+  await postgres.dropDatabase("bench_team_ingest");
+  const load1 = loadavg()[0];
+
+  const sum = (results) => results.reduce((total, r) => total + r.perSecond, 0);
+  const total3 = sum(onThree);
+  const ceiling3 = sum(ceilings3);
+  console.log(
+    `ingest · ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per side, progress signals to ${WAITPOINTS} waitpoints round robin (bench/ingest.js's client) · PostgreSQL ${PG_FAST ? "fsync off (BENCH_TEAM_PG_FAST)" : "durable (fsync, synchronous_commit on)"} · load average ${load0.toFixed(1)} → ${load1.toFixed(1)}`,
+  );
+  console.log(line("node:http, no work", ceiling));
+  console.log(line("vigil on SQLite", onSqlite));
+  console.log(`${line("vigil on PostgreSQL", onPostgres)} · postgres CPU ${percent(pgOne)} (whole drive)`);
+  console.log(
+    `one daemon: PostgreSQL / SQLite = ${(onPostgres.perSecond / onSqlite.perSecond).toFixed(2)}× the signals/s; p99 ${fmt(onPostgres.p99)} vs ${fmt(onSqlite.p99)}`,
+  );
+  for (const [i, r] of ceilings3.entries()) console.log(line(`no work ${i + 1}/3 (${split[i]} c.)`, r));
+  for (const [i, r] of onThree.entries()) console.log(line(`vigil ${HOSTS[i]} (${split[i]} c.)`, r));
+  console.log(
+    `three daemons on one database (${all.length} waitpoints, a third on each host; 2 signals in 3 for another host's): ` +
+      `${count(total3)} signals/s together · p99 ${onThree.map((r) => fmt(r.p99)).join(" / ")} · postgres CPU ${percent(pgThree)} · ` +
+      `= ${(total3 / onPostgres.perSecond).toFixed(2)}× one daemon on PostgreSQL, ${(total3 / onSqlite.perSecond).toFixed(2)}× one on SQLite`,
+  );
+  const within = (r, top) => r.perSecond <= (1 - HEADROOM) * top;
+  const clientOk = within(onSqlite, ceiling.perSecond) && within(onPostgres, ceiling.perSecond);
+  console.log(
+    `client check: one generator's ceiling ${count(ceiling.perSecond)}/s, SQLite reached ${((100 * onSqlite.perSecond) / ceiling.perSecond).toFixed(0)} %, PostgreSQL ${((100 * onPostgres.perSecond) / ceiling.perSecond).toFixed(0)} %; ` +
+      `three generators' ceiling ${count(ceiling3)}/s, the three daemons ${((100 * total3) / ceiling3).toFixed(0)} % → ` +
+      (clientOk && total3 <= (1 - HEADROOM) * ceiling3
+        ? `all ≥ ${100 * HEADROOM} % below: the client was not the bottleneck`
+        : `a side came within ${100 * HEADROOM} % of its ceiling: the client (or the machine) may be what was measured`),
+  );
+}
+
+// ------------------------------------------------------------------ 2. cross-host wake latency
+
+/**
+ * One-shot waitpoints armed on `owner`, each fresh, signalled alternately through `other` and
+ * through `owner` itself: from the 202 (and from the send) to `owner`'s long-poll answering.
+ */
+async function latencyFigures(owner, other) {
+  const session = "latency";
+  await owner.api("POST", "/api/sessions", { id: session });
+  const paths = {
+    cross: { client: poster(`${other.url}/webhook/signal`, { connections: 1 }), fromAccepted: [], fromSent: [] },
+    local: { client: poster(`${owner.url}/webhook/signal`, { connections: 1 }), fromAccepted: [], fromSent: [] },
+  };
+  let early = 0;
+  let missed = 0;
+  const load0 = loadavg()[0];
+  for (let i = 0; i < 2 * SIGNALS; i++) {
+    const path = i % 2 === 0 ? paths.cross : paths.local;
+    const made = await owner.api("POST", `/api/sessions/${session}/waitpoints`, {
+      label: `one-shot ${i}`,
+      intent: "bench",
+    });
+    const answered = owner
+      .api("GET", `/api/sessions/${session}/wakes/ready?wait=25`)
+      .then((reply) => ({ reply, at: performance.now() }));
+    await sleep(5); // the long-poll is waiting (if not, it answers at once and is counted below)
+    const sent = performance.now();
+    const accepted = await path.client.post({ id: made.body.id, secret: made.body.secret, status: "ok" });
+    const acceptedAt = performance.now();
+    const { reply, at } = await answered;
+    if (accepted.status !== 202 || reply.body?.ready !== 1) missed++;
+    else if (at < sent) early++;
+    else {
+      path.fromSent.push(at - sent);
+      path.fromAccepted.push(Math.max(0, at - acceptedAt));
+    }
+    await owner.api("POST", `/api/sessions/${session}/wakes/claim`); // ready goes back to 0
+  }
+  for (const path of Object.values(paths)) path.client.close();
+  const stats = (values) =>
+    `p50 ${fmt(quantile(values, 0.5))} · p90 ${fmt(quantile(values, 0.9))} · p99 ${fmt(quantile(values, 0.99))} · max ${fmt(quantile(values, 1))} · n=${values.length}`;
+  const { cross, local } = paths;
+  const p50 = quantile(cross.fromAccepted, 0.5);
+  const p99 = quantile(cross.fromAccepted, 0.99);
+  console.log(
+    `wake latency · one-shot waitpoints armed on ${HOSTS[0]}, each fresh, ${SIGNALS} signalled through ${HOSTS[1]} and ${SIGNALS} through ${HOSTS[0]}, alternating · load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  );
+  console.log(`${HOSTS[1]}'s 202 → ${HOSTS[0]}'s long-poll answers (cross-host): ${stats(cross.fromAccepted)}`);
+  console.log(`${HOSTS[0]}'s 202 → ${HOSTS[0]}'s long-poll answers (same host):  ${stats(local.fromAccepted)}`);
+  console.log(`signal sent → answered, cross-host: ${stats(cross.fromSent)}`);
+  console.log(`signal sent → answered, same host:  ${stats(local.fromSent)}`);
+  console.log(
+    `cross-host − same host: p50 ${signed(p50 - quantile(local.fromAccepted, 0.5))}, p99 ${signed(p99 - quantile(local.fromAccepted, 0.99))} · ` +
+      `goal (#27: p50 < ${GOAL.p50Ms} ms, p99 < ${GOAL.p99Ms} ms): ${p50 < GOAL.p50Ms && p99 < GOAL.p99Ms ? "met" : "NOT met"}` +
+      ` · (0 from the 202: the long-poll answered before the 202 reached the client) · left out: ${early} answered before the send, ${missed} not 202/ready`,
+  );
+}
+
+// ------------------------------------------------------------------ 3. idle
+
+async function idleFigures(three, postgres) {
+  const window = async (seconds) => {
+    const logged0 = postgres.logged();
+    const before = three.map((d) => cpuSeconds(d.pid, true));
+    const pg0 = postgres.cpu();
+    const t0 = performance.now();
+    await sleep(seconds * 1000);
+    const wall = (performance.now() - t0) / 1000;
+    const pgUsed = pgDelta(pg0, postgres.cpu());
+    return {
+      connections: postgres.logged().connections - logged0.connections,
+      autovacuums: postgres.logged().autovacuums - logged0.autovacuums,
+      daemons: three.map((d, i) => (cpuSeconds(d.pid, true) - before[i]) / wall),
+      pg: pgUsed.total / wall,
+      pgBusiest: { cores: pgUsed.busiest.used / wall, title: pgUsed.busiest.title },
+      processes: postgres.pids().length,
+    };
+  };
+  const show = (label, r) =>
+    `${label}: ${HOSTS.map((name, i) => `${name} ${percent(r.daemons[i])}`).join(", ")} · postgres ${percent(r.pg)} (${r.processes} processes; busiest ${percent(r.pgBusiest.cores)}, ${r.pgBusiest.title}) of a core · meanwhile ${r.connections} connections opened, ${r.autovacuums} autovacuum/analyze runs`;
+
+  const quiet = await window(IDLE_SECONDS / 4);
+  const t0 = performance.now();
+  const perHost = HOSTS.map((_, i) => Math.floor(IDLE_WAITPOINTS / 3) + (i < IDLE_WAITPOINTS % 3 ? 1 : 0));
+  await Promise.all(
+    three.map(async (d, i) => {
+      for (let armed = 0, s = 0; armed < perHost[i]; s++) {
+        const n = Math.min(200, perHost[i] - armed);
+        await arm(d, `idle-${HOSTS[i]}-${s}`, n, { inFlight: 16 });
+        armed += n;
+      }
+    }),
+  );
+  const armSeconds = (performance.now() - t0) / 1000;
+  await sleep(5000); // settle: whatever arming set off is done
+  const load0 = loadavg()[0];
+  const armedWindow = await window(IDLE_SECONDS);
+  console.log(
+    `idle · ${IDLE_WAITPOINTS.toLocaleString("en-US")} waitpoints armed over three hosts (${perHost.join(" + ")}, 200 a session; armed through the API in ${armSeconds.toFixed(1)} s, ${count(IDLE_WAITPOINTS / armSeconds)}/s) · load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+  );
+  console.log(show(`nothing armed, ${IDLE_SECONDS / 4} s`, quiet));
+  console.log(show(`${IDLE_WAITPOINTS.toLocaleString("en-US")} armed, ${IDLE_SECONDS} s`, armedWindow));
+  const met = [...armedWindow.daemons, armedWindow.pg].every((cores) => cores < GOAL.idleCore);
+  console.log(
+    `goal (#27: < ${percent(GOAL.idleCore)} of a core each, PostgreSQL's processes together): ${met ? "met" : "NOT met"}`,
+  );
+}
+
+// ------------------------------------------------------------------ run
+
+export async function run() {
+  const postgres = BenchPostgres.start();
+  try {
+    await ingestFigures(postgres);
+    console.log();
+    const three = await team(await postgres.createDatabase("bench_team"));
+    await latencyFigures(three[0], three[1]);
+    if (IDLE_WAITPOINTS > 0) {
+      console.log();
+      await idleFigures(three, postgres);
+    }
+    await Promise.all(three.map(stopDaemon));
+  } finally {
+    await Promise.all([...daemons].map(stopDaemon));
+    postgres.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -1,0 +1,181 @@
+/**
+ * Team mode's fault test (#27, design.md §9.1): three daemons on one database; at random moments a
+ * random one of them is killed with SIGKILL and started again, while clients send signals to all
+ * three, arm monitors through any of them for a session on alpha, and sign one-shot waitpoints of
+ * that session from the other hosts. Afterwards: every signal that got a 202 is stored, every
+ * created monitor exists, no wake was pushed twice (counted at the receiver, which runs on alpha
+ * only), and interrupted pushes are needs_review and were not repeated. Iterations:
+ * VIGIL_FAULT_ITERATIONS (5 in `npm test`).
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, test } from "vitest";
+import { FIXTURES, TestDaemon, waitFor } from "../helpers/daemon.js";
+import { sharedPostgres } from "./shared.js";
+
+const ITERATIONS = Number(process.env.VIGIL_FAULT_ITERATIONS ?? 5);
+const receiver = mkdtempSync(join(tmpdir(), "vigil-team-receiver-"));
+const daemons: TestDaemon[] = [];
+afterAll(() => Promise.all(daemons.map((d) => d.dispose())));
+
+const random = (min: number, max: number) => min + Math.floor(Math.random() * (max - min));
+const pick = <T>(items: readonly T[]): T => items[random(0, items.length)] as T;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test(`three daemons, one killed at random ${ITERATIONS} times: nothing accepted is lost, no wake is pushed twice`, async () => {
+  const url = await sharedPostgres().createDatabase("vigil_team_kill9");
+  for (const name of ["alpha", "beta", "gamma"]) {
+    const home = mkdtempSync(join(tmpdir(), `vigil-team-${name}-`));
+    const daemon = new TestDaemon(home, {
+      VIGIL_DATABASE_URL: url,
+      VIGIL_HOST_NAME: name,
+      VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
+      VIGIL_DELIVERY_LEASE_GRACE_MS: "200",
+      VIGIL_DELIVERY_RETRY_BASE_MS: "50",
+    });
+    await daemon.spawn();
+    daemons.push(daemon);
+  }
+  const [alpha, beta, gamma] = daemons as [TestDaemon, TestDaemon, TestDaemon];
+  await beta.api("POST", "/api/sessions", { id: "sig" });
+  await alpha.api("POST", "/api/sessions", {
+    id: "del",
+    adapter: { kind: "command", argv: [join(FIXTURES, "adapter-recorder.sh"), receiver, "0.2"], timeoutSeconds: 1 },
+  });
+  const mailboxes: Array<{ id: string; secret: string }> = [];
+  for (let i = 0; i < 10; i++) {
+    const reply = await beta.api("POST", "/api/sessions/sig/waitpoints", {
+      label: `m${i}`,
+      intent: "fault",
+      max_signals: 1000,
+    });
+    mailboxes.push({ id: reply.body.id, secret: reply.body.secret });
+  }
+  const accepted = new Set<string>();
+  const created: string[] = [];
+  const oneShots: string[] = [];
+  let sent = 0;
+
+  for (let iteration = 0; iteration < ITERATIONS; iteration++) {
+    let firing = true;
+    const fire = async (worker: number) => {
+      while (firing) {
+        const key = `i${iteration}-w${worker}-${sent++}`;
+        const w = mailboxes[sent % mailboxes.length] as { id: string; secret: string };
+        const to = pick(daemons);
+        try {
+          const r = await fetch(`${to.url}/webhook/signal`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ id: w.id, secret: w.secret, status: "progress", key }),
+          });
+          if (r.status === 202) accepted.add(key);
+        } catch {
+          await pause(20); // that daemon died mid-request: no answer, no promise made
+        }
+      }
+    };
+    const arm = async () => {
+      while (firing) {
+        try {
+          const r = await pick(daemons).api("POST", "/api/sessions/del/monitors", {
+            source: { kind: "command", command: "echo done" },
+            intervalSeconds: 5,
+          });
+          if (r.status === 201) created.push(r.body.id);
+          else await pause(20); // the 4-per-session cap
+        } catch {
+          await pause(20);
+        }
+      }
+    };
+    // One-shot waitpoints of alpha's session, signalled through the other hosts.
+    const oneShot = async () => {
+      while (firing) {
+        try {
+          const made = await alpha.api("POST", "/api/sessions/del/waitpoints", { label: "once", intent: "fault" });
+          if (made.status !== 201) {
+            await pause(20);
+            continue;
+          }
+          const to = pick([beta, gamma]);
+          const r = await fetch(`${to.url}/webhook/signal`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ id: made.body.id, secret: made.body.secret, status: "ok" }),
+          });
+          if (r.status === 202) oneShots.push(made.body.id);
+        } catch {
+          await pause(20);
+        }
+      }
+    };
+    const workers = [fire(0), fire(1), fire(2), arm(), oneShot()];
+    await pause(random(150, 700));
+    const victim = pick(daemons);
+    await victim.kill9();
+    await pause(random(0, 200));
+    await victim.spawn();
+    firing = false;
+    await Promise.all(workers);
+  }
+
+  // Recovery: every delivery settles (an interrupted one's lease runs out).
+  await waitFor(
+    async () => {
+      const wakes = (await alpha.api("GET", "/api/sessions/del/wakes")).body as Array<{ state: string }>;
+      return wakes.every((w) => w.state === "delivered" || w.state === "needs_review");
+    },
+    { timeoutMs: 60_000, what: "every delivery settled" },
+  );
+  const wakes = (await alpha.api("GET", "/api/sessions/del/wakes")).body as Array<{
+    id: string;
+    state: string;
+    lastError: string | null;
+  }>;
+  const stored = new Set((await alpha.query<{ key: string }>("SELECT key FROM signals")).map((r) => r.key));
+  const monitors = new Set(
+    (await alpha.query<{ id: string }>("SELECT id FROM monitors WHERE session_id = 'del'")).map((r) => r.id),
+  );
+  const lost = [...accepted].filter((key) => !stored.has(key));
+  const missingMonitors = created.filter((id) => !monitors.has(id));
+  const oneShotsStored = new Set(
+    (
+      await alpha.query<{ id: string }>(
+        "SELECT wp.id FROM waitpoints wp JOIN signals s ON s.monitor_uid = wp.monitor_uid WHERE s.status = 'ok'",
+      )
+    ).map((r) => r.id),
+  );
+  const lostOneShots = oneShots.filter((id) => !oneShotsStored.has(id));
+
+  const runs = existsSync(join(receiver, "runs"))
+    ? readFileSync(join(receiver, "runs"), "utf8").trim().split("\n")
+    : [];
+  const deliveriesPerWake = new Map<string, number>();
+  for (const line of runs) {
+    for (const id of /wakes=(\S+)/.exec(line)?.[1]?.split(",") ?? [])
+      deliveriesPerWake.set(id, (deliveriesPerWake.get(id) ?? 0) + 1);
+  }
+  const repeated = [...deliveriesPerWake].filter(([, count]) => count > 1);
+  const review = wakes.filter((w) => w.state === "needs_review");
+  const delivered = wakes.filter((w) => w.state === "delivered");
+
+  process.stdout.write(
+    `\nteam fault test: ${ITERATIONS} kill -9s over 3 daemons · signals accepted ${accepted.size}, lost ${lost.length} · ` +
+      `one-shot waitpoints signalled across hosts ${oneShots.length}, lost ${lostOneShots.length} · ` +
+      `monitors created ${created.length}, missing ${missingMonitors.length} · wakes ${wakes.length}: delivered ${delivered.length}, ` +
+      `needs review ${review.length} (interrupted) · deliveries run twice ${repeated.length}\n`,
+  );
+  expect(lost).toEqual([]);
+  expect(lostOneShots).toEqual([]);
+  expect(missingMonitors).toEqual([]);
+  expect(repeated).toEqual([]);
+  for (const wake of review) {
+    expect(wake.lastError).toMatch(/^delivery interrupted/);
+    expect(deliveriesPerWake.get(wake.id) ?? 0).toBeLessThanOrEqual(1);
+  }
+  for (const wake of delivered) expect(deliveriesPerWake.get(wake.id)).toBe(1);
+  expect(accepted.size).toBeGreaterThan(0);
+  expect(oneShots.length).toBeGreaterThan(0);
+}, 300_000);
