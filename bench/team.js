@@ -204,6 +204,7 @@ function pgDelta(before, after) {
   const used = new Map();
   for (const [pid, seconds] of after) used.set(pid, seconds - (before.get(pid) ?? 0));
   for (const [pid, seconds] of before) if (!after.has(pid)) used.set("exited", used.get("exited") - seconds);
+  if (process.env.BENCH_TEAM_DEBUG) console.error([...before], [...after], [...used]);
   let total = 0;
   let busiest = { used: 0, title: "none" };
   for (const [pid, seconds] of used) {

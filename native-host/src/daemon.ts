@@ -32,7 +32,7 @@ import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Devices } from "./devices/devices.js";
 import { Engine } from "./engine/engine.js";
-import { HostBeat, type HostIdentity, registerHost } from "./engine/host.js";
+import { DatabaseClock, HostBeat, type HostIdentity, registerHost } from "./engine/host.js";
 import { TeamLink } from "./engine/team-link.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
@@ -110,7 +110,7 @@ export async function wireServices(options: ServiceOptions) {
     poke: () => engine?.poke(),
     hostId,
   });
-  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices, host };
+  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices, host, now };
 }
 
 export type Services = ReturnType<typeof wireServices>;
@@ -174,14 +174,18 @@ export async function runDaemon(options: {
     throw error;
   }
   const { store } = opened;
+  // On a shared database every daemon tells time by the database's clock (engine/host.ts).
+  const clock = opened.pool ? new DatabaseClock(store) : null;
+  const now = clock?.now ?? Date.now;
   let host: HostIdentity;
   try {
+    await clock?.sync();
     const hostIdFile = join(options.home, "host-id");
     host = await registerHost(store, {
       name: options.hostName ?? envConfig().VIGIL_HOST_NAME ?? defaultHostName(),
       version: packageVersion(),
       pid: process.pid,
-      now: Date.now(),
+      now: now(),
       previous: existsSync(hostIdFile) ? readFileSync(hostIdFile, "utf8").trim() : null,
     });
     writeFileSync(hostIdFile, `${host.id}\n`, { mode: 0o600 });
@@ -199,9 +203,15 @@ export async function runDaemon(options: {
   configureSpawner({ log: (message) => log.warn(message) });
   const settings = loadSettings(options.home);
   let url = "";
+  if (clock && Math.abs(clock.offsetMs) > 1000) {
+    log.warn(
+      `this machine's clock is ${(clock.offsetMs / 1000).toFixed(1)} s ${clock.offsetMs > 0 ? "behind" : "ahead of"} the database's; Vigil tells time by the database's clock (keep the machines' clocks synchronized)`,
+    );
+  }
   const services = await wireServices({
     store,
     log,
+    now,
     shield,
     settings,
     signalTarget: () => ({
@@ -231,7 +241,20 @@ export async function runDaemon(options: {
       `team link: LISTEN failed (${toError(error).message}); other hosts' changes are seen at each heartbeat (every ${HEARTBEAT_MS / 1000} s)`,
     );
   }
-  const beat = new HostBeat(store, host, log, link ? { onBeat: lookAgain } : {});
+  const beat = new HostBeat(
+    store,
+    host,
+    log,
+    clock
+      ? {
+          now,
+          onBeat: () => {
+            inBackground(log, "reading the database's clock", clock.sync());
+            lookAgain();
+          },
+        }
+      : {},
+  );
   changes.on((sessionId) => browser.changed(sessionId));
   await browser.listen(paths.browserSocket);
   const spool = new Spool({

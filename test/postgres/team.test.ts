@@ -51,7 +51,7 @@ describe("hosts", () => {
   test("each daemon is a host; vigil hosts lists all three online; vigil status names its own", async () => {
     const listed = await beta.cli(["hosts", "--json"]);
     expect(listed.exitCode).toBe(0);
-    const hosts = JSON.parse(listed.stdout) as HostJson[];
+    const hosts = JSON.parse(String(listed.stdout)) as HostJson[];
     expect(hosts.map((h) => [h.name, h.state, h.self])).toEqual([
       ["alpha", "online", false],
       ["beta", "online", true],
@@ -171,7 +171,7 @@ describe("checks across hosts", () => {
     await waitFor(() => lines(marker).length >= 6, { what: "six checks of the command" });
     await alpha.api("POST", "/api/sessions/team-bound/monitors/mon-1/control", { action: "cancel" });
     expect(new Set(lines(marker))).toEqual(new Set([beta.home]));
-    const hosts = JSON.parse((await gamma.cli(["hosts", "--json"])).stdout) as HostJson[];
+    const hosts = JSON.parse(String((await gamma.cli(["hosts", "--json"])).stdout)) as HostJson[];
     expect(hosts.find((h) => h.name === "beta")).toMatchObject({ sessions: 1 });
   });
 
@@ -220,13 +220,13 @@ describe("checks across hosts", () => {
     const own = await beta.waitForState("team-watch-b", "mon-1", ["ready"]);
     expect(own.ending.reason).toBe("lost");
     expect(await alpha.monitor("team-watch", "mon-1")).toMatchObject({ state: "waiting", ending: null });
-    const hosts = JSON.parse((await alpha.cli(["hosts", "--json"])).stdout) as HostJson[];
+    const hosts = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
     expect(hosts.find((h) => h.name === "beta")?.state).toBe("online");
   });
 
   test("a host stopped cleanly reads stopped to the others", async () => {
     expect(await gamma.stop()).toBe(0);
-    const hosts = JSON.parse((await alpha.cli(["hosts", "--json"])).stdout) as HostJson[];
+    const hosts = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
     expect(hosts.find((h) => h.name === "gamma")?.state).toBe("stopped");
     const text = await alpha.cli(["hosts"]);
     expect(text.stdout).toMatch(/^gamma · stopped /m);

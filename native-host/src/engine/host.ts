@@ -43,6 +43,36 @@ export async function registerHost(
   });
 }
 
+/**
+ * The team's one clock (design.md §9.1): due times, leases and deadlines written by one host are
+ * read by the others, so every daemon on a shared database tells time by the database's clock
+ * (`clock_timestamp()`), read at start and at each heartbeat, half the round trip allowed for. A
+ * machine whose own clock is off then neither takes another host's check early nor lets one wait.
+ */
+export class DatabaseClock {
+  #offset = 0;
+
+  constructor(private readonly store: Engine) {}
+
+  readonly now = (): number => Date.now() + this.#offset;
+
+  /** How far the database's clock is ahead of this machine's (ms; negative: behind). */
+  get offsetMs(): number {
+    return this.#offset;
+  }
+
+  async sync(): Promise<void> {
+    const before = Date.now();
+    const database = await this.store.tables.hosts.clock();
+    const after = Date.now();
+    // A slow round trip says little about the time; the next heartbeat tries again.
+    if (after - before > 1000) return;
+    const offset = Math.round(database - (before + after) / 2);
+    // Small moves are noise: time should not step back and forth by a millisecond or two.
+    if (Math.abs(offset - this.#offset) > 10) this.#offset = offset;
+  }
+}
+
 /** The heartbeat: written every HEARTBEAT_MS while the daemon runs. */
 export class HostBeat {
   readonly #timer: NodeJS.Timeout;

@@ -29,6 +29,8 @@ export interface ApiServices {
   log: Logger;
   /** This daemon among the hosts of its database (team mode). */
   host: { id: string; name: string };
+  /** The daemon's clock (on a shared database, the database's: engine/host.ts `DatabaseClock`). */
+  now: () => number;
 }
 
 export interface RouteContext {

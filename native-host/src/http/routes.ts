@@ -106,7 +106,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   }));
   routes.on("listHosts", async () => ({
     status: 200,
-    body: hostViews(await services.store.tables.hosts.list(), services.host.id, Date.now()),
+    body: hostViews(await services.store.tables.hosts.list(), services.host.id, services.now()),
   }));
 
   /**

@@ -106,6 +106,11 @@ export class HostsTable {
     this.#adoptDevices = db.prepare("UPDATE devices SET host_id = ? WHERE host_id IS NULL");
   }
 
+  /** The database's clock, in ms since the epoch: on SQLite, this machine's own. */
+  clock(): number {
+    return Date.now();
+  }
+
   /** The host named `name`, if one ever ran (its row stays: sessions name it). */
   byName(name: string): Omit<HostRow, "sessions" | "bound"> | undefined {
     const raw = this.#byName.get(name);

@@ -6,6 +6,10 @@ import type { HostsStore } from "../engine.js";
 import { ADOPTED_BOUND_KINDS, HOST_LIST_SQL, type HostRow, type HostStart, type RawHost, toHostRow } from "../hosts.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
+const CLOCK = statement(
+  "hosts_clock",
+  "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
+);
 const BY_NAME = statement("hosts_by_name", "SELECT * FROM hosts WHERE name = $1");
 const INSERT = statement(
   "hosts_insert",
@@ -32,6 +36,12 @@ const ADOPT_DEVICES = statement("hosts_adopt_devices", "UPDATE devices SET host_
 
 export class PgHosts implements HostsStore {
   constructor(private readonly db: Queryable) {}
+
+  async clock(): Promise<number> {
+    const row = await one<{ now: number }>(this.db, CLOCK);
+    if (!row) throw new Error("Expected the database to tell its time, got no row");
+    return row.now;
+  }
 
   async byName(name: string): Promise<Omit<HostRow, "sessions" | "bound"> | undefined> {
     const raw = await one<Omit<RawHost, "sessions" | "bound">>(this.db, BY_NAME, [name]);
