@@ -6,10 +6,7 @@ import type { HostsStore } from "../engine.js";
 import { ADOPTED_BOUND_KINDS, HOST_LIST_SQL, type HostRow, type HostStart, type RawHost, toHostRow } from "../hosts.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
-const CLOCK = statement(
-  "hosts_clock",
-  "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now",
-);
+const CLOCK = statement("hosts_clock", "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now");
 const BY_NAME = statement("hosts_by_name", "SELECT * FROM hosts WHERE name = $1");
 const INSERT = statement(
   "hosts_insert",
