@@ -204,7 +204,6 @@ function pgDelta(before, after) {
   const used = new Map();
   for (const [pid, seconds] of after) used.set(pid, seconds - (before.get(pid) ?? 0));
   for (const [pid, seconds] of before) if (!after.has(pid)) used.set("exited", used.get("exited") - seconds);
-  if (process.env.BENCH_TEAM_DEBUG) console.error([...before], [...after], [...used]);
   let total = 0;
   let busiest = { used: 0, title: "none" };
   for (const [pid, seconds] of used) {
@@ -426,6 +425,7 @@ async function idleFigures(three, postgres) {
   const show = (label, r) =>
     `${label}: ${HOSTS.map((name, i) => `${name} ${percent(r.daemons[i])}`).join(", ")} · postgres ${percent(r.pg)} (${r.processes} processes; busiest ${percent(r.pgBusiest.cores)}, ${r.pgBusiest.title}) of a core · meanwhile ${r.connections} connections opened, ${r.autovacuums} autovacuum/analyze runs`;
 
+  await sleep(12_000); // the connections of what came before close (see below)
   const quiet = await window(IDLE_SECONDS / 4);
   const t0 = performance.now();
   const perHost = HOSTS.map((_, i) => Math.floor(IDLE_WAITPOINTS / 3) + (i < IDLE_WAITPOINTS % 3 ? 1 : 0));
@@ -439,7 +439,9 @@ async function idleFigures(three, postgres) {
     }),
   );
   const armSeconds = (performance.now() - t0) / 1000;
-  await sleep(5000); // settle: whatever arming set off is done
+  // Settle: the daemons' pools close connections idle for 10 s (pg's default), and a backend's exit
+  // costs CPU: the connections arming opened are gone before the window starts.
+  await sleep(15_000);
   const load0 = loadavg()[0];
   const armedWindow = await window(IDLE_SECONDS);
   console.log(

@@ -186,7 +186,12 @@ export async function runDaemon(options: {
       version: packageVersion(),
       pid: process.pid,
       now: now(),
-      previous: existsSync(hostIdFile) ? readFileSync(hostIdFile, "utf8").trim() : null,
+      // On SQLite there is only ever this home's host: its row, whatever name it had.
+      previous: existsSync(hostIdFile)
+        ? readFileSync(hostIdFile, "utf8").trim()
+        : store.engine === "sqlite"
+          ? ((await store.tables.hosts.list())[0]?.id ?? null)
+          : null,
     });
     writeFileSync(hostIdFile, `${host.id}\n`, { mode: 0o600 });
   } catch (error) {
@@ -229,6 +234,7 @@ export async function runDaemon(options: {
   const lookAgain = () => {
     engine.poke();
     delivery.poke();
+    inBackground(log, "stopping watches another host ended", engine.stopWatchesEndedElsewhere());
   };
   const link =
     opened.pool && databaseUrl !== undefined

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { isAlive, TestDaemon, waitFor } from "../helpers/daemon.js";
 import { sharedPostgres } from "./shared.js";
 
 const run = promisify(execFile);
@@ -224,11 +224,41 @@ describe("checks across hosts", () => {
     expect(hosts.find((h) => h.name === "beta")?.state).toBe("online");
   });
 
-  test("a host stopped cleanly reads stopped to the others", async () => {
+  test("a watch is armed through its session's own host: through another it is refused (409)", async () => {
+    const reply = await beta.api("POST", "/api/sessions/team-watch/monitors", {
+      source: { kind: "watch", command: "sleep 300" },
+    });
+    expect(reply.status).toBe(409);
+    expect(JSON.stringify(reply.body)).toContain(
+      "Expected a watch to be armed through the daemon of its session's host",
+    );
+  });
+
+  test("a watch cancelled through another host stops on its own host", async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), "vigil-team-watch-")), "pid");
+    expect((await alpha.api("POST", "/api/sessions", { id: "team-cancel" })).status).toBe(201);
+    await alpha.api("POST", "/api/sessions/team-cancel/monitors", {
+      source: { kind: "watch", command: `echo $$ > ${pidFile}; echo up; exec sleep 300` },
+    });
+    await waitFor(async () => (await alpha.monitor("team-cancel", "mon-1")).eventCount === 1, { what: "the watch" });
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(isAlive(pid)).toBe(true);
+    const cancelled = await beta.api("POST", "/api/sessions/team-cancel/monitors/mon-1/control", { action: "cancel" });
+    expect(cancelled.status).toBe(200);
+    await waitFor(() => !isAlive(pid), { what: "the watch's process on alpha to stop" });
+  });
+
+  test("a host stopped cleanly reads stopped to the others; started again under a new name it keeps its row and sessions", async () => {
     expect(await gamma.stop()).toBe(0);
     const hosts = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
     expect(hosts.find((h) => h.name === "gamma")?.state).toBe("stopped");
     const text = await alpha.cli(["hosts"]);
     expect(text.stdout).toMatch(/^gamma · stopped /m);
+
+    gamma.env.VIGIL_HOST_NAME = "delta";
+    await gamma.spawn();
+    const after = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
+    expect(after.map((h) => h.name)).toEqual(["alpha", "beta", "delta"]);
+    expect(after.find((h) => h.name === "delta")).toMatchObject({ state: "online", sessions: 1 });
   });
 });

@@ -18,6 +18,7 @@ import { controlMonitor } from "../core/control.js";
 import { dismissWake } from "../core/dismiss-wake.js";
 import { type EndingDeps, endInTx } from "../core/endings.js";
 import { acceptEventInTx, matchPastEventsInTx } from "../core/event-match.js";
+import { isActive } from "../core/states.js";
 import { probeFor } from "../probes/registry.js";
 import type { Vault } from "../secrets/vault.js";
 import type { Engine as Store, Tables } from "../store/engine.js";
@@ -176,6 +177,20 @@ export class Engine {
     this.#scheduler.poke();
   }
 
+  /**
+   * Team mode: another host may have ended a watch that runs here (its deadline, a matching event,
+   * a cancel through that host's API). Its process stops here once the monitor is seen ended; the
+   * team link calls this when another host changed something, and at every heartbeat.
+   */
+  async stopWatchesEndedElsewhere(): Promise<void> {
+    const uids = this.#watches.uids();
+    if (uids.length === 0) return;
+    const armed = new Set(
+      (await this.#store.tables.monitors.byUids(uids)).filter((r) => isActive(r.state)).map((r) => r.uid),
+    );
+    for (const uid of uids) if (!armed.has(uid)) this.#abortWork(uid);
+  }
+
   #changed(sessionId: string): void {
     this.#changes.emit(sessionId);
   }
@@ -263,6 +278,12 @@ export class Engine {
     const known = await this.#vault.keys();
     const prepared = prepareMonitor(body, (key) => known.has(key), now);
     const { source, probe } = prepared;
+    if (probe.mode === "stream" && session.hostId !== null && session.hostId !== this.#hostId) {
+      // A watch is a process on the session's machine, started by the daemon that arms it.
+      throw new ConflictError(
+        `Expected a watch to be armed through the daemon of its session's host, got session ${sessionId} of another host (${session.hostId}): arm it there`,
+      );
+    }
     const record = await this.#store.tx(async (t) => {
       await t.sessions.lockForUpdate(sessionId);
       await checkLimits(t, sessionId, probe);

@@ -34,9 +34,17 @@ export async function registerHost(
         `Expected no other running daemon named ${start.name} on this database, got one (pid ${known.pid}, last heartbeat ${seconds} s ago): give this one another name with --host-name NAME (or VIGIL_HOST_NAME)`,
       );
     }
-    const id = known?.id ?? `h_${randomBytes(6).toString("hex")}`;
+    // This home's own row, under a new name (the machine renamed, --host-name changed): its
+    // sessions and checks stay its own.
+    const own = start.previous ? await t.hosts.byId(start.previous) : undefined;
+    if (own && known && known.id !== own.id) {
+      throw new ConflictError(
+        `Expected the name ${start.name} to be free or this home's, got another host's (stopped or offline; its sessions still name it): keep this home's name ${own.name}, or pick another with --host-name NAME`,
+      );
+    }
+    const id = own?.id ?? known?.id ?? `h_${randomBytes(6).toString("hex")}`;
     const row = { id, name: start.name, version: start.version, pid: start.pid, now: start.now };
-    if (known) await t.hosts.restart(row);
+    if (own || known) await t.hosts.restart(row);
     else await t.hosts.insert(row);
     const adopted = await t.hosts.adopt(id);
     return { id, name: start.name, adopted };

@@ -90,6 +90,11 @@ export class WatchRunner {
     });
   }
 
+  /** The monitors whose watch runs here now. */
+  uids(): number[] {
+    return [...this.#running.keys()];
+  }
+
   /** Stops a watch's process. */
   abort(uid: number): void {
     const watch = this.#running.get(uid);

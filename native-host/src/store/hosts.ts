@@ -77,6 +77,7 @@ export const ADOPTED_BOUND_KINDS = ["command", "watch", "browser", "tool", "even
 
 export class HostsTable {
   readonly #byName;
+  readonly #byId;
   readonly #insert;
   readonly #restart;
   readonly #heartbeat;
@@ -92,8 +93,9 @@ export class HostsTable {
       "INSERT INTO hosts (id, name, version, pid, started_at, heartbeat_at) VALUES (@id, @name, @version, @pid, @now, @now)",
     );
     this.#restart = db.prepare(
-      "UPDATE hosts SET version = @version, pid = @pid, started_at = @now, heartbeat_at = @now, stopped_at = NULL WHERE id = @id",
+      "UPDATE hosts SET name = @name, version = @version, pid = @pid, started_at = @now, heartbeat_at = @now, stopped_at = NULL WHERE id = @id",
     );
+    this.#byId = db.prepare<[string], Omit<RawHost, "sessions" | "bound">>("SELECT * FROM hosts WHERE id = ?");
     this.#heartbeat = db.prepare("UPDATE hosts SET heartbeat_at = ? WHERE id = ? AND stopped_at IS NULL");
     this.#stop = db.prepare("UPDATE hosts SET stopped_at = ?, heartbeat_at = ? WHERE id = ?");
     this.#list = db.prepare<[], RawHost>(HOST_LIST_SQL);
@@ -117,12 +119,17 @@ export class HostsTable {
     return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
   }
 
+  byId(id: string): Omit<HostRow, "sessions" | "bound"> | undefined {
+    const raw = this.#byId.get(id);
+    return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
+  }
+
   /** A new host's row. */
   insert(start: HostStart): void {
     this.#insert.run(start);
   }
 
-  /** The same name started again (after a stop or a crash): same id, new pid and start. */
+  /** The host started again (after a stop or a crash; perhaps renamed): same id, new name, pid and start. */
   restart(start: HostStart): void {
     this.#restart.run(start);
   }

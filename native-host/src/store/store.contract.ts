@@ -935,6 +935,11 @@ export function storeContract(harness: ContractHarness): void {
         bound: 0,
       });
       expect(await hosts.byName("nobody")).toBeUndefined();
+      // Renamed (the machine's name changed): the same row, so its sessions stay its own.
+      await hosts.restart({ id: B, name: "server-2", version: "1.1.0", pid: 31, now: 9500 });
+      expect(await hosts.byName("server")).toBeUndefined();
+      expect(await hosts.byId(B)).toMatchObject({ name: "server-2", pid: 31 });
+      expect((await hosts.list()).find((h) => h.id === B)).toMatchObject({ name: "server-2", sessions: 1 });
     });
 
     test("adopt: sessions, devices and machine-bound triggers made before hosts become the host's; time stays host-free", async () => {

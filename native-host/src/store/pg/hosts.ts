@@ -7,6 +7,7 @@ import { ADOPTED_BOUND_KINDS, HOST_LIST_SQL, type HostRow, type HostStart, type 
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
 const CLOCK = statement("hosts_clock", "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now");
+const BY_ID = statement("hosts_by_id", "SELECT * FROM hosts WHERE id = $1");
 const BY_NAME = statement("hosts_by_name", "SELECT * FROM hosts WHERE name = $1");
 const INSERT = statement(
   "hosts_insert",
@@ -14,7 +15,7 @@ const INSERT = statement(
 );
 const RESTART = statement(
   "hosts_restart",
-  "UPDATE hosts SET version = $2, pid = $3, started_at = $4, heartbeat_at = $4, stopped_at = NULL WHERE id = $1",
+  "UPDATE hosts SET name = $5, version = $2, pid = $3, started_at = $4, heartbeat_at = $4, stopped_at = NULL WHERE id = $1",
 );
 const HEARTBEAT = statement(
   "hosts_heartbeat",
@@ -45,12 +46,17 @@ export class PgHosts implements HostsStore {
     return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
   }
 
+  async byId(id: string): Promise<Omit<HostRow, "sessions" | "bound"> | undefined> {
+    const raw = await one<Omit<RawHost, "sessions" | "bound">>(this.db, BY_ID, [id]);
+    return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
+  }
+
   async insert(start: HostStart): Promise<void> {
     await run(this.db, INSERT, [start.id, start.name, start.version, start.pid, start.now]);
   }
 
   async restart(start: HostStart): Promise<void> {
-    await run(this.db, RESTART, [start.id, start.version, start.pid, start.now]);
+    await run(this.db, RESTART, [start.id, start.version, start.pid, start.now, start.name]);
   }
 
   async heartbeat(id: string, now: number): Promise<boolean> {
