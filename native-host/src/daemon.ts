@@ -34,6 +34,7 @@ import { Devices } from "./devices/devices.js";
 import { Engine } from "./engine/engine.js";
 import { DatabaseClock, HostBeat, type HostIdentity, registerHost } from "./engine/host.js";
 import { TeamLink } from "./engine/team-link.js";
+import type { ApiServices } from "./http/route-context.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
 import { probeFor } from "./probes/registry.js";
@@ -247,6 +248,7 @@ export async function runDaemon(options: {
       `team link: LISTEN failed (${toError(error).message}); other hosts' changes are seen at each heartbeat (every ${HEARTBEAT_MS / 1000} s)`,
     );
   }
+  const team: ApiServices = link ? { ...services, team: link } : services;
   const beat = new HostBeat(
     store,
     host,
@@ -257,6 +259,8 @@ export async function runDaemon(options: {
           onBeat: () => {
             inBackground(log, "reading the database's clock", clock.sync());
             lookAgain();
+            // A notice from another host may have been lost: long-polls here look again.
+            changes.wakeWaiters();
           },
         }
       : {},
@@ -284,7 +288,7 @@ export async function runDaemon(options: {
   };
   // The owner's API: a socket in the 0700 home (a killed daemon's file is replaced; the home lock
   // above says no live daemon holds it). Created 0600 under the umask, before anyone can connect.
-  const ownerServer = createApiServer({ services, token, limits, transport: "unix" });
+  const ownerServer = createApiServer({ services: team, token, limits, transport: "unix" });
   rmSync(paths.apiSocket, { force: true });
   const umask = process.umask(0o177);
   try {
@@ -293,7 +297,7 @@ export async function runDaemon(options: {
     process.umask(umask);
   }
   chmodSync(paths.apiSocket, 0o600);
-  const server = createApiServer({ services, token, limits, transport: "tcp", tcpApi: settings.tcpApi });
+  const server = createApiServer({ services: team, token, limits, transport: "tcp", tcpApi: settings.tcpApi });
   try {
     await listenOn(server, (done) => server.listen(options.port, "127.0.0.1", done));
   } catch (error) {

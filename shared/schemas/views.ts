@@ -248,6 +248,11 @@ export interface StatusView {
   host: { id: string; name: string };
   /** Where the store is: the home's SQLite file, or a PostgreSQL shared by a team. */
   store: "sqlite" | "postgres";
+  /**
+   * On PostgreSQL, the link to the other hosts (LISTEN/NOTIFY): listening, or reconnecting after a
+   * lost connection; notices heard from other hosts and sent to them. Null on SQLite.
+   */
+  team: { link: "connecting" | "listening" | "reconnecting" | "stopped"; heard: number; sent: number } | null;
 }
 
 /**

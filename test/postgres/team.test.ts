@@ -112,16 +112,19 @@ describe("sessions and wakes across hosts", () => {
     const pushed = await arm("team-push");
     const inboxed = await arm("team-inbox");
 
-    // Waiting on alpha before the signal exists (sent first; the signal goes to another process and
-    // commits first): only a change heard from beta ends this wait before its 25 s, and the heartbeat
-    // pokes schedulers, never a long-poll.
-    const longPoll = alpha.api("GET", "/api/sessions/team-inbox/wakes/ready?wait=25");
+    // Waiting on alpha before the signal exists; the answer comes from beta's notice (counted in
+    // alpha's status), or from the heartbeat's look at most 5 s later if a notice were lost.
+    const heardBefore = ((await alpha.api("GET", "/api/status")).body as { team: { heard: number } }).team.heard;
+    const longPoll = alpha.api("GET", "/api/sessions/team-inbox/wakes/ready?wait=60");
     expect((await beta.tcp("POST", "/webhook/signal", { ...inboxed, status: "ok", message: "green" })).status).toBe(
       202,
     );
     const ready = await longPoll;
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ ready: 1 });
+    const status = (await alpha.api("GET", "/api/status")).body as { team: { link: string; heard: number } };
+    expect(status.team.link).toBe("listening");
+    expect(status.team.heard).toBeGreaterThan(heardBefore);
 
     expect((await gamma.tcp("POST", "/webhook/signal", { ...pushed, status: "ok", message: "built" })).status).toBe(
       202,
@@ -135,6 +138,41 @@ describe("sessions and wakes across hosts", () => {
     );
     expect(wake.state).toBe("delivered");
     expect(lines(marker)).toEqual([alpha.home]);
+  });
+});
+
+describe("the database stopped and started again", () => {
+  test("every daemon stays up and answers 503 meanwhile; after, a signal through beta wakes alpha's long-poll at once again (the link listens again)", async () => {
+    const server = sharedPostgres();
+    expect((await alpha.api("POST", "/api/sessions", { id: "team-outage" })).status).toBe(201);
+    const made = await alpha.api("POST", "/api/sessions/team-outage/waitpoints", { label: "ci", intent: "after" });
+    const { id, secret } = made.body as { id: string; secret: string };
+    server.pause();
+    try {
+      for (const daemon of [alpha, beta, gamma]) expect((await daemon.tcp("GET", "/healthz")).status).toBe(200);
+      const refused = await beta.tcp("POST", "/webhook/signal", { id, secret, status: "ok" });
+      expect(refused.status).toBe(503);
+      expect(JSON.stringify(refused.body)).toContain("Database unreachable");
+    } finally {
+      server.resume();
+    }
+    // Answered by beta's notice once alpha's listening connection, cut by the stop, is back (or by
+    // the resync or heartbeat look if the notice came before that): well before its 60 s.
+    const longPoll = alpha.api("GET", "/api/sessions/team-outage/wakes/ready?wait=60");
+    await waitFor(
+      async () => (await beta.tcp("POST", "/webhook/signal", { id, secret, status: "ok" })).status === 202,
+      {
+        timeoutMs: 30_000,
+        what: "beta to take the signal once the database is back",
+      },
+    );
+    expect((await longPoll).body).toMatchObject({ ready: 1 });
+    await waitFor(
+      async () =>
+        ((await alpha.api("GET", "/api/status")).body as { team: { link: string } }).team.link === "listening",
+      { what: "alpha's team link listening again" },
+    );
+    expect((await alpha.cli(["status"])).stdout).toMatch(/^team link listening · \d+ notices heard · \d+ sent$/m);
   });
 });
 

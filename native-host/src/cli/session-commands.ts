@@ -38,6 +38,13 @@ export function registerSessionCommands(program: Command): void {
       if (options.json) return printJson({ ...info, ...status, home }, undefined);
       print(`running · pid ${info.pid} · ${info.url} · home ${home}`);
       print(`host ${status.host.name} · store ${status.store === "postgres" ? "PostgreSQL (team mode)" : "SQLite"}`);
+      if (status.team) {
+        const link =
+          status.team.link === "listening"
+            ? "listening"
+            : `${status.team.link} (other hosts' changes are seen at each 5 s heartbeat meanwhile)`;
+        print(`team link ${link} · ${status.team.heard} notices heard · ${status.team.sent} sent`);
+      }
       print(`sessions ${status.sessions} · next timer ${status.nextTimerAt ?? "none"}`);
       print(checkLoadLine(status.checks));
       const overload = overloadText(status.checks);

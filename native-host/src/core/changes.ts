@@ -8,6 +8,8 @@ export type ChangeListener = (sessionId: string, origin: ChangeOrigin) => void;
 
 export class Changes {
   readonly #listeners = new Set<ChangeListener>();
+  /** The pending `next` calls, each resolved by `wakeWaiters` too. */
+  readonly #waiters = new Set<() => void>();
 
   on(listener: ChangeListener): () => void {
     this.#listeners.add(listener);
@@ -18,12 +20,21 @@ export class Changes {
     for (const listener of this.#listeners) listener(sessionId, origin);
   }
 
+  /**
+   * Every pending `next` resolves now, so each waiter looks again (team mode: a change another
+   * host made may have gone unheard). Listeners are not called: nothing is known to have changed.
+   */
+  wakeWaiters(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+
   /** Resolves at the next change in `sessionId`, or after `ms`, or when `signal` aborts. */
   next(sessionId: string, ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         off();
+        this.#waiters.delete(done);
         signal?.removeEventListener("abort", done);
         resolve();
       };
@@ -32,6 +43,7 @@ export class Changes {
         if (sid === sessionId) done();
       });
       signal?.addEventListener("abort", done, { once: true });
+      this.#waiters.add(done);
     });
   }
 }

@@ -46,6 +46,8 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   copilot: copilotAdapter as unknown as PushAdapter,
 };
 
+/** Team mode: the longest a push waits after another host's change reached this one. */
+const REMOTE_POKE_MS = 20;
 /** How often a session whose wakes are held (a live agent) is looked at again. */
 const HELD_RECHECK_MS = 2000;
 const PUSH_KINDS = Object.keys(PUSH_ADAPTERS);
@@ -125,7 +127,7 @@ export class Delivery {
       onError: (error) =>
         this.#log.error(`the delivery scheduler failed (it tries again in 1 s): ${toError(error).message}`),
     });
-    this.#changes.on(() => this.#pokeSoon());
+    this.#changes.on((_sessionId, origin) => (origin === "remote" ? this.#pokeLater() : this.#pokeSoon()));
   }
 
   start(): void {
@@ -144,6 +146,20 @@ export class Delivery {
   }
 
   #pokeQueued = false;
+  #remotePokeQueued = false;
+
+  /**
+   * Changes another host made (team mode) look at the turn queue at most every REMOTE_POKE_MS: a
+   * stream of signals on the other hosts must not cost this one a look per notice.
+   */
+  #pokeLater(): void {
+    if (this.#remotePokeQueued) return;
+    this.#remotePokeQueued = true;
+    setTimeout(() => {
+      this.#remotePokeQueued = false;
+      this.#scheduler.poke();
+    }, REMOTE_POKE_MS);
+  }
 
   /** Many changes in one tick (a burst of signals) cost one look at the turn queue. */
   #pokeSoon(): void {

@@ -10,11 +10,23 @@
  * every host's heartbeat, which has the schedulers look again (engine/host.ts).
  */
 import type pg from "pg";
+import type { StatusView } from "../../../shared/schemas/views.js";
 import { inBackground, type Logger, toError } from "../base/log.js";
 import type { Changes } from "../core/changes.js";
 import { Listener, type Notice, notify } from "../store/pg/notifications.js";
 
 export const TEAM_CHANNEL = "vigil_all";
+
+/**
+ * Changes are gathered this long before they are sent, and notices heard this long before the
+ * schedulers look again: under a stream of signals each host sends and acts on at most a couple of
+ * hundred notices a second, not one per commit, for a few ms more latency.
+ */
+const GATHER_MS = 5;
+/** Notices heard in this window cost the check scheduler one look. */
+const LOOK_MS = 20;
+
+export type TeamLinkStatus = NonNullable<StatusView["team"]>;
 
 export interface TeamLinkOptions {
   url: string;
@@ -28,6 +40,10 @@ export interface TeamLinkOptions {
 
 export class TeamLink {
   readonly #listener: Listener;
+  #heard = 0;
+  /** A look of the schedulers is set for the end of this gathering window. */
+  #looking = false;
+  #sent = 0;
   readonly #queued = new Set<string>();
   #flushing = false;
   #stopped = false;
@@ -37,10 +53,12 @@ export class TeamLink {
     this.#listener = new Listener({
       url: options.url,
       channels: [TEAM_CHANNEL],
-      onNotice: (_channel, notice) => this.#heard(notice),
+      onNotice: (_channel, notice) => this.#onNotice(notice),
       onResync: () => {
         options.log.info("team link: listening again; looking for what changed meanwhile");
         options.lookAgain();
+        // Notices sent while it was not listening are gone: every long-poll here looks again.
+        options.changes.wakeWaiters();
       },
       onState: (state, error) => {
         if (state === "reconnecting") {
@@ -57,19 +75,24 @@ export class TeamLink {
     return this.#listener.start();
   }
 
+  /** For `vigil status`: whether it listens, and how many notices it heard from other hosts and sent. */
+  status(): TeamLinkStatus {
+    return { link: this.#listener.state, heard: this.#heard, sent: this.#sent };
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#off();
     await this.#listener.stop();
   }
 
-  /** Sessions changed here (their rows are committed): every other host hears of them once per tick. */
+  /** Sessions changed here (their rows are committed): the other hosts hear of them within GATHER_MS. */
   #send(sessionId: string): void {
     if (this.#stopped) return;
     this.#queued.add(sessionId);
     if (this.#flushing) return;
     this.#flushing = true;
-    setImmediate(() => inBackground(this.options.log, "telling the other hosts", this.#flush()));
+    setTimeout(() => inBackground(this.options.log, "telling the other hosts", this.#flush()), GATHER_MS);
   }
 
   async #flush(): Promise<void> {
@@ -81,7 +104,9 @@ export class TeamLink {
         // characters, so 50 of them stay well under the payload limit in one notice.
         for (let i = 0; i < sessions.length; i += 50) {
           await notify(this.options.pool, TEAM_CHANNEL, "change", [this.options.hostId, ...sessions.slice(i, i + 50)]);
+          this.#sent++;
         }
+        if (this.#queued.size > 0) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       }
     } catch (error) {
       // Not fatal: the other hosts' heartbeats make them look again within HEARTBEAT_MS.
@@ -91,11 +116,17 @@ export class TeamLink {
     }
   }
 
-  #heard(notice: Notice): void {
+  #onNotice(notice: Notice): void {
     if (notice.kind !== "change") return;
     const [from, ...sessions] = notice.ids;
     if (from === this.options.hostId) return;
+    this.#heard++;
     for (const id of sessions) if (typeof id === "string") this.options.changes.emit(id, "remote");
-    this.options.lookAgain();
+    if (this.#looking) return;
+    this.#looking = true;
+    setTimeout(() => {
+      this.#looking = false;
+      if (!this.#stopped) this.options.lookAgain();
+    }, LOOK_MS);
   }
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import type { z } from "zod";
 import type { RouteName } from "../../../shared/api-routes.js";
+import type { StatusView } from "../../../shared/schemas/views.js";
 import type { Logger } from "../base/log.js";
 import type { BrowserLink } from "../browser/link.js";
 import type { Waitpoints } from "../core/waitpoints.js";
@@ -31,6 +32,8 @@ export interface ApiServices {
   host: { id: string; name: string };
   /** The daemon's clock (on a shared database, the database's: engine/host.ts `DatabaseClock`). */
   now: () => number;
+  /** Team mode: the link to the other hosts (set once it is started; none on SQLite). */
+  team?: { status(): NonNullable<StatusView["team"]> };
 }
 
 export interface RouteContext {

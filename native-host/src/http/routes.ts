@@ -102,6 +102,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
       nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
       host: { id: services.host.id, name: services.host.name },
       store: services.store.engine,
+      team: services.team?.status() ?? null,
     },
   }));
   routes.on("listHosts", async () => ({
