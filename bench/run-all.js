@@ -9,6 +9,7 @@ import { run as restartIdle } from "./restart-idle.js";
 import { run as schedulerLag } from "./scheduler-lag.js";
 import { run as signals } from "./signals.js";
 import { run as spawnCost } from "./spawn-cost.js";
+import { run as team } from "./team.js";
 
 console.log(
   `vigil bench · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · ${(totalmem() / 2 ** 30).toFixed(0)} GiB`,
@@ -29,3 +30,5 @@ console.log("\n# peer, same run: a file appears (vigil vs wait-on)");
 await peer();
 console.log("\n# browser observe round trip (real Chromium + the built extension)");
 await browserObserve();
+console.log("\n# team mode: three daemons on one PostgreSQL (issue #27; a throwaway cluster, needs root)");
+await team();
