@@ -32,7 +32,7 @@ import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Devices } from "./devices/devices.js";
 import { Engine } from "./engine/engine.js";
-import { DatabaseClock, HostBeat, type HostIdentity, registerHost } from "./engine/host.js";
+import { DatabaseClock, HostBeat, type HostIdentity, type HostRunIdentity, registerHost } from "./engine/host.js";
 import { TeamLink } from "./engine/team-link.js";
 import type { ApiServices } from "./http/route-context.js";
 import { createApiServer } from "./http/server.js";
@@ -178,7 +178,7 @@ export async function runDaemon(options: {
   // On a shared database every daemon tells time by the database's clock (engine/host.ts).
   const clock = opened.pool ? new DatabaseClock(store) : null;
   const now = clock?.now ?? Date.now;
-  let host: HostIdentity;
+  let host: HostRunIdentity;
   try {
     await clock?.sync();
     const hostIdFile = join(options.home, "host-id");
@@ -188,11 +188,12 @@ export async function runDaemon(options: {
       pid: process.pid,
       now: now(),
       // On SQLite there is only ever this home's host: its row, whatever name it had.
-      previous: existsSync(hostIdFile)
-        ? readFileSync(hostIdFile, "utf8").trim()
-        : store.engine === "sqlite"
+      previous:
+        store.engine === "sqlite"
           ? ((await store.tables.hosts.list())[0]?.id ?? null)
-          : null,
+          : existsSync(hostIdFile)
+            ? readFileSync(hostIdFile, "utf8").trim()
+            : null,
     });
     writeFileSync(hostIdFile, `${host.id}\n`, { mode: 0o600 });
   } catch (error) {
@@ -249,11 +250,10 @@ export async function runDaemon(options: {
     );
   }
   const team: ApiServices = link ? { ...services, team: link } : services;
-  const beat = new HostBeat(
-    store,
-    host,
-    log,
-    clock
+  const beat = new HostBeat(store, host, log, {
+    // Another daemon runs as this host now (defined below; the first beat comes 5 s after start).
+    onLost: () => shutdown("the loss of this host's row", 1),
+    ...(clock
       ? {
           now,
           onBeat: () => {
@@ -263,8 +263,8 @@ export async function runDaemon(options: {
             changes.wakeWaiters();
           },
         }
-      : {},
-  );
+      : {}),
+  });
   changes.on((sessionId) => browser.changed(sessionId));
   await browser.listen(paths.browserSocket);
   const spool = new Spool({
@@ -316,7 +316,7 @@ export async function runDaemon(options: {
   // Handlers before daemon.json: whoever reads it may send SIGTERM at once, and a signal with no
   // handler kills the process without the clean exit.
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     log.info(`received ${signal}, stopping`);
@@ -340,7 +340,7 @@ export async function runDaemon(options: {
         rmSync(paths.browserSocket, { force: true });
         rmSync(paths.apiSocket, { force: true });
       }
-      process.exit(0);
+      process.exit(exitCode);
     });
   };
   // SIGHUP too: closing the terminal that runs `vigil serve` must not leave a stale daemon.json.

@@ -133,6 +133,7 @@ test(`three daemons, one killed at random ${ITERATIONS} times: nothing accepted 
     id: string;
     state: string;
     lastError: string | null;
+    monitors: string[];
   }>;
   const stored = new Set((await alpha.query<{ key: string }>("SELECT key FROM signals")).map((r) => r.key));
   const monitors = new Set(
@@ -148,6 +149,18 @@ test(`three daemons, one killed at random ${ITERATIONS} times: nothing accepted 
     ).map((r) => r.id),
   );
   const lostOneShots = oneShots.filter((id) => !oneShotsStored.has(id));
+  // Each one-shot signalled through another host woke alpha's session: a wake delivered or needing review.
+  const monitorOf = new Map(
+    (
+      await alpha.query<{ id: string; monitor: string }>(
+        "SELECT wp.id, m.id AS monitor FROM waitpoints wp JOIN monitors m ON m.uid = wp.monitor_uid",
+      )
+    ).map((r) => [r.id, r.monitor]),
+  );
+  const settledMonitors = new Set(
+    wakes.filter((w) => w.state === "delivered" || w.state === "needs_review").flatMap((w) => w.monitors),
+  );
+  const unwoken = oneShots.filter((id) => !settledMonitors.has(monitorOf.get(id) ?? ""));
 
   const runs = existsSync(join(receiver, "runs"))
     ? readFileSync(join(receiver, "runs"), "utf8").trim().split("\n")
@@ -163,12 +176,13 @@ test(`three daemons, one killed at random ${ITERATIONS} times: nothing accepted 
 
   process.stdout.write(
     `\nteam fault test: ${ITERATIONS} kill -9s over 3 daemons · signals accepted ${accepted.size}, lost ${lost.length} · ` +
-      `one-shot waitpoints signalled across hosts ${oneShots.length}, lost ${lostOneShots.length} · ` +
+      `one-shot waitpoints signalled across hosts ${oneShots.length}, lost ${lostOneShots.length}, without a wake ${unwoken.length} · ` +
       `monitors created ${created.length}, missing ${missingMonitors.length} · wakes ${wakes.length}: delivered ${delivered.length}, ` +
       `needs review ${review.length} (interrupted) · deliveries run twice ${repeated.length}\n`,
   );
   expect(lost).toEqual([]);
   expect(lostOneShots).toEqual([]);
+  expect(unwoken).toEqual([]);
   expect(missingMonitors).toEqual([]);
   expect(repeated).toEqual([]);
   for (const wake of review) {

@@ -299,4 +299,13 @@ describe("checks across hosts", () => {
     expect(after.map((h) => h.name)).toEqual(["alpha", "beta", "delta"]);
     expect(after.find((h) => h.name === "delta")).toMatchObject({ state: "online", sessions: 1 });
   });
+
+  test("a daemon whose host row another run took over (a copy of its home started elsewhere) stops at its next heartbeat", async () => {
+    const pid = gamma.pid;
+    // What a second run of the same home writes when it takes the row.
+    await alpha.query("UPDATE hosts SET pid = pid + 1000000 WHERE name = 'delta'");
+    await waitFor(() => !isAlive(pid), { what: "delta's daemon to stop" });
+    const log = readFileSync(join(gamma.home, "vigil.log"), "utf8");
+    expect(log).toContain("another daemon took this host's row");
+  });
 });

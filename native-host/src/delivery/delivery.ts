@@ -428,8 +428,9 @@ export class Delivery {
       claimed = await this.#store.tx(async (t) => {
         // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
         await t.sessions.lockForUpdate(sessionId);
-        // Stopped or its session deleted since it was marked: nothing is claimed.
-        if (controller.signal.aborted) return { turn: 0, rows: [] };
+        // Stopped or its session deleted since it was marked: nothing is claimed. Nor while another
+        // turn is in flight: another host's, for a webhook session any host may push (team mode).
+        if (controller.signal.aborted || (await t.wakes.turnInFlight(sessionId))) return { turn: 0, rows: [] };
         const turn = await t.sessions.nextTurn(sessionId);
         const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
         await this.#moveMonitors(t, rows, "deliver");

@@ -122,7 +122,8 @@ export class CheckRunner {
           fired.add(record.sessionId);
           continue;
         }
-        if (probe.mode !== "poll") continue;
+        // Its lease ran out while it still runs here (a result not yet recorded): not twice.
+        if (probe.mode !== "poll" || this.#running.has(record.uid)) continue;
         const timing = probe.timing({
           intervalSeconds: (record.intervalMs ?? 0) / 1000,
           timeoutSeconds: record.timeoutMs / 1000,

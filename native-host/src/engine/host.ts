@@ -10,12 +10,15 @@ import type { HostView } from "../../../shared/schemas/views.js";
 import { ConflictError } from "../base/errors.js";
 import { inBackground, type Logger, toError } from "../base/log.js";
 import type { Engine } from "../store/engine.js";
-import { HEARTBEAT_MS, type HostRow, hostOnline } from "../store/hosts.js";
+import { HEARTBEAT_MS, type HostRow, type HostRun, hostOnline } from "../store/hosts.js";
 
 export interface HostIdentity {
   id: string;
   name: string;
 }
+
+/** This daemon's run of its host: the heartbeat and the stop are written only while the row is this run's. */
+export type HostRunIdentity = HostIdentity & HostRun;
 
 /**
  * Takes the row for `name`: a new one, or the same name's row after its daemon stopped or died.
@@ -25,7 +28,7 @@ export interface HostIdentity {
 export async function registerHost(
   store: Engine,
   start: { name: string; version: string; pid: number; now: number; previous?: string | null },
-): Promise<HostIdentity & { adopted: number }> {
+): Promise<HostRunIdentity & { adopted: number }> {
   return store.tx(async (t) => {
     const known = await t.hosts.byName(start.name);
     if (known && known.id !== start.previous && hostOnline(known, start.now)) {
@@ -47,7 +50,7 @@ export async function registerHost(
     if (own || known) await t.hosts.restart(row);
     else await t.hosts.insert(row);
     const adopted = await t.hosts.adopt(id);
-    return { id, name: start.name, adopted };
+    return { id, name: start.name, pid: start.pid, startedAt: start.now, adopted };
   });
 }
 
@@ -88,9 +91,15 @@ export class HostBeat {
 
   constructor(
     private readonly store: Engine,
-    private readonly host: HostIdentity,
+    private readonly host: HostRunIdentity,
     private readonly log: Logger,
-    private readonly options: { now?: () => number; onBeat?: () => void; everyMs?: number } = {},
+    private readonly options: {
+      now?: () => number;
+      onBeat?: () => void;
+      /** The row is no longer this run's: another daemon runs as this host now; this one must stop. */
+      onLost?: () => void;
+      everyMs?: number;
+    } = {},
   ) {
     this.#timer = setInterval(
       () => inBackground(log, "the host heartbeat", this.#beat()),
@@ -101,7 +110,15 @@ export class HostBeat {
 
   async #beat(): Promise<void> {
     try {
-      await this.store.tables.hosts.heartbeat(this.host.id, (this.options.now ?? Date.now)());
+      const mine = await this.store.tables.hosts.heartbeat(this.host, (this.options.now ?? Date.now)());
+      if (!mine) {
+        clearInterval(this.#timer);
+        this.log.error(
+          `host ${this.host.name}: another daemon took this host's row while this one was cut off (or a copy of this home started elsewhere); this one stops so the work is not done twice`,
+        );
+        this.options.onLost?.();
+        return;
+      }
       if (this.#failing) this.log.info(`host ${this.host.name}: heartbeat written again`);
       this.#failing = false;
     } catch (error) {
@@ -116,7 +133,7 @@ export class HostBeat {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     try {
-      await this.store.tables.hosts.stop(this.host.id, (this.options.now ?? Date.now)());
+      await this.store.tables.hosts.stop(this.host, (this.options.now ?? Date.now)());
     } catch (error) {
       this.log.warn(`host ${this.host.name}: recording the stop failed: ${toError(error).message}`);
     }

@@ -58,6 +58,13 @@ export const toHostRow = (raw: RawHost): HostRow => ({
 export const hostOnline = (host: Pick<HostRow, "heartbeatAt" | "stoppedAt">, now: number): boolean =>
   host.stoppedAt === null && now - host.heartbeatAt < HOST_OFFLINE_MS;
 
+/** One run of a host: its row as this daemon took it. */
+export interface HostRun {
+  id: string;
+  pid: number;
+  startedAt: number;
+}
+
 /** The row a daemon starts with (`register`). */
 export interface HostStart {
   id: string;
@@ -96,8 +103,12 @@ export class HostsTable {
       "UPDATE hosts SET name = @name, version = @version, pid = @pid, started_at = @now, heartbeat_at = @now, stopped_at = NULL WHERE id = @id",
     );
     this.#byId = db.prepare<[string], Omit<RawHost, "sessions" | "bound">>("SELECT * FROM hosts WHERE id = ?");
-    this.#heartbeat = db.prepare("UPDATE hosts SET heartbeat_at = ? WHERE id = ? AND stopped_at IS NULL");
-    this.#stop = db.prepare("UPDATE hosts SET stopped_at = ?, heartbeat_at = ? WHERE id = ?");
+    this.#heartbeat = db.prepare(
+      "UPDATE hosts SET heartbeat_at = @now WHERE id = @id AND pid = @pid AND started_at = @startedAt AND stopped_at IS NULL",
+    );
+    this.#stop = db.prepare(
+      "UPDATE hosts SET stopped_at = @now, heartbeat_at = @now WHERE id = @id AND pid = @pid AND started_at = @startedAt",
+    );
     this.#list = db.prepare<[], RawHost>(HOST_LIST_SQL);
     this.#adoptTriggers = db.prepare(
       `UPDATE triggers SET host_id = ? WHERE host_id IS NULL AND monitor_uid IN (
@@ -134,12 +145,17 @@ export class HostsTable {
     this.#restart.run(start);
   }
 
-  heartbeat(id: string, now: number): boolean {
-    return this.#heartbeat.run(now, id).changes > 0;
+  /**
+   * This run's heartbeat; false when the row is no longer this run's (another daemon took it over
+   * while this one was cut off, or a copy of this home started elsewhere): this run must stop.
+   */
+  heartbeat(run: HostRun, now: number): boolean {
+    return this.#heartbeat.run({ ...run, now }).changes > 0;
   }
 
-  stop(id: string, now: number): void {
-    this.#stop.run(now, now, id);
+  /** A clean stop of this run (a row taken over since is left to its new owner). */
+  stop(run: HostRun, now: number): void {
+    this.#stop.run({ ...run, now });
   }
 
   list(): HostRow[] {

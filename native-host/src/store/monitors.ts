@@ -213,13 +213,18 @@ export class MonitorsTable {
     this.#due = db.prepare<[{ now: number; limit: number; host: string }], RawMonitor>(
       `${MONITOR_SELECT} WHERE t.next_due_at <= @now AND (t.lease_until IS NULL OR t.lease_until < @now) AND m.state = 'waiting' AND ${MINE} ORDER BY t.next_due_at LIMIT @limit`,
     );
-    // Free, or run out on another host (it died during the check: the check is taken over).
+    // Free, or run out: its host died during the check, or its result could not be recorded (the
+    // caller skips a check it still runs).
     this.#lease = db.prepare(
-      "UPDATE triggers SET lease_until = @until, lease_owner = @host WHERE monitor_uid = @uid AND (lease_until IS NULL OR (lease_until < @now AND lease_owner IS NOT @host))",
+      "UPDATE triggers SET lease_until = @until, lease_owner = @host WHERE monitor_uid = @uid AND (lease_until IS NULL OR lease_until < @now)",
     );
+    // Two index look-ups, as `due` reads them: the earliest free due time, and the earliest end of
+    // a lease (the check is due again once it has run out).
     this.#nextDue = db.prepare<[{ host: string }], { at: number | null }>(
-      `SELECT min(CASE WHEN t.lease_until IS NULL THEN t.next_due_at ELSE max(t.next_due_at, t.lease_until) END) AS at
-         FROM triggers t WHERE t.next_due_at IS NOT NULL AND (t.lease_until IS NULL OR t.lease_owner IS NOT @host) AND ${MINE}`,
+      `SELECT min(at) AS at FROM (
+         SELECT min(t.next_due_at) AS at FROM triggers t WHERE t.next_due_at IS NOT NULL AND t.lease_until IS NULL AND ${MINE}
+         UNION ALL
+         SELECT min(max(t.next_due_at, t.lease_until + 1)) FROM triggers t WHERE t.lease_until IS NOT NULL AND t.next_due_at IS NOT NULL AND ${MINE})`,
     );
     this.#nextDeadline = db.prepare<[], { at: number | null }>("SELECT min(deadline_at) AS at FROM triggers");
     this.#expired = db.prepare<[number], RawMonitor>(
@@ -326,14 +331,14 @@ export class MonitorsTable {
     return this.#due.all({ now, limit, host }).map(toMonitorRecord);
   }
 
-  /** Takes the check for `host` until `until`: false while another check holds it. */
+  /** Takes the check for `host` until `until`: false while a lease holds it (its own or another host's). */
   lease(uid: number, until: number, host: string, now: number): boolean {
     return this.#lease.run({ until, host, uid, now }).changes > 0;
   }
 
   /**
-   * The earliest time a check of `host` (or a host-free one) is due, not counting its own running
-   * checks (another host's lease counts from when it runs out), and the earliest deadline.
+   * The earliest time a check of `host` (or a host-free one) is due (a leased one once its lease has
+   * run out), and the earliest deadline.
    */
   nextTimes(host: string): { due: number | null; deadline: number | null } {
     return { due: this.#nextDue.get({ host })?.at ?? null, deadline: this.#nextDeadline.get()?.at ?? null };

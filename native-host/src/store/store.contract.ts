@@ -573,7 +573,10 @@ export function storeContract(harness: ContractHarness): void {
         { sessionId: "busy", dueAt: 5000 },
         { sessionId: "push", dueAt: 0 },
       ]);
+      expect(await wakes.turnInFlight("push")).toBe(false);
       await wakes.claim("push", 1, 9000);
+      expect(await wakes.turnInFlight("push")).toBe(true);
+      expect(await wakes.turnInFlight("busy")).toBe(false);
       expect(await wakes.pendingTurns(["mcp"], 6000, H)).toEqual([{ sessionId: "busy", dueAt: 0 }]);
       expect(await wakes.pendingTurns([], 6000, H)).toEqual([]);
     });
@@ -892,9 +895,13 @@ export function storeContract(harness: ContractHarness): void {
       await hosts.insert({ id: H, name: "laptop", version: "1.0.0", pid: 10, now: 1000 });
       await hosts.insert({ id: B, name: "server", version: "1.0.0", pid: 20, now: 1000 });
       await expect(hosts.insert({ id: "h_c", name: "laptop", version: "1", pid: 1, now: 1 })).rejects.toThrow();
-      expect(await hosts.heartbeat(H, 5000)).toBe(true);
-      await hosts.stop(B, 6000);
-      expect(await hosts.heartbeat(B, 7000)).toBe(false);
+      expect(await hosts.heartbeat({ id: H, pid: 10, startedAt: 1000 }, 5000)).toBe(true);
+      // Another run's heartbeat (the row was taken over since) changes nothing and says so.
+      expect(await hosts.heartbeat({ id: H, pid: 11, startedAt: 1000 }, 5500)).toBe(false);
+      await hosts.stop({ id: B, pid: 99, startedAt: 1000 }, 5800);
+      expect((await hosts.byId(B))?.stoppedAt).toBeNull();
+      await hosts.stop({ id: B, pid: 20, startedAt: 1000 }, 6000);
+      expect(await hosts.heartbeat({ id: B, pid: 20, startedAt: 1000 }, 7000)).toBe(false);
       await sessions.insert({ ...SESSION, id: "on-b", hostId: B });
       await monitors.insert({ ...poll("bound", 100), sessionId: "on-b", hostId: B });
       await monitors.insert({ ...poll("free", 100), sessionId: "on-b", hostId: null });
@@ -983,24 +990,26 @@ export function storeContract(harness: ContractHarness): void {
       expect((await monitors.armedOfMode("stream", B)).map((m) => m.id)).toEqual(["watch-b"]);
     });
 
-    test("a host-free check another host leased is taken over once its lease runs out, not before; a host's own lease is not", async () => {
+    test("a leased check is due again once its lease runs out: another host's (it died), or its own (its result was never recorded)", async () => {
       const { monitors } = store.tables;
       const free = await monitors.insert({ ...poll("free", 100), hostId: null });
       expect(await monitors.lease(free, 5000, B, 100)).toBe(true);
       // While B's lease runs, H neither takes it nor wakes for it before the lease ends.
       expect(await monitors.lease(free, 9000, H, 4000)).toBe(false);
       expect((await monitors.due(4000, 10, H)).map((m) => m.id)).toEqual([]);
-      expect((await monitors.nextTimes(H)).due).toBe(5000);
-      // B died: at 5001 its lease has run out and H takes the check over.
+      expect((await monitors.nextTimes(H)).due).toBe(5001);
+      // B died: once its lease has run out, H takes the check over.
       expect((await monitors.due(5001, 10, H)).map((m) => m.id)).toEqual(["free"]);
       expect(await monitors.lease(free, 9000, H, 5001)).toBe(true);
       expect((await monitors.byUid(free))?.trigger?.leaseUntil).toBe(9000);
-      // H's own lease, run out, is H's check still running (or interrupted at its next start).
-      expect(await monitors.lease(free, 20_000, H, 9500)).toBe(false);
-      expect((await monitors.nextTimes(H)).due).toBeNull();
+      expect(await monitors.lease(free, 20_000, B, 8000)).toBe(false);
+      // H's own lease run out (the result could not be recorded): due again, and H takes it again.
+      expect((await monitors.nextTimes(H)).due).toBe(9001);
+      expect((await monitors.due(9001, 10, H)).map((m) => m.id)).toEqual(["free"]);
+      expect(await monitors.lease(free, 20_000, H, 9001)).toBe(true);
     });
 
-    test("interruptLeases and clearLeases touch only the host's own leases (and those from before hosts)", async () => {
+    test("interruptLeases and clearLeases touch only the host's own leases", async () => {
       const { monitors } = store.tables;
       const mine = await monitors.insert({ ...poll("mine", 100), hostId: null });
       const theirs = await monitors.insert({ ...poll("theirs", 100), hostId: null });

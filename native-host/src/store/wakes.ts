@@ -109,6 +109,7 @@ export class WakesTable {
   readonly #cancelReady;
   readonly #pendingTurns;
   readonly #nextLease;
+  readonly #turnInFlight;
   readonly #claim;
   readonly #claimDelivered;
   readonly #delivered;
@@ -155,6 +156,9 @@ export class WakesTable {
        UNION ALL
        SELECT s.id, s.busy_until FROM sessions s
        WHERE s.busy_until > @now AND ${delivers} AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
+    );
+    this.#turnInFlight = db.prepare<[string], { one: number }>(
+      "SELECT 1 AS one FROM wakes WHERE session_id = ? AND state = 'delivering' LIMIT 1",
     );
     this.#nextLease = db.prepare<[], { at: number | null }>(
       "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'",
@@ -258,6 +262,11 @@ export class WakesTable {
 
   nextLeaseExpiry(): number | null {
     return this.#nextLease.get()?.at ?? null;
+  }
+
+  /** Whether a turn of the session is being delivered (checked again under its lock before a claim). */
+  turnInFlight(sessionId: string): boolean {
+    return this.#turnInFlight.get(sessionId) !== undefined;
   }
 
   /** Takes every ready wake of the session into one turn (state delivering, with a lease). */

@@ -16,3 +16,7 @@ ALTER TABLE sessions ADD COLUMN host_id TEXT;      -- NULL: made before hosts; t
 ALTER TABLE triggers ADD COLUMN host_id TEXT;      -- NULL: any host may run it
 ALTER TABLE triggers ADD COLUMN lease_owner TEXT;  -- the host whose check holds the lease
 ALTER TABLE devices ADD COLUMN host_id TEXT;       -- the host that added it collects it
+
+-- The scheduler's next due time reads the earliest end of a lease (a check whose host died, or
+-- whose result could not be recorded, is due again then) through this index, not a scan.
+CREATE INDEX triggers_leased ON triggers(lease_until) WHERE lease_until IS NOT NULL;

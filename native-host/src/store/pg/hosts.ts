@@ -3,12 +3,21 @@
  * Design: docs/design.md §9.1.
  */
 import type { HostsStore } from "../engine.js";
-import { ADOPTED_BOUND_KINDS, HOST_LIST_SQL, type HostRow, type HostStart, type RawHost, toHostRow } from "../hosts.js";
+import {
+  ADOPTED_BOUND_KINDS,
+  HOST_LIST_SQL,
+  type HostRow,
+  type HostRun,
+  type HostStart,
+  type RawHost,
+  toHostRow,
+} from "../hosts.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
 const CLOCK = statement("hosts_clock", "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now");
 const BY_ID = statement("hosts_by_id", "SELECT * FROM hosts WHERE id = $1");
-const BY_NAME = statement("hosts_by_name", "SELECT * FROM hosts WHERE name = $1");
+// Locked: two daemons starting under one name take it one after the other.
+const BY_NAME = statement("hosts_by_name", "SELECT * FROM hosts WHERE name = $1 FOR UPDATE");
 const INSERT = statement(
   "hosts_insert",
   "INSERT INTO hosts (id, name, version, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $5)",
@@ -19,9 +28,12 @@ const RESTART = statement(
 );
 const HEARTBEAT = statement(
   "hosts_heartbeat",
-  "UPDATE hosts SET heartbeat_at = $1 WHERE id = $2 AND stopped_at IS NULL",
+  "UPDATE hosts SET heartbeat_at = $1 WHERE id = $2 AND pid = $3 AND started_at = $4 AND stopped_at IS NULL",
 );
-const STOP = statement("hosts_stop", "UPDATE hosts SET stopped_at = $1, heartbeat_at = $1 WHERE id = $2");
+const STOP = statement(
+  "hosts_stop",
+  "UPDATE hosts SET stopped_at = $1, heartbeat_at = $1 WHERE id = $2 AND pid = $3 AND started_at = $4",
+);
 const LIST = statement("hosts_list", HOST_LIST_SQL);
 const ADOPT_TRIGGERS = statement(
   "hosts_adopt_triggers",
@@ -59,12 +71,12 @@ export class PgHosts implements HostsStore {
     await run(this.db, RESTART, [start.id, start.version, start.pid, start.now, start.name]);
   }
 
-  async heartbeat(id: string, now: number): Promise<boolean> {
-    return (await run(this.db, HEARTBEAT, [now, id])) > 0;
+  async heartbeat(host: HostRun, now: number): Promise<boolean> {
+    return (await run(this.db, HEARTBEAT, [now, host.id, host.pid, host.startedAt])) > 0;
   }
 
-  async stop(id: string, now: number): Promise<void> {
-    await run(this.db, STOP, [now, id]);
+  async stop(host: HostRun, now: number): Promise<void> {
+    await run(this.db, STOP, [now, host.id, host.pid, host.startedAt]);
   }
 
   async list(): Promise<HostRow[]> {

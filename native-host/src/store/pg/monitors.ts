@@ -55,12 +55,15 @@ const DUE = statement(
 );
 const LEASE = statement(
   "monitors_lease",
-  "UPDATE triggers SET lease_until = $1, lease_owner = $3 WHERE monitor_uid = $2 AND (lease_until IS NULL OR (lease_until < $4 AND lease_owner IS DISTINCT FROM $3))",
+  "UPDATE triggers SET lease_until = $1, lease_owner = $3 WHERE monitor_uid = $2 AND (lease_until IS NULL OR lease_until < $4)",
 );
 const NEXT_DUE = statement(
   "monitors_next_due",
-  `SELECT min(CASE WHEN t.lease_until IS NULL THEN t.next_due_at ELSE greatest(t.next_due_at, t.lease_until) END) AS at
-     FROM triggers t WHERE t.next_due_at IS NOT NULL AND (t.lease_until IS NULL OR t.lease_owner IS DISTINCT FROM $1) AND ${mine(1)}`,
+  `SELECT min(at) AS at FROM (
+     SELECT min(t.next_due_at) AS at FROM triggers t WHERE t.next_due_at IS NOT NULL AND t.lease_until IS NULL AND ${mine(1)}
+     UNION ALL
+     SELECT min(greatest(t.next_due_at, t.lease_until + 1)) FROM triggers t
+      WHERE t.lease_until IS NOT NULL AND t.next_due_at IS NOT NULL AND ${mine(1)}) AS times`,
 );
 const NEXT_DEADLINE = statement("monitors_next_deadline", "SELECT min(deadline_at) AS at FROM triggers");
 const EXPIRED = statement("monitors_expired", `${MONITOR_SELECT} WHERE t.deadline_at <= $1 ORDER BY t.deadline_at`);

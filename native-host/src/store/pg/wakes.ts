@@ -46,6 +46,10 @@ const PENDING_TURNS = statement(
    SELECT s.id, s.busy_until FROM sessions s
    WHERE s.busy_until > $2 AND ${DELIVERS} AND EXISTS (SELECT 1 FROM wakes r WHERE r.session_id = s.id AND r.state = 'ready')`,
 );
+const TURN_IN_FLIGHT = statement(
+  "wakes_turn_in_flight",
+  "SELECT 1 AS one FROM wakes WHERE session_id = $1 AND state = 'delivering' LIMIT 1",
+);
 const NEXT_LEASE = statement("wakes_next_lease", "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'");
 const CLAIM = statement(
   "wakes_claim",
@@ -160,6 +164,10 @@ export class PgWakes implements WakesStore {
   async pendingTurns(pushKinds: readonly string[], now: number, host: string): Promise<PendingTurn[]> {
     const rows = await all<{ session_id: string; due_at: number }>(this.db, PENDING_TURNS, [pushKinds, now, host]);
     return rows.map((row) => ({ sessionId: row.session_id, dueAt: row.due_at }));
+  }
+
+  async turnInFlight(sessionId: string): Promise<boolean> {
+    return (await one<{ one: number }>(this.db, TURN_IN_FLIGHT, [sessionId])) !== undefined;
   }
 
   async nextLeaseExpiry(): Promise<number | null> {

@@ -14,3 +14,5 @@ ALTER TABLE sessions ADD COLUMN host_id text;
 ALTER TABLE triggers ADD COLUMN host_id text;
 ALTER TABLE triggers ADD COLUMN lease_owner text;
 ALTER TABLE devices ADD COLUMN host_id text;
+
+CREATE INDEX triggers_leased ON triggers(lease_until) WHERE lease_until IS NOT NULL;
