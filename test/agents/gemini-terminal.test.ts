@@ -42,6 +42,17 @@ const { flag, log, arm, ask, idle, quit, shows, evidence, noneRan, wakeOf, wakeR
   program: /gemini/,
   logs: () => tail(join(world.root, "gemini-debug.log")),
 });
+/**
+ * Every turn's AfterAgent hook has run to its end, by Gemini CLI's own log. The TUI shows its prompt
+ * while that hook still runs (it took 0.9 s in a loaded CI run), and a wake ready before the hook's
+ * end is taken by it as a live wake: the idle step must start after.
+ */
+const turnsEnded = () => {
+  const text = tail(join(world.root, "gemini-debug.log"), 1_000_000);
+  const count = (what: string) => text.split(what).length - 1;
+  return count("Hook execution for AfterAgent") >= count("Hook execution for BeforeAgent");
+};
+
 /** A second Gemini process on the session: a headless `gemini --resume`. */
 const resumes = () => sampleProcesses(world.home, (cmdline) => /gemini\S* .*--resume /.test(cmdline));
 
@@ -68,6 +79,9 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
 
   // Idle and open: the wake is held for the session's hooks, not delivered by itself.
   await ask(tui, arm("build-one"));
+  await waitFor(turnsEnded, { what: "the arming turn's AfterAgent hook to end" }).catch(async (error: Error) => {
+    throw await evidence(error, tui, sessionId);
+  });
   expect(await vigil("ls", "--session", sessionId)).toMatchObject([{ state: "waiting", name: "build-one" }]);
   writeFileSync(flag("build-one"), "");
   await waitFor(() => log().includes(`wakes of session ${sessionId} held`), {
