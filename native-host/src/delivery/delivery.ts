@@ -46,6 +46,19 @@ const PUSH_ADAPTERS: Record<string, PushAdapter> = {
   copilot: copilotAdapter as unknown as PushAdapter,
 };
 
+/** Calls to the result until `schedule` runs its callback cost one `act`. */
+function coalesce(schedule: (run: () => void) => unknown, act: () => void): () => void {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    schedule(() => {
+      queued = false;
+      act();
+    });
+  };
+}
+
 /** Team mode: the longest a push waits after another host's change reached this one. */
 const REMOTE_POKE_MS = 20;
 /** How often a session whose wakes are held (a live agent) is looked at again. */
@@ -145,31 +158,19 @@ export class Delivery {
     this.#scheduler.poke();
   }
 
-  #pokeQueued = false;
-  #remotePokeQueued = false;
-
+  /** Many changes in one tick (a burst of signals) cost one look at the turn queue. */
+  readonly #pokeSoon = coalesce(
+    (poke) => setImmediate(poke),
+    () => this.#scheduler.poke(),
+  );
   /**
    * Changes another host made (team mode) look at the turn queue at most every REMOTE_POKE_MS: a
    * stream of signals on the other hosts must not cost this one a look per notice.
    */
-  #pokeLater(): void {
-    if (this.#remotePokeQueued) return;
-    this.#remotePokeQueued = true;
-    setTimeout(() => {
-      this.#remotePokeQueued = false;
-      this.#scheduler.poke();
-    }, REMOTE_POKE_MS);
-  }
-
-  /** Many changes in one tick (a burst of signals) cost one look at the turn queue. */
-  #pokeSoon(): void {
-    if (this.#pokeQueued) return;
-    this.#pokeQueued = true;
-    setImmediate(() => {
-      this.#pokeQueued = false;
-      this.#scheduler.poke();
-    });
-  }
+  readonly #pokeLater = coalesce(
+    (poke) => setTimeout(poke, REMOTE_POKE_MS),
+    () => this.#scheduler.poke(),
+  );
 
   /** The session is being deleted: its turn in flight is abandoned (nothing old may resume it). */
   abandonSession(sessionId: string): void {
