@@ -57,7 +57,7 @@ export const ROUTES = {
     method: "GET",
     path: "/api/panel",
     summary:
-      "the side panel's list: a page of monitors and waitpoints (?offset=&limit=&filter=&session=&kind=&device=&q=), counts, sessions, devices and Needs you",
+      "the side panel's list: a page of monitors and waitpoints (?offset=&limit=&filter=&session=&kind=&device=&host=&q=), counts, sessions, hosts, devices and Needs you",
   },
   listSessions: { method: "GET", path: "/api/sessions", summary: "every session" },
   createSession: { method: "POST", path: "/api/sessions", summary: "create a session (or get it, by id)" },

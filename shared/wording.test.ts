@@ -15,6 +15,7 @@ import {
   dueText,
   formatDuration,
   formatSeconds,
+  hostWaitText,
   overloadText,
   relativeTimeCoarse,
   relativeTimeDetailed,
@@ -223,4 +224,14 @@ describe("the words the CLI got wrong (#26)", () => {
     expect(deviceWaitText("gpu1", "connected")).toBeNull();
     expect(deviceWaitText(null, null)).toBeNull();
   });
+});
+
+test("a monitor whose host is away says which host, and since when", () => {
+  const since = "2026-12-04T12:00:00.000Z";
+  expect(hostWaitText({ host: "beta", state: "offline", since }, "3m ago")).toBe(
+    "waiting for their host (beta, offline since 3m ago)",
+  );
+  expect(hostWaitText({ host: "ci-7", state: "stopped", since }, "1h ago")).toBe(
+    "waiting for their host (ci-7, stopped 1h ago)",
+  );
 });

@@ -11,6 +11,7 @@ import type {
   DeliveryView,
   DeviceState,
   EndingReason,
+  HostAbsence,
   Stall,
 } from "./schemas/views.js";
 
@@ -110,6 +111,12 @@ export function stalledText(stall: Stall, armedAt: string, now: number): string 
 export function deviceWaitText(device: string | null, state: DeviceState | "removed" | null): string | null {
   if (device === null || state === null || state === "connected") return null;
   return state === "removed" ? `its device ${device} was removed` : `waiting for its device ${device} (${state})`;
+}
+
+/** A monitor whose checks need a host that is away: "waiting for their host (beta, offline since 3m ago)". */
+export function hostWaitText(away: HostAbsence, when: string): string {
+  const state = away.state === "stopped" ? `stopped ${when}` : `offline since ${when}`;
+  return `waiting for their host (${away.host}, ${state})`;
 }
 
 /**

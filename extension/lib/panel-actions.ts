@@ -207,6 +207,11 @@ export function onPanelInput(deps: PanelActionDeps, event: Event, debounce: (run
   if (name === "q") state.filters.q = field.value;
   else if (name === "kind") state.filters.kind = field.value as PanelKind | "";
   else if (name === "session" || name === "device") state.filters[name] = field.value;
+  else if (name === "host") {
+    state.filters.host = field.value;
+    // A session of another host would hide everything: the session filter starts over.
+    state.filters.session = "";
+  }
   render();
   if (name === "q") debounce(() => void data.refresh());
   else void data.refresh();

@@ -174,11 +174,14 @@ describe("filters and counts", () => {
   });
   test("the request carries only the filters set", () => {
     expect(listQuery(NO_FILTERS)).toEqual({});
-    expect(listQuery({ filter: "needs", session: "a", kind: "waitpoint", device: "gpu1", q: " x " })).toEqual({
+    expect(
+      listQuery({ filter: "needs", session: "a", kind: "waitpoint", device: "gpu1", host: "beta", q: " x " }),
+    ).toEqual({
       filter: "needs",
       session: "a",
       kind: "waitpoint",
       device: "gpu1",
+      host: "beta",
       q: "x",
     });
   });

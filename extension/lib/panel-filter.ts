@@ -1,5 +1,5 @@
 /**
- * The panel's filters (All / Needs you / Active / Ended, session, kind, device, search) and the
+ * The panel's filters (All / Needs you / Active / Ended, session, kind, device, host, search) and the
  * counts beside them. The daemon filters and counts (GET /api/panel's query, issue #26); an answer
  * without `counts` comes from an older daemon that ignored the query, so the same filters are
  * applied here instead. Pure.
@@ -21,15 +21,17 @@ export interface Filters {
   session: string;
   kind: PanelKind | "";
   device: string;
+  /** Team mode: one host's sessions (its name). */
+  host: string;
   q: string;
 }
 
 /** The filter fields of a `list` request. */
 export type NativeListFields = Partial<
-  Pick<Extract<NativeRequest, { type: "list" }>, "filter" | "session" | "kind" | "device" | "q">
+  Pick<Extract<NativeRequest, { type: "list" }>, "filter" | "session" | "kind" | "device" | "host" | "q">
 >;
 
-export const NO_FILTERS: Filters = { filter: "all", session: "", kind: "", device: "", q: "" };
+export const NO_FILTERS: Filters = { filter: "all", session: "", kind: "", device: "", host: "", q: "" };
 
 /** The `list` request's filter fields: only those set. */
 export function listQuery(filters: Filters): NativeListFields {
@@ -38,6 +40,7 @@ export function listQuery(filters: Filters): NativeListFields {
   if (filters.session) query.session = filters.session;
   if (filters.kind) query.kind = filters.kind;
   if (filters.device) query.device = filters.device;
+  if (filters.host) query.host = filters.host;
   const q = filters.q.trim();
   if (q) query.q = q;
   return query;
@@ -92,7 +95,7 @@ export function countItems(items: PanelItem[]): PanelCounts {
 export interface FilteredList {
   items: PanelItem[];
   counts: PanelCounts;
-  sessions: Array<{ id: string; label: string | null; counts: PanelCounts }>;
+  sessions: Array<{ id: string; label: string | null; counts: PanelCounts; host?: string | null }>;
 }
 
 /** The items to show, the tab counts and the sessions: the daemon's when it filtered, else worked out here. */

@@ -1,8 +1,8 @@
 /**
  * A per-session refresh (issue #26): when the host says one session changed, the panel asks for
  * that session alone and folds the answer into the list it has: that session's items, its entry in
- * `sessions`, its share of `counts` and `attention`; the devices, checks and the entries about no
- * session (devices, overload) come from the newer answer. Pure.
+ * `sessions`, its share of `counts` and `attention`; the devices, checks, hosts and the entries
+ * about no session (devices, overload) come from the newer answer. Pure.
  * Design: docs/design.md §7.
  */
 import type { AttentionItem, PanelCounts, PanelList } from "../../shared/schemas/native-messages";
@@ -55,6 +55,7 @@ export function mergeSession(list: PanelList, sessionId: string, reply: PanelLis
     items,
     devices: reply.devices,
     checks: reply.checks,
+    hosts: reply.hosts ?? list.hosts,
     counts,
     sessions,
     attention,

@@ -85,6 +85,15 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
       ]),
     ),
     deviceLine ? h("div", { class: "device-line", "data-tone": device?.state ?? "unknown" }, deviceLine) : null,
+    monitor.waitingForHost
+      ? h(
+          "div",
+          { class: "host-line" },
+          `waiting for their host (${monitor.waitingForHost.host}, ${monitor.waitingForHost.state === "stopped" ? "stopped " : "offline since "}`,
+          timeElement(monitor.waitingForHost.since, now),
+          ")",
+        )
+      : null,
     waitpoint?.intent ? h("div", { class: "muted intent" }, waitpoint.intent) : null,
     monitor.lastEvent ? h("div", { class: "muted" }, monitor.lastEvent) : null,
     monitor.lastError ? h("div", { class: "error" }, monitor.lastError) : null,

@@ -53,9 +53,16 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
     tally = needsTally(attention);
     const view = applyFilters(list, state.filters);
     const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
+    // Team mode: with more than one host, each session says which it is on (and when that one is away).
+    const hosts = list.hosts ?? [];
+    const hostById = new Map(hosts.map((host) => [host.id, host]));
+    const hostOf = (id: string) => {
+      const host = view.sessions.find((s) => s.id === id)?.host;
+      return hosts.length > 1 && host ? (hostById.get(host) ?? null) : null;
+    };
     children.push(
       needsSection(attention, tally, (id) => labels.get(id) ?? id, state.confirming, now, state.needsAll),
-      toolbar(state, view, list.devices ?? []),
+      toolbar(state, view, list.devices ?? [], hosts),
       bulkBar(state),
     );
     const groups = groupBySession(view.items);
@@ -65,7 +72,9 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
         h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."),
       );
     }
-    children.push(...groups.map((group) => sessionSection(state, group, now, list.devices ?? [], page.rows)));
+    children.push(
+      ...groups.map((group) => sessionSection(state, group, now, list.devices ?? [], page.rows, hostOf(group.id))),
+    );
     if (list.total > list.offset + list.items.length)
       children.push(h("p", { class: "muted" }, `Showing the first ${list.items.length} of ${list.total}.`));
     children.push(devicesSection(list.devices, now));

@@ -1,11 +1,13 @@
 /**
  * One session's section in the side panel: a header that folds it away (remembered), its counts and
- * "Clear ended"; then its monitor rows, the ended ones over a day old folded behind one button.
+ * "Clear ended"; in team mode the host it is on, and since when that host is away if it is; then its
+ * monitor rows, the ended ones over a day old folded behind one button.
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
-import type { DeviceView } from "../../shared/schemas/views";
+import type { DeviceView, PanelHost } from "../../shared/schemas/views";
 import { h } from "./dom";
+import { timeElement } from "./panel-clock";
 import { isActive } from "./panel-filter";
 import { monitorRow } from "./panel-monitor-row";
 import type { RowCache } from "./panel-row-cache";
@@ -18,6 +20,7 @@ export function sessionSection(
   now: number,
   devices: DeviceView[],
   rows: RowCache,
+  host: PanelHost | null = null,
 ): HTMLElement {
   const inputsOf = (item: PanelItem) => {
     const key = itemKey(item);
@@ -38,9 +41,30 @@ export function sessionSection(
   const { recent, older } = sessionSplit(group.items, now);
   const showOlder = state.older.has(group.id);
   // A session none of whose rows changed is kept whole (a change elsewhere touches one session).
-  const inputs = [group.label, collapsed, showOlder, recent.length, ...group.items.flatMap(inputsOf)];
+  const inputs = [
+    group.label,
+    collapsed,
+    showOlder,
+    recent.length,
+    host?.name,
+    host?.state,
+    host?.since,
+    ...group.items.flatMap(inputsOf),
+  ];
   return rows.row(`session:${group.id}`, inputs, () =>
-    drawSession(group, { collapsed, recent, older, showOlder }, row),
+    drawSession(group, { collapsed, recent, older, showOlder, host, now }, row),
+  );
+}
+
+/** Under the header of a session whose host is away: "host beta offline since 3m ago". */
+function hostAwayLine(host: PanelHost, now: number): HTMLElement | null {
+  if (host.state === "online" || host.since === null) return null;
+  return h(
+    "p",
+    { class: "host-away", "data-host": host.name },
+    host.state === "stopped" ? `host ${host.name} stopped ` : `host ${host.name} offline since `,
+    timeElement(host.since, now),
+    " · its checks and wakes wait for it",
   );
 }
 
@@ -51,7 +75,16 @@ function drawSession(
     recent,
     older,
     showOlder,
-  }: { collapsed: boolean; recent: PanelItem[]; older: PanelItem[]; showOlder: boolean },
+    host,
+    now,
+  }: {
+    collapsed: boolean;
+    recent: PanelItem[];
+    older: PanelItem[];
+    showOlder: boolean;
+    host: PanelHost | null;
+    now: number;
+  },
   row: (item: PanelItem) => HTMLElement,
 ): HTMLElement {
   const ended = group.items.filter((i) => !isActive(i.monitor.state)).length;
@@ -79,6 +112,7 @@ function drawSession(
           group.label,
         ),
       ),
+      host ? h("span", { class: "host", "data-state": host.state }, `on ${host.name}`) : null,
       h("span", { class: "counts" }, `${active} active · ${ended} ended`),
       ended > 0
         ? h(
@@ -95,6 +129,7 @@ function drawSession(
           )
         : null,
     ),
+    host ? hostAwayLine(host, now) : null,
     collapsed ? null : h("ul", { class: "monitors" }, recent.map(row), showOlder ? older.map(row) : null),
     !collapsed && older.length > 0
       ? h(

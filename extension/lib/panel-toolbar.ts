@@ -1,12 +1,13 @@
 /**
  * The side panel's toolbar (issue #26): the tabs All / Needs you / Active / Ended with their
- * counts, a search box over names, commands and labels, and filters by session, kind and device;
+ * counts, a search box over names, commands and labels, and filters by session, kind, device and (with
+ * more than one host: team mode) host;
  * below it, while monitors are selected, the bulk bar (Pause, Resume, Cancel with one confirmation).
  * Design: docs/design.md §7.
  */
 import { PANEL_FILTERS, PANEL_KINDS, type PanelFilter } from "../../shared/panel-lists";
 import type { PanelCounts } from "../../shared/schemas/native-messages";
-import type { DeviceView } from "../../shared/schemas/views";
+import type { DeviceView, PanelHost } from "../../shared/schemas/views";
 import { countOf } from "../../shared/wording";
 import { h } from "./dom";
 import type { FilteredList } from "./panel-filter";
@@ -19,9 +20,14 @@ const TAB_LABELS: Record<PanelFilter, string> = {
   ended: "Ended",
 };
 
-export function toolbar(state: PanelState, view: FilteredList, devices: DeviceView[]): HTMLElement {
+export function toolbar(
+  state: PanelState,
+  view: FilteredList,
+  devices: DeviceView[],
+  hosts: readonly PanelHost[] = [],
+): HTMLElement {
   const { filters } = state;
-  const select = (name: "session" | "kind" | "device", label: string, options: Array<[string, string]>) =>
+  const select = (name: "session" | "kind" | "device" | "host", label: string, options: Array<[string, string]>) =>
     h(
       "select",
       { "data-filter": name, "data-key": `filter:${name}`, "aria-label": label },
@@ -84,6 +90,20 @@ export function toolbar(state: PanelState, view: FilteredList, devices: DeviceVi
             "device",
             "All devices",
             devices.map((d) => [d.name, d.name]),
+          )
+        : null,
+      hosts.length > 1
+        ? select(
+            "host",
+            "All hosts",
+            hosts.map((host) => [
+              host.name,
+              host.self
+                ? `${host.name} (this machine)`
+                : host.state === "online"
+                  ? host.name
+                  : `${host.name} (${host.state})`,
+            ]),
           )
         : null,
     ),

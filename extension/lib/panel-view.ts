@@ -115,7 +115,9 @@ export function monitorDetailParts(item: PanelItem): DetailPart[] {
     if (waitpoint.state === "armed") time("expires ", waitpoint.expiresAt);
   } else time("checked ", monitor.lastCheckAt);
   if (canCancel(monitor.state)) {
-    if (monitor.state === "waiting" && !waitpoint && monitor.nextCheckAt && Date.parse(monitor.nextCheckAt) > 0)
+    // A check whose host is away is not coming: its row says what it waits for instead.
+    const checked = !waitpoint && !monitor.waitingForHost;
+    if (monitor.state === "waiting" && checked && monitor.nextCheckAt && Date.parse(monitor.nextCheckAt) > 0)
       parts.push({ prefix: "next ", iso: monitor.nextCheckAt, future: true });
     // A waitpoint's deadline is its expiry, already said.
     if (!waitpoint) time("deadline ", monitor.deadlineAt);

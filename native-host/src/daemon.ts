@@ -32,7 +32,14 @@ import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Devices } from "./devices/devices.js";
 import { Engine } from "./engine/engine.js";
-import { DatabaseClock, HostBeat, type HostIdentity, type HostRunIdentity, registerHost } from "./engine/host.js";
+import {
+  DatabaseClock,
+  HostBeat,
+  type HostIdentity,
+  type HostRunIdentity,
+  HostStateWatch,
+  registerHost,
+} from "./engine/host.js";
 import { TeamLink } from "./engine/team-link.js";
 import type { ApiServices } from "./http/route-context.js";
 import { createApiServer } from "./http/server.js";
@@ -45,6 +52,7 @@ import type { Engine as StoreEngine } from "./store/engine.js";
 import { HomeLockedError, lockHome } from "./store/home-lock.js";
 import { HEARTBEAT_MS, UNREGISTERED_HOST } from "./store/hosts.js";
 import { openStore } from "./store/open.js";
+import { HOUSEKEEPING_LOCK_KEY, whileLockFree } from "./store/pg/connection.js";
 import { shieldGhTokensWith } from "./tools/github-api.js";
 
 /** The CLI line a job runs to signal: this checkout's bin, with --home when it is not the default. */
@@ -250,6 +258,8 @@ export async function runDaemon(options: {
     );
   }
   const team: ApiServices = link ? { ...services, team: link } : services;
+  // A host that came, went or stopped: the side panel asks again (its sessions read "host … offline").
+  const hostStates = new HostStateWatch(store, now, () => browser.changed(null));
   const beat = new HostBeat(store, host, log, {
     // Another daemon runs as this host now (defined below; the first beat comes 5 s after start).
     onLost: () => shutdown("the loss of this host's row", 1),
@@ -261,6 +271,8 @@ export async function runDaemon(options: {
             lookAgain();
             // A notice from another host may have been lost: long-polls here look again.
             changes.wakeWaiters();
+            inBackground(log, "reading the hosts' states", hostStates.check());
+            inBackground(log, "stopping devices removed through another host", devices.reconcile());
           },
         }
       : {}),
@@ -273,13 +285,19 @@ export async function runDaemon(options: {
     log,
     intake: (body) => waitpoints.signal(body, "spool", { owner: true }),
   });
+  const purges = async () => {
+    await waitpoints.purge(now());
+    await store.tables.inboundEvents.prune(now());
+  };
+  // On a shared database one daemon purges at a time; the others find the lock taken and skip.
+  const pool = opened.pool;
   const housekeeping = async () => {
-    await waitpoints.purge(Date.now());
-    await store.tables.inboundEvents.prune(Date.now());
+    if (pool) await whileLockFree(pool, HOUSEKEEPING_LOCK_KEY, purges);
+    else await purges();
   };
   const purge = setInterval(() => inBackground(log, "the hourly purge", housekeeping()), 3_600_000);
   purge.unref();
-  await waitpoints.purge(Date.now());
+  await housekeeping();
 
   const env = envConfig();
   const limits = {

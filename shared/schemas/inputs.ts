@@ -201,6 +201,16 @@ export const DeviceNameSchema = z
   .max(64)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "Expected a device name of letters, digits, '.', '_' or '-'");
 
+/** A host name in team mode (`--host-name`): what a DNS label allows, plus '.' and '_'. */
+export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+export const HostNameSchema = z
+  .string()
+  .regex(
+    HOST_NAME,
+    "Expected a host name of letters, digits, '.', '_' or '-' (1 to 63, starting with a letter or digit)",
+  );
+
 /**
  * `[USER@]HOST`: never starting with "-" (ssh would read it as an option), no spaces or shell
  * characters. A HOST may be an alias of the user's ~/.ssh/config.

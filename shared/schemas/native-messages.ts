@@ -31,6 +31,8 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
     session: SessionIdSchema.optional(),
     kind: z.enum(PANEL_KINDS).optional(),
     device: z.string().min(1).max(100).optional(),
+    /** Team mode: one host's sessions (its name). */
+    host: z.string().min(1).max(100).optional(),
     q: z.string().min(1).max(200).optional(),
   }),
   /** Send a wake that needs review (or failed) again: POST /api/sessions/:sid/wakes/:wid/retry. */
@@ -76,8 +78,8 @@ export type {
 export { ATTENTION_REASONS } from "./views.js";
 
 /** The list as the panel reads it: a daemon from before the dashboard sends no counts, sessions or attention. */
-export type PanelList = Omit<PanelPage, "counts" | "sessions" | "attention"> &
-  Partial<Pick<PanelPage, "counts" | "sessions" | "attention">>;
+export type PanelList = Omit<PanelPage, "counts" | "sessions" | "attention" | "hosts"> &
+  Partial<Pick<PanelPage, "counts" | "sessions" | "attention" | "hosts">>;
 
 export type NativeReply =
   | { id: string | number | null; ok: true; result: unknown }

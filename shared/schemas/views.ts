@@ -71,6 +71,18 @@ export interface MonitorView {
    * since when, and its last signal (null: none since it was armed). Absent otherwise.
    */
   stall?: Stall;
+  /**
+   * Team mode: an armed monitor whose checks need a machine (its session's host) that is offline or
+   * stopped: nothing checks it until that host is back. Absent otherwise.
+   */
+  waitingForHost?: HostAbsence;
+}
+
+/** A host that is not running (team mode): since its last heartbeat, or its clean stop. */
+export interface HostAbsence {
+  host: string;
+  state: "offline" | "stopped";
+  since: string;
 }
 
 /** An armed waitpoint no signal reached within its heartbeat timeout. */
@@ -206,6 +218,8 @@ export interface SessionView {
   /** While the agent said it is busy (turn lease), the ISO time the lease ends; else null. */
   busyUntil: string | null;
   createdAt: string;
+  /** The host it was made on, where its agent runs (team mode; null: made before hosts existed). */
+  host: string | null;
   webhookSecret?: string;
 }
 
@@ -380,6 +394,19 @@ export interface PanelSession {
   id: string;
   label: string | null;
   counts: PanelCounts;
+  /** The id of its host (one of `PanelPage.hosts`); null: made before hosts existed; absent: an older daemon. */
+  host?: string | null;
+}
+
+/** A host as the panel shows it (team mode): its name, and since when it is away if it is. */
+export interface PanelHost {
+  id: string;
+  name: string;
+  state: "online" | "offline" | "stopped";
+  /** Offline: its last heartbeat; stopped: its stop; online: null. */
+  since: string | null;
+  /** The daemon the panel talks to. */
+  self: boolean;
 }
 
 /**
@@ -405,8 +432,10 @@ export interface PanelPage {
   checks: CheckLoadView;
   /** Under the session, kind, device and search filters, before `filter=`. */
   counts: PanelCounts;
-  /** Every session, with its counts under the kind, device and search filters. */
+  /** Every session (of the filtered host), with its counts under the kind, device and search filters. */
   sessions: PanelSession[];
+  /** Every host of the database (one on SQLite), whatever the filters. */
+  hosts: PanelHost[];
   /** The "Needs you" list, whole (not paged, not filtered), most urgent first. */
   attention: AttentionItem[];
 }

@@ -9,12 +9,24 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { Page } from "puppeteer";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { NEEDS_SHOWN } from "../../shared/panel-lists.js";
 import type { ExtensionBrowser } from "../helpers/browser.js";
 import { ROOT, type TestDaemon, waitFor } from "../helpers/daemon.js";
 import { buildWorkload, type Workload } from "./workload.js";
+
+/** Writes into a running daemon's SQLite file (WAL: the daemon keeps working meanwhile). */
+function writeStore(daemon: TestDaemon, write: (db: Database.Database) => void): void {
+  const db = new Database(join(daemon.home, "vigil.db"));
+  try {
+    db.pragma("busy_timeout = 5000");
+    write(db);
+  } finally {
+    db.close();
+  }
+}
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const IMAGES = join(ROOT, "docs", "images");
@@ -57,6 +69,19 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       waitFor(async () => ((await panel.evaluate(expression)) ? true : null), { what }).catch(async (error) => {
         throw new Error(`${(error as Error).message}; the panel: ${await panel.evaluate(PANEL_DUMP)}`);
       });
+    /**
+     * Clicks `selector`, again if the panel redrew the element between finding and clicking it (a
+     * change that just landed re-renders its row: puppeteer then reports it detached).
+     */
+    const click = async (selector: string) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await panel.click(selector);
+        } catch (error) {
+          if (attempt >= 5 || !/detached/i.test((error as Error).message)) throw error;
+        }
+      }
+    };
     /** Evaluates in the background; Firefox's helper does it from a new tab, so the panel comes back to the front. */
     const background = async <T>(expression: string): Promise<T> => {
       const result = await ctx.browser().background<T>(expression);
@@ -376,13 +401,13 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       const before = workload.hookRequests();
       // The background fetches browser monitors only for the sessions that have one (here: docs).
       const marksFetches = await background<number>("vigil.fetches.marks");
-      await panel.click(`.needs li[data-attention*="${first}"] [data-action="needs-retry"]`);
+      await click(`.needs li[data-attention*="${first}"] [data-action="needs-retry"]`);
       // Sent again: the webhook gets it once more (and refuses it again, so it needs review again).
       await waitFor(() => workload.hookRequests() > before, { what: "the wake sent again" });
       await waitFor(async () => ((await wake(first)).state === "needs_review" ? true : null), { what: "review again" });
       expect(await panel.$('[data-testid="error"]')).toBeNull();
 
-      await panel.click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);
+      await click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);
       await until(`!document.querySelector('.needs li[data-attention*="${second}"]')`, "the dismissed entry gone");
       const dismissed = await wake(second);
       expect(dismissed.state).toBe("cancelled");
@@ -468,6 +493,91 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.$eval('[data-action="needs-all"]', (e) => e.scrollIntoView({ block: "center" }));
       await panel.screenshot({ path: ctx.shot("needs-few") });
       for (const id of ids) await d.api("POST", `/api/sessions/${sid}/monitors/${id}/control`, { action: "cancel" });
+    });
+
+    test("team mode: a session on a stopped host says so, its machine's check reads 'waiting for their host', and the host filter keeps that host's sessions", async () => {
+      const d = daemon();
+      // Team mode runs on PostgreSQL (test/postgres/team.test.ts drives three daemons and reads these
+      // views from the API). The panel draws the same page from either store, so a second host's rows
+      // written into this daemon's SQLite file show it here, in both browsers: a CI runner that stopped
+      // twenty minutes ago, and the session its agent runs in.
+      const stoppedAt = Date.now() - 20 * 60_000;
+      const sid = await d.newSession("release-train");
+      await d.api("PATCH", `/api/sessions/${sid}`, { label: "release train (CI runner)" });
+      writeStore(d, (db) => {
+        db.prepare(
+          "INSERT INTO hosts (id, name, version, pid, started_at, heartbeat_at, stopped_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ).run("h_ci_runner_3", "ci-runner-3", "0.1.0", 4242, stoppedAt - 3_600_000, stoppedAt, stoppedAt);
+        db.prepare("UPDATE sessions SET host_id = ? WHERE id = ?").run("h_ci_runner_3", sid);
+      });
+      try {
+        const built = await d.api("POST", `/api/sessions/${sid}/monitors`, {
+          name: "Release build on the runner",
+          source: { kind: "command", command: "make release-check" },
+          intervalSeconds: 60,
+        });
+        expect(built.status).toBe(201);
+        const approval = await d.api("POST", `/api/sessions/${sid}/waitpoints`, {
+          label: "release approval",
+          intent: "Ship once the release manager approves",
+        });
+        expect(approval.status).toBe(201);
+
+        const section = `[data-session="${sid}"]`;
+        await panel.waitForSelector(`${section} .host-line`);
+        expect(await panel.$eval(`${section} .session-head .host`, (e) => e.textContent)).toBe("on ci-runner-3");
+        expect(await panel.$eval(`${section} .host-away`, (e) => e.textContent)).toMatch(
+          /^host ci-runner-3 stopped 20m ago · its checks and wakes wait for it$/,
+        );
+        const lines = await panel.$$eval(`${section} li.monitor`, (rows) =>
+          rows.map((li) => [
+            li.querySelector(".name")?.textContent,
+            li.querySelector(".host-line")?.textContent ?? null,
+          ]),
+        );
+        // The command needs the runner's machine; a waitpoint is signalled through any host.
+        expect(lines).toEqual(
+          expect.arrayContaining([
+            ["Release build on the runner", "waiting for their host (ci-runner-3, stopped 20m ago)"],
+            ["release approval", null],
+          ]),
+        );
+        // The host filter: this host's sessions are listed no more, the runner's alone.
+        const hosts = await panel.$$eval('select[data-filter="host"] option', (os) => os.map((o) => o.textContent));
+        expect(hosts).toHaveLength(3);
+        expect(hosts).toEqual(
+          expect.arrayContaining([
+            "All hosts",
+            "ci-runner-3 (stopped)",
+            expect.stringMatching(/^\S+ \(this machine\)$/),
+          ]),
+        );
+        await panel.select('select[data-filter="host"]', "ci-runner-3");
+        await until(
+          `[...document.querySelectorAll("section.session")].map((s) => s.dataset.session).join() === "${sid}"`,
+          "only the runner's session",
+        );
+        await panel.setViewport({ width: 400, height: 900 });
+        await panel.$eval(section, (e) => e.scrollIntoView({ block: "start" }));
+        await panel.screenshot({ path: ctx.shot("team-host-away") });
+        if (ctx.kind === "chromium") copyFileSync(ctx.shot("team-host-away"), join(IMAGES, "team-host-away.png"));
+        await ctx.browser().colorScheme(panel, "dark");
+        try {
+          await panel.screenshot({ path: ctx.shot("team-host-away-dark") });
+          await panel.evaluate(AXE_SOURCE);
+          const violations = await panel.evaluate(
+            "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id))",
+          );
+          expect(violations).toEqual([]);
+        } finally {
+          await ctx.browser().colorScheme(panel, "light");
+        }
+        await panel.select('select[data-filter="host"]', "");
+        await until(`document.querySelectorAll("section.session").length > 1`, "every host's sessions again");
+      } finally {
+        await d.api("DELETE", `/api/sessions/${sid}`);
+        writeStore(d, (db) => db.prepare("DELETE FROM hosts WHERE id = 'h_ci_runner_3'").run());
+      }
     });
   });
 }

@@ -286,6 +286,75 @@ describe("checks across hosts", () => {
     await waitFor(() => !isAlive(pid), { what: "the watch's process on alpha to stop" });
   });
 
+  test("the team view: a stopped host's sessions say so, its machine's checks read 'waiting for their host', and the panel and vigil ls filter by host", async () => {
+    const gammaId = ((await gamma.api("GET", "/api/status")).body as { host: { id: string } }).host.id;
+    expect((await gamma.api("POST", "/api/sessions", { id: "team-away", label: "on gamma" })).status).toBe(201);
+    const armed = (body: object) => gamma.api("POST", "/api/sessions/team-away/monitors", body);
+    const command = await armed({ source: { kind: "command", command: "exit 1" }, intervalSeconds: 60 });
+    expect(command.status, JSON.stringify(command.body)).toBe(201);
+    const time = await armed({ source: { kind: "time", at: new Date(Date.now() + 600_000).toISOString() } });
+    expect(time.status, JSON.stringify(time.body)).toBe(201);
+    expect(await gamma.stop()).toBe(0);
+
+    type Page = {
+      total: number;
+      items: Array<{
+        session: { id: string };
+        monitor: { id: string; waitingForHost?: { host: string; state: string } };
+      }>;
+      sessions: Array<{ id: string; host: string | null }>;
+      hosts: Array<{ id: string; name: string; state: string; since: string | null; self: boolean }>;
+    };
+    const page = (await alpha.api("GET", "/api/panel")).body as Page;
+    expect(page.hosts.map((h) => [h.name, h.state, h.self])).toEqual([
+      ["alpha", "online", true],
+      ["beta", "online", false],
+      ["gamma", "stopped", false],
+    ]);
+    expect(page.hosts.find((h) => h.name === "gamma")?.since).toMatch(/^\d{4}-/);
+    expect(page.sessions.find((s) => s.id === "team-away")?.host).toBe(gammaId);
+    const away = page.items.filter((item) => item.session.id === "team-away");
+    // The command needs gamma's machine; a time is kept by whichever host is up.
+    expect(away.map((item) => [item.monitor.id, item.monitor.waitingForHost?.state ?? null])).toEqual([
+      ["mon-1", "stopped"],
+      ["mon-2", null],
+    ]);
+    expect((await alpha.api("GET", "/api/sessions/team-away")).body).toMatchObject({ host: "gamma" });
+
+    const only = (await alpha.api("GET", "/api/panel?host=gamma")).body as Page;
+    expect(new Set(only.sessions.map((s) => s.host))).toEqual(new Set([gammaId]));
+    expect(new Set(only.items.map((item) => item.session.id))).toEqual(new Set(["team-away", "team-free"]));
+    expect(only.total).toBe(only.items.length);
+    const unknown = await alpha.api("GET", "/api/panel?host=epsilon");
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain(
+      'host: Expected the name of a host of this database (alpha, beta, gamma), got \\"epsilon\\"',
+    );
+
+    const everyHost = String((await alpha.cli(["ls", "--all-hosts"])).stdout);
+    expect(everyHost).toMatch(/^gamma team-away mon-1 .* · waiting for their host \(gamma, stopped .* ago\)/m);
+    expect(everyHost).toMatch(/^beta team-bound mon-1 /m);
+    const thisHost = String((await alpha.cli(["ls", "--all"])).stdout);
+    expect(thisHost).toMatch(/^team-watch mon-1 /m);
+    expect(thisHost).not.toContain("team-away");
+    expect(thisHost).not.toContain("team-bound");
+
+    await gamma.spawn();
+    const back = (await alpha.api("GET", "/api/panel?host=gamma")).body as Page;
+    expect(back.hosts.find((h) => h.name === "gamma")).toMatchObject({ state: "online", since: null });
+    expect(back.items.every((item) => item.monitor.waitingForHost === undefined)).toBe(true);
+  });
+
+  test("a device removed through another host stops being collected by the host that added it", async () => {
+    const added = await alpha.api("POST", "/api/devices", { name: "team-dev", ssh: "nobody@127.0.0.1", port: 1 });
+    expect(added.status).toBe(201);
+    expect((await beta.cli(["devices", "rm", "team-dev"])).exitCode).toBe(0);
+    const log = join(alpha.home, "vigil.log");
+    await waitFor(() => readFileSync(log, "utf8").includes("device team-dev: removed through another host"), {
+      what: "alpha to stop collecting team-dev (at its next heartbeat)",
+    });
+  });
+
   test("a host stopped cleanly reads stopped to the others; started again under a new name it keeps its row and sessions", async () => {
     expect(await gamma.stop()).toBe(0);
     const hosts = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
@@ -297,7 +366,7 @@ describe("checks across hosts", () => {
     await gamma.spawn();
     const after = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
     expect(after.map((h) => h.name)).toEqual(["alpha", "beta", "delta"]);
-    expect(after.find((h) => h.name === "delta")).toMatchObject({ state: "online", sessions: 1 });
+    expect(after.find((h) => h.name === "delta")).toMatchObject({ state: "online", sessions: 2 });
   });
 
   test("a daemon whose host row another run took over (a copy of its home started elsewhere) stops at its next heartbeat", async () => {

@@ -10,12 +10,10 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { HostNameSchema } from "../../../shared/schemas/inputs.js";
 import { type Settings, SettingsSchema } from "../../../shared/schemas/settings.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { boundSession } from "./agent-process.js";
-
-/** A host name in team mode: what a DNS label allows, plus '.' and '_'. */
-export const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 const Whole = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).optional();
 
@@ -66,13 +64,7 @@ export const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "Expected a postgres:// or postgresql:// URL")
     .optional(),
   /** Team mode: this daemon's host name on the shared database (default: the machine's hostname). */
-  VIGIL_HOST_NAME: z
-    .string()
-    .regex(
-      HOST_NAME,
-      "Expected a host name of letters, digits, '.', '_' or '-' (1 to 63, starting with a letter or digit)",
-    )
-    .optional(),
+  VIGIL_HOST_NAME: HostNameSchema.optional(),
   /** Tests: `1` makes a store call that breaks a transaction (outside its `t`) throw (costs CPU per promise). */
   VIGIL_CHECK_TX_SCOPE: z.enum(["0", "1"]).optional(),
   /** Tests only: the daemon kills itself (SIGKILL) at this step of a device collection. */

@@ -9,6 +9,7 @@ import {
   deliveryText,
   dueText,
   formatSeconds,
+  hostWaitText,
   relativeTimeDetailed as relative,
   stalledText,
 } from "../../../shared/wording.js";
@@ -25,7 +26,10 @@ export function statusLine(view: MonitorView, now = Date.now()): string {
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
   const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";
   const streak = view.consecutive && !view.ending ? ` · ${view.consecutive}` : "";
-  return `${view.id} ${stateText(view, now)}${ending} · ${view.kind} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${next}${deadline}${error}${delivery}`;
+  const away = view.waitingForHost
+    ? ` · ${hostWaitText(view.waitingForHost, relative(view.waitingForHost.since, now))}`
+    : "";
+  return `${view.id} ${stateText(view, now)}${ending} · ${view.kind} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${away}${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {
@@ -35,6 +39,8 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
     `  kind:      ${view.kind}`,
     `  state:     ${stateText(view, now)}`,
   ];
+  if (view.waitingForHost)
+    lines.push(`  host:      ${hostWaitText(view.waitingForHost, relative(view.waitingForHost.since, now))}`);
   if (view.ending)
     lines.push(
       `  ending:    ${view.ending.reason} at ${view.ending.at}${view.ending.detail ? ` — ${view.ending.detail}` : ""}`,

@@ -76,17 +76,29 @@ export function registerMonitorCommands(program: Command): void {
     .command("ls")
     .description("list a session's monitors")
     .option("--session <id>", SESSION_HELP)
-    .option("--all", "every session")
+    .option("--all", "every session of this host")
+    .option("--all-hosts", "every session of every host (team mode), each line with its host")
     .option("--json", "print JSON")
-    .action(async (options: { session?: string; all?: boolean; json?: boolean }, command: Command) => {
-      const client = new ApiClient(homeOf(command));
-      const views = options.all
-        ? await everyMonitor(client)
-        : await client.call("listMonitors", { params: { sid: sessionOf(options) } });
-      if (options.json) return printJson(views);
-      if (views.length === 0) return print("no monitors");
-      for (const view of views) print(`${options.all ? `${view.sessionId} ` : ""}${statusLine(view)}`);
-    });
+    .action(
+      async (options: { session?: string; all?: boolean; allHosts?: boolean; json?: boolean }, command: Command) => {
+        const client = new ApiClient(homeOf(command));
+        if (options.all || options.allHosts) {
+          const host = options.allHosts ? undefined : (await client.call("status")).host.name;
+          const rows = await everyMonitor(client, host);
+          if (options.json) return printJson(rows.map((row) => row.monitor));
+          if (rows.length === 0) return print("no monitors");
+          for (const row of rows)
+            print(
+              `${options.allHosts ? `${row.host ?? "-"} ` : ""}${row.monitor.sessionId} ${statusLine(row.monitor)}`,
+            );
+          return;
+        }
+        const views = await client.call("listMonitors", { params: { sid: sessionOf(options) } });
+        if (options.json) return printJson(views);
+        if (views.length === 0) return print("no monitors");
+        for (const view of views) print(statusLine(view));
+      },
+    );
 
   program
     .command("show <monitor>")
@@ -243,12 +255,18 @@ function sayAdjusted(view: MonitorView): void {
 }
 
 /** Every session's monitors through the panel route: one request per 500 monitors, not one per session. */
-async function everyMonitor(client: ApiClient): Promise<MonitorView[]> {
-  const views: MonitorView[] = [];
+/** Every monitor (of one host's sessions, given its name), each with its session's host name. */
+async function everyMonitor(
+  client: ApiClient,
+  host?: string,
+): Promise<Array<{ monitor: MonitorView; host: string | null }>> {
+  const rows: Array<{ monitor: MonitorView; host: string | null }> = [];
   for (let offset = 0; ; ) {
-    const page = await client.call("panel", { query: { offset, limit: 500 } });
-    views.push(...page.items.map((item) => item.monitor));
+    const page = await client.call("panel", { query: { offset, limit: 500, ...(host ? { host } : {}) } });
+    const names = new Map(page.hosts.map((h) => [h.id, h.name]));
+    const hostOf = new Map(page.sessions.map((s) => [s.id, s.host ? (names.get(s.host) ?? null) : null]));
+    rows.push(...page.items.map((item) => ({ monitor: item.monitor, host: hostOf.get(item.session.id) ?? null })));
     offset += page.items.length;
-    if (page.items.length === 0 || offset >= page.total) return views;
+    if (page.items.length === 0 || offset >= page.total) return rows;
   }
 }

@@ -6,9 +6,9 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { z } from "zod";
+import { HOST_NAME } from "../../../shared/schemas/inputs.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { CliError } from "../api/client.js";
-import { HOST_NAME } from "../base/config.js";
 
 /** The CLI's exit codes (printed in `vigil --help`). */
 export const EXIT = { done: 0, failed: 1, usage: 2 } as const;

@@ -89,6 +89,11 @@ export class Collector {
     this.#sweepMs = deps.sweepMs ?? envConfig().VIGIL_DEVICE_SWEEP_MS ?? SWEEP_MS;
   }
 
+  /** The device's id (a device removed and added again under its name has a new one). */
+  get deviceId(): string {
+    return this.device.id;
+  }
+
   /** How new files are noticed now: null while not connected. */
   get collection(): Collection | null {
     if (!this.#connected) return null;

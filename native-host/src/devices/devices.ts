@@ -98,6 +98,23 @@ export class Devices {
     this.#collectors.clear();
   }
 
+  /**
+   * Team mode: stops collecting the devices removed through another host's API (each heartbeat
+   * calls this; the host that adds a device collects it, and any host may remove it).
+   */
+  reconcile(): Promise<void> {
+    return this.#oneAtATime(async () => {
+      if (!this.#running || this.#collectors.size === 0) return;
+      const ids = new Set((await this.deps.store.tables.devices.all()).map((device) => device.id));
+      for (const [name, collector] of this.#collectors) {
+        if (ids.has(collector.deviceId)) continue;
+        collector.stop();
+        this.#collectors.delete(name);
+        this.deps.log.info(`device ${name}: removed through another host; no longer collected`);
+      }
+    });
+  }
+
   async list(): Promise<DeviceView[]> {
     const devices = await this.deps.store.tables.devices.all();
     return devices.map((d) => deviceView(d, this.#collectors.get(d.name)?.collection ?? null));

@@ -1,6 +1,7 @@
 import { afterEach, expect, test, vi } from "vitest";
 import type { Engine } from "../store/engine.js";
-import { DatabaseClock, hostViews } from "./host.js";
+import type { MonitorRecord } from "../store/monitors.js";
+import { DatabaseClock, HostStateWatch, hostViews, panelHosts, waitingForHost } from "./host.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -59,4 +60,66 @@ test("hosts as the API shows them: online while the heartbeat is recent, offline
     ["gamma", "stopped", false],
   ]);
   expect(views[2]).toMatchObject({ stoppedAt: new Date(now - 1000).toISOString(), sessions: 2, bound: 1 });
+});
+
+test("a monitor waits for its host while that host is offline or stopped; a host-free or ended one never does", () => {
+  const now = 100_000;
+  const base = { version: "0.1.0", pid: 1, startedAt: 0 };
+  const rows = [
+    { ...base, id: "h_a", name: "alpha", heartbeatAt: now - 1000, stoppedAt: null },
+    { ...base, id: "h_b", name: "beta", heartbeatAt: now - 20_000, stoppedAt: null },
+    { ...base, id: "h_c", name: "gamma", heartbeatAt: now - 5000, stoppedAt: now - 5000 },
+  ];
+  const hosts = new Map(rows.map((row) => [row.id, row]));
+  const monitor = (hostId: string | null, endingReason: MonitorRecord["endingReason"] = null) =>
+    ({ endingReason, trigger: { hostId } }) as MonitorRecord;
+  expect(waitingForHost(monitor("h_a"), hosts, now)).toBeNull();
+  expect(waitingForHost(monitor("h_b"), hosts, now)).toEqual({
+    host: "beta",
+    state: "offline",
+    since: new Date(now - 20_000).toISOString(),
+  });
+  expect(waitingForHost(monitor("h_c"), hosts, now)).toEqual({
+    host: "gamma",
+    state: "stopped",
+    since: new Date(now - 5000).toISOString(),
+  });
+  expect(waitingForHost(monitor(null), hosts, now)).toBeNull();
+  expect(waitingForHost(monitor("h_b", "met"), hosts, now)).toBeNull();
+  expect(waitingForHost(monitor("h_gone"), hosts, now)).toBeNull();
+
+  expect(panelHosts(rows, "h_a", now)).toEqual([
+    { id: "h_a", name: "alpha", state: "online", since: null, self: true },
+    { id: "h_b", name: "beta", state: "offline", since: new Date(now - 20_000).toISOString(), self: false },
+    { id: "h_c", name: "gamma", state: "stopped", since: new Date(now - 5000).toISOString(), self: false },
+  ]);
+});
+
+test("the host watch tells when a host goes offline, stops or comes back, not at every heartbeat", async () => {
+  let now = 100_000;
+  const base = { id: "h_b", name: "beta", version: "0.1.0", pid: 1, startedAt: 0, stoppedAt: null as number | null };
+  let beta = { ...base, heartbeatAt: now };
+  const store = { tables: { hosts: { brief: async () => [beta] } } } as unknown as Engine;
+  let told = 0;
+  const watch = new HostStateWatch(
+    store,
+    () => now,
+    () => told++,
+  );
+  await watch.check();
+  now += 5000;
+  beta = { ...beta, heartbeatAt: now };
+  await watch.check();
+  expect(told).toBe(0); // online, still online
+  now += 15_000;
+  await watch.check();
+  expect(told).toBe(1); // no heartbeat for 15 s: offline
+  await watch.check();
+  expect(told).toBe(1);
+  beta = { ...beta, heartbeatAt: now, stoppedAt: now };
+  await watch.check();
+  expect(told).toBe(2); // stopped
+  beta = { ...base, heartbeatAt: now };
+  await watch.check();
+  expect(told).toBe(3); // back
 });

@@ -6,11 +6,12 @@
  * its commit and its NOTIFY, a listening connection lost).
  */
 import { randomBytes } from "node:crypto";
-import type { HostView } from "../../../shared/schemas/views.js";
+import type { HostAbsence, HostView, PanelHost } from "../../../shared/schemas/views.js";
 import { ConflictError } from "../base/errors.js";
 import { inBackground, type Logger, toError } from "../base/log.js";
 import type { Engine } from "../store/engine.js";
-import { HEARTBEAT_MS, type HostRow, type HostRun, hostOnline } from "../store/hosts.js";
+import { HEARTBEAT_MS, type HostBrief, type HostRow, type HostRun, hostOnline } from "../store/hosts.js";
+import type { MonitorRecord } from "../store/monitors.js";
 
 export interface HostIdentity {
   id: string;
@@ -140,15 +141,75 @@ export class HostBeat {
   }
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Online while its heartbeat is recent; stopped after a clean stop; offline when the heartbeats stopped. */
+export function hostState(host: HostBrief, now: number): HostView["state"] {
+  return host.stoppedAt !== null ? "stopped" : hostOnline(host, now) ? "online" : "offline";
+}
+
+/** A host that is not running: since its stop, or its last heartbeat; null while it runs. */
+export function hostAbsence(host: HostBrief, now: number): HostAbsence | null {
+  const state = hostState(host, now);
+  if (state === "online") return null;
+  return { host: host.name, state, since: iso(host.stoppedAt ?? host.heartbeatAt) };
+}
+
+/**
+ * An armed monitor whose checks need a host that is away (design.md §9.1): nothing checks it until
+ * that host is back. Null for a host-free check, an ended monitor, or a host that runs.
+ */
+export function waitingForHost(
+  record: MonitorRecord,
+  hosts: ReadonlyMap<string, HostBrief>,
+  now: number,
+): HostAbsence | null {
+  const hostId = record.trigger?.hostId;
+  if (!hostId || record.endingReason !== null) return null;
+  const host = hosts.get(hostId);
+  return host ? hostAbsence(host, now) : null;
+}
+
+/**
+ * Tells when a host of the team comes, goes or stops (read at each heartbeat): nothing is written
+ * when a host dies, so the side panel hears of it from here ("host beta offline since …").
+ */
+export class HostStateWatch {
+  #last: string | null = null;
+
+  constructor(
+    private readonly store: Engine,
+    private readonly now: () => number,
+    private readonly onChange: () => void,
+  ) {}
+
+  async check(): Promise<void> {
+    const now = this.now();
+    const key = (await this.store.tables.hosts.brief()).map((host) => `${host.id}:${hostState(host, now)}`).join(",");
+    if (this.#last !== null && key !== this.#last) this.onChange();
+    this.#last = key;
+  }
+}
+
+/** The hosts as the side panel shows them. */
+export function panelHosts(rows: readonly HostBrief[], self: string, now: number): PanelHost[] {
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    state: hostState(row, now),
+    since: hostAbsence(row, now)?.since ?? null,
+    self: row.id === self,
+  }));
+}
+
 /** The hosts as the API shows them, `self` marking the daemon that answers. */
 export function hostViews(rows: readonly HostRow[], self: string, now: number): HostView[] {
-  const iso = (ms: number) => new Date(ms).toISOString();
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
     version: row.version,
     pid: row.pid,
-    state: row.stoppedAt !== null ? "stopped" : hostOnline(row, now) ? "online" : "offline",
+    state: hostState(row, now),
     startedAt: iso(row.startedAt),
     heartbeatAt: iso(row.heartbeatAt),
     stoppedAt: row.stoppedAt === null ? null : iso(row.stoppedAt),

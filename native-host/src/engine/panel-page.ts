@@ -13,12 +13,15 @@ import type {
   PanelSession,
   WaitpointView,
 } from "../../../shared/schemas/views.js";
+import { ValidationError } from "../base/errors.js";
 import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "../core/attention.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Engine as Store } from "../store/engine.js";
+import type { HostBrief } from "../store/hosts.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { ListFilter, PanelFilter } from "../store/panel.js";
 import type { SessionRow } from "../store/sessions.js";
+import { panelHosts } from "./host.js";
 import type { Queries } from "./queries.js";
 
 /** The longest observation, event or signal text a list item carries. */
@@ -31,6 +34,8 @@ export interface PanelQuery extends PanelFilter {
   filter: ListFilter;
   offset: number;
   limit: number;
+  /** Team mode: only the sessions made on the host of this name. */
+  host: string | null;
 }
 
 export interface PanelDeps {
@@ -42,6 +47,8 @@ export interface PanelDeps {
   checks: () => Promise<CheckLoadView> | CheckLoadView;
   shield: Shield;
   now: () => number;
+  /** The id of the host that answers (the panel marks it). */
+  self: string;
 }
 
 /** Text cut to `max` characters, the cut marked with "…"; a value that is not text, as JSON. */
@@ -132,7 +139,12 @@ async function pageUids(
 }
 
 /** The page's rows: each view built from parts read for the whole page at once. */
-async function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: SessionRow[]): Promise<PanelRow[]> {
+async function listItems(
+  deps: PanelDeps,
+  records: MonitorRecord[],
+  sessions: SessionRow[],
+  hosts: ReadonlyMap<string, HostBrief>,
+): Promise<PanelRow[]> {
   const uids = records.map((record) => record.uid);
   const [latest, waitpoints] = await Promise.all([
     deps.store.tables.wakes.latestOfMonitors(uids),
@@ -144,7 +156,7 @@ async function listItems(deps: PanelDeps, records: MonitorRecord[], sessions: Se
     const session = { id: record.sessionId, label: labels.get(record.sessionId) ?? null };
     const waitpoint = waitpoints.get(record.uid);
     const stall = waitpoint?.stall ?? null;
-    const view = deps.queries.viewOf(record, latest.get(record.uid), adapters.get(record.sessionId), stall);
+    const view = deps.queries.viewOf(record, latest.get(record.uid), adapters.get(record.sessionId), stall, hosts);
     const monitor = listMonitor(view);
     return waitpoint ? { session, monitor, waitpoint: listWaitpoint(waitpoint) } : { session, monitor };
   });
@@ -170,19 +182,26 @@ export async function panelPage(deps: PanelDeps, query: PanelQuery): Promise<Pan
   });
   const needs = attention.monitorUids;
   const found = query.q === null ? null : await panel.search(query.q);
-  const [perSession, sessionRows] = await Promise.all([
+  const [perSession, allSessions, hostRows] = await Promise.all([
     panel.counts(query, needs, found),
     store.tables.sessions.list(),
+    store.tables.hosts.brief(),
   ]);
+  const hostId = query.host === null ? null : hostNamed(hostRows, query.host).id;
+  const sessionRows = hostId === null ? allSessions : allSessions.filter((session) => session.hostId === hostId);
   const sessions = sessionRows.map((session) => ({
     id: session.id,
     label: session.label,
     counts: perSession.get(session.id) ?? ZERO,
+    host: session.hostId,
   }));
   const counts =
-    query.sessionId === null ? [...perSession.values()].reduce(add, ZERO) : (perSession.get(query.sessionId) ?? ZERO);
+    query.sessionId === null
+      ? sessions.map((session) => session.counts).reduce(add, ZERO)
+      : (sessions.find((session) => session.id === query.sessionId)?.counts ?? ZERO);
   const records = await store.tables.monitors.byUids(await pageUids(store, query, sessions, needs, found));
-  const items = await listItems(deps, records, sessionRows);
+  const hosts = new Map(hostRows.map((host) => [host.id, host]));
+  const items = await listItems(deps, records, sessionRows, hosts);
   return {
     total: counts[query.filter],
     offset: query.offset,
@@ -191,6 +210,19 @@ export async function panelPage(deps: PanelDeps, query: PanelQuery): Promise<Pan
     checks,
     counts,
     sessions,
+    hosts: panelHosts(hostRows, deps.self, now),
     attention: attention.items,
   };
+}
+
+/** The host a filter names; a name no host of this database has is a 400 that lists them. */
+function hostNamed(hosts: readonly HostBrief[], name: string): HostBrief {
+  const host = hosts.find((h) => h.name === name);
+  if (!host) {
+    const names = hosts.map((h) => h.name).join(", ");
+    throw new ValidationError(
+      `host: Expected the name of a host of this database (${names}), got ${JSON.stringify(name)}`,
+    );
+  }
+  return host;
 }

@@ -11,9 +11,11 @@ import { stallOf } from "../core/waitpoint-view.js";
 import type { Shield } from "../secrets/shield.js";
 import type { CheckEntry } from "../store/checks.js";
 import type { Engine as Store } from "../store/engine.js";
+import type { HostBrief } from "../store/hosts.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import { type DeliveryRow, parseWakeId, toDeliveryView, toWakeView } from "../store/wakes.js";
+import { waitingForHost } from "./host.js";
 
 /**
  * Who takes a ready wake of an agent session: the open session through its hooks, or, once it is
@@ -46,18 +48,30 @@ export class Queries {
     return monitorOrThrow(this.store.tables, sessionId, id);
   }
 
-  async view(record: MonitorRecord): Promise<MonitorView> {
+  /** Every host by id (team mode; one on SQLite): a monitor's view says when its host is away. */
+  async hosts(): Promise<Map<string, HostBrief>> {
+    return new Map((await this.store.tables.hosts.brief()).map((host) => [host.id, host]));
+  }
+
+  async view(record: MonitorRecord, hosts?: ReadonlyMap<string, HostBrief>): Promise<MonitorView> {
     const { waitpoints, sessions, wakes } = this.store.tables;
     const wp = record.kind === "signal" ? await waitpoints.byUid(record.uid) : undefined;
     const stall = wp
       ? stallOf(record, wp.heartbeatTimeoutMs, await waitpoints.lastSignalAt(record.uid), this.now())
       : null;
     const adapter = (await sessions.get(record.sessionId))?.adapter.kind;
-    return this.viewOf(record, await wakes.latestOfMonitor(record.uid), adapter, stall);
+    const latest = await wakes.latestOfMonitor(record.uid);
+    return this.viewOf(record, latest, adapter, stall, hosts ?? (await this.hosts()));
   }
 
   /** The view from parts already read (the panel reads them for a whole page at once). */
-  viewOf(record: MonitorRecord, latest: DeliveryRow | undefined, adapterKind: string | undefined, stall: Stall | null) {
+  viewOf(
+    record: MonitorRecord,
+    latest: DeliveryRow | undefined,
+    adapterKind: string | undefined,
+    stall: Stall | null,
+    hosts: ReadonlyMap<string, HostBrief>,
+  ) {
     const delivery = latest ? toDeliveryView(latest) : null;
     if (delivery?.state === "ready" && delivery.attempts === 0) {
       const waitingFor = AGENT_SESSION[adapterKind ?? ""];
@@ -65,13 +79,15 @@ export class Queries {
     }
     const view = toMonitorView(record, this.shield, delivery);
     if (stall) view.stall = stall;
+    const away = waitingForHost(record, hosts, this.now());
+    if (away) view.waitingForHost = away;
     return view;
   }
 
   async monitors(sessionId: string): Promise<MonitorView[]> {
     await this.session(sessionId);
-    const records = await this.store.tables.monitors.list(sessionId);
-    return Promise.all(records.map((record) => this.view(record)));
+    const [records, hosts] = await Promise.all([this.store.tables.monitors.list(sessionId), this.hosts()]);
+    return Promise.all(records.map((record) => this.view(record, hosts)));
   }
 
   async events(sessionId: string, id: string): Promise<MonitorEvent[]> {

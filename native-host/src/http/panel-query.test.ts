@@ -12,14 +12,16 @@ describe("panelQuery", () => {
       sessionId: null,
       kind: null,
       device: null,
+      host: null,
       q: null,
     });
   });
 
   test("a waitpoint is the signal kind; the search is trimmed and lower-cased", () => {
     expect(
-      panelQuery({ kind: "waitpoint", q: "  CI Run ", filter: "needs", session: "s1", device: "gpu1" }),
+      panelQuery({ kind: "waitpoint", q: "  CI Run ", filter: "needs", session: "s1", device: "gpu1", host: "ci-7" }),
     ).toMatchObject({
+      host: "ci-7",
       kind: "signal",
       q: "ci run",
       filter: "needs",
@@ -39,6 +41,10 @@ describe("panelQuery", () => {
 
   test("a session that is not an id is refused", () => {
     expect(() => panelQuery({ session: "../x" })).toThrow(/^session: /);
+  });
+
+  test("a host that is not a host name is refused", () => {
+    expect(() => panelQuery({ host: "-x y" })).toThrow(/^host: Expected a host name of letters/);
   });
 });
 

@@ -1,12 +1,13 @@
 /**
  * The panel route's query (#26): paging (`offset`, `limit`), `filter=all|needs|active|ended`,
- * `session`, `kind` (a source kind, or `waitpoint`), `device` and `q` (a case-insensitive substring).
+ * `session`, `kind` (a source kind, or `waitpoint`), `device`, `host` (team mode: a host's name) and
+ * `q` (a case-insensitive substring).
  * Each value is checked; a wrong one is a 400 saying what was expected and what came.
  * Design: docs/design.md §7, §11.
  */
 import type { z } from "zod";
 import { SessionIdSchema } from "../../../shared/schemas/ids.js";
-import { DeviceNameSchema } from "../../../shared/schemas/inputs.js";
+import { DeviceNameSchema, HostNameSchema } from "../../../shared/schemas/inputs.js";
 import type { SourceKind } from "../../../shared/schemas/sources.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import type { PanelQuery } from "../engine/panel-page.js";
@@ -72,6 +73,7 @@ export function panelQuery(query: Record<string, string | undefined>): PanelQuer
     sessionId: checked(query.session, "session", SessionIdSchema),
     kind: kindName === null ? null : (KINDS[kindName] as SourceKind),
     device: checked(query.device, "device", DeviceNameSchema),
+    host: checked(query.host, "host", HostNameSchema),
     q: q === "" ? null : q,
   };
 }

@@ -19,6 +19,7 @@ import {
   WaitCreateSchema,
 } from "../../../shared/schemas/inputs.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
+import type { SessionView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
@@ -26,13 +27,18 @@ import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import { hostViews } from "../engine/host.js";
 import { panelPage } from "../engine/panel-page.js";
+import type { HostBrief } from "../store/hosts.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import { panelQuery } from "./panel-query.js";
 import type { ApiServices, Routes } from "./route-context.js";
 import { errorBody, SIGNAL_STATUS } from "./status.js";
 
-const sessionView = (session: SessionRow, extra: { webhookSecret?: string } = {}) => ({
+const sessionView = (
+  session: SessionRow,
+  hosts: ReadonlyMap<string, HostBrief>,
+  extra: { webhookSecret?: string } = {},
+): SessionView => ({
   id: session.id,
   label: session.label,
   root: session.root,
@@ -40,6 +46,7 @@ const sessionView = (session: SessionRow, extra: { webhookSecret?: string } = {}
   busyUntil:
     session.busyUntil !== null && session.busyUntil > Date.now() ? new Date(session.busyUntil).toISOString() : null,
   createdAt: new Date(session.createdAt).toISOString(),
+  host: session.hostId === null ? null : (hosts.get(session.hostId)?.name ?? null),
   ...extra,
 });
 
@@ -124,7 +131,8 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
         devices: () => devices.list(),
         checks: () => engine.checkLoad(),
         shield: services.shield,
-        now: Date.now,
+        now: services.now,
+        self: services.host.id,
       },
       panelQuery(c.query),
     ),
@@ -135,7 +143,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     const input = await c.body(SessionCreateSchema);
     const { session, created } = await engine.createSession(input);
     const extra = input.adapter ? await delivery.setAdapter(session.id, input.adapter) : {};
-    return { status: created ? 201 : 200, body: sessionView(await queries.session(session.id), extra) };
+    return {
+      status: created ? 201 : 200,
+      body: sessionView(await queries.session(session.id), await queries.hosts(), extra),
+    };
   });
   routes.on("updateSession", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
@@ -143,21 +154,21 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     const patch = await c.body(SessionPatchSchema);
     if (patch.label !== undefined) await engine.setSessionLabel(sid, patch.label);
     const extra = patch.adapter ? await delivery.setAdapter(sid, patch.adapter) : {};
-    return { status: 200, body: sessionView(await queries.session(sid), extra) };
+    return { status: 200, body: sessionView(await queries.session(sid), await queries.hosts(), extra) };
   });
   routes.on("setTurn", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);
     await queries.session(sid);
     const { state, leaseSeconds } = await c.body(TurnSchema);
-    return { status: 200, body: sessionView(await delivery.setTurn(sid, state, leaseSeconds)) };
+    return { status: 200, body: sessionView(await delivery.setTurn(sid, state, leaseSeconds), await queries.hosts()) };
   });
-  routes.on("listSessions", async () => ({
-    status: 200,
-    body: (await queries.sessions()).map((session) => sessionView(session)),
-  }));
+  routes.on("listSessions", async () => {
+    const [sessions, hosts] = await Promise.all([queries.sessions(), queries.hosts()]);
+    return { status: 200, body: sessions.map((session) => sessionView(session, hosts)) };
+  });
   routes.on("getSession", async (c) => ({
     status: 200,
-    body: sessionView(await queries.session(param(c.params.sid, SessionIdSchema))),
+    body: sessionView(await queries.session(param(c.params.sid, SessionIdSchema)), await queries.hosts()),
   }));
   routes.on("deleteSession", async (c) => {
     const sid = param(c.params.sid, SessionIdSchema);

@@ -35,8 +35,8 @@ function handlers(home: string): Handlers {
     ping: async () => ({ pong: true }),
     status: () => api().call("status"),
     /** Every monitor and waitpoint, grouped by session, a page at a time (replies stay under 1 MB). */
-    list: ({ offset, limit, filter, session, kind, device, q }) =>
-      api().call("panel", { query: { offset, limit, filter, session, kind, device, q } }),
+    list: ({ offset, limit, filter, session, kind, device, host, q }) =>
+      api().call("panel", { query: { offset, limit, filter, session, kind, device, host, q } }),
     retry: ({ sessionId, wakeId }) => api().call("retryWake", { params: { sid: sessionId, wid: wakeId } }),
     dismiss: ({ sessionId, wakeId }) => api().call("dismissWake", { params: { sid: sessionId, wid: wakeId } }),
     clearEnded: ({ sessionId }) => api().call("clearEnded", { params: { sid: sessionId } }),

@@ -54,6 +54,11 @@ export const toHostRow = (raw: RawHost): HostRow => ({
   bound: raw.bound,
 });
 
+/** A host's row without its counts (the panel and the views read these, often). */
+export type HostBrief = Omit<HostRow, "sessions" | "bound">;
+
+export const HOST_BRIEF_SQL = "SELECT * FROM hosts ORDER BY name";
+
 /** Whether a host is running at `now`: not stopped, and its heartbeat recent. */
 export const hostOnline = (host: Pick<HostRow, "heartbeatAt" | "stoppedAt">, now: number): boolean =>
   host.stoppedAt === null && now - host.heartbeatAt < HOST_OFFLINE_MS;
@@ -90,6 +95,7 @@ export class HostsTable {
   readonly #heartbeat;
   readonly #stop;
   readonly #list;
+  readonly #brief;
   readonly #adoptTriggers;
   readonly #adoptSessions;
   readonly #adoptDevices;
@@ -110,6 +116,7 @@ export class HostsTable {
       "UPDATE hosts SET stopped_at = @now, heartbeat_at = @now WHERE id = @id AND pid = @pid AND started_at = @startedAt",
     );
     this.#list = db.prepare<[], RawHost>(HOST_LIST_SQL);
+    this.#brief = db.prepare<[], Omit<RawHost, "sessions" | "bound">>(HOST_BRIEF_SQL);
     this.#adoptTriggers = db.prepare(
       `UPDATE triggers SET host_id = ? WHERE host_id IS NULL AND monitor_uid IN (
          SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
@@ -125,12 +132,12 @@ export class HostsTable {
   }
 
   /** The host named `name`, if one ever ran (its row stays: sessions name it). */
-  byName(name: string): Omit<HostRow, "sessions" | "bound"> | undefined {
+  byName(name: string): HostBrief | undefined {
     const raw = this.#byName.get(name);
     return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
   }
 
-  byId(id: string): Omit<HostRow, "sessions" | "bound"> | undefined {
+  byId(id: string): HostBrief | undefined {
     const raw = this.#byId.get(id);
     return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
   }
@@ -160,6 +167,11 @@ export class HostsTable {
 
   list(): HostRow[] {
     return this.#list.all().map(toHostRow);
+  }
+
+  /** Every host without counting what it holds. */
+  brief(): HostBrief[] {
+    return this.#brief.all().map((raw) => toHostRow({ ...raw, sessions: 0, bound: 0 }));
   }
 
   /**

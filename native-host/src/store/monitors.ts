@@ -45,6 +45,8 @@ export interface TriggerRecord {
   polls: number;
   unrunnableStreak: number;
   conditionState: ConditionState;
+  /** The host whose machine its checks need (team mode); null: any host may check it. */
+  hostId: string | null;
 }
 
 export interface RawMonitor {
@@ -77,6 +79,7 @@ export interface RawMonitor {
   polls: number | null;
   unrunnable_streak: number | null;
   condition_state: string | null;
+  host_id: string | null;
 }
 
 export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
@@ -114,12 +117,13 @@ export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
             polls: raw.polls ?? 0,
             unrunnableStreak: raw.unrunnable_streak ?? 0,
             conditionState: JSON.parse(raw.condition_state ?? "{}") as ConditionState,
+            hostId: raw.host_id,
           },
   };
 }
 
 export const MONITOR_SELECT =
-  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
+  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
 
 export type NewMonitor = Pick<
   MonitorRecord,

@@ -3,9 +3,9 @@
  * (never with its password), where a password may come from, and which errors mean "database
  * unreachable" (the daemon stays up, answers signals 503 and retries) rather than a bug.
  * Passwords come from the environment (VIGIL_DATABASE_URL, PGPASSWORD) or a 0600 file (PGPASSFILE,
- * ~/.pgpass: node-postgres reads it and refuses one that others can read) — never from argv.
- * Not wired into the daemon yet.
- * Design: docs/design.md §9 (team mode gets its own section with #27).
+ * ~/.pgpass: node-postgres reads it and refuses one that others can read) — never from argv. And
+ * the advisory lock that keeps the team's housekeeping to one daemon at a time.
+ * Design: docs/design.md §9.1.
  */
 import pg from "pg";
 import { redactUrl } from "../../base/database-url.js";
@@ -92,4 +92,28 @@ export function classify(error: unknown, url: string): unknown {
   if (!isUnreachable(error)) return error;
   const reason = error instanceof Error ? error.message : String(error);
   return new DatabaseUnreachableError(`database unreachable at ${redactUrl(url)}: ${reason}`, { cause: error });
+}
+
+/** The advisory lock key housekeeping takes: the first eight bytes of "vigil:hk" as a bigint. */
+export const HOUSEKEEPING_LOCK_KEY = "8532464671515109483";
+
+/**
+ * Work one daemon of the team does at a time (the hourly purges): run under a session advisory lock
+ * taken without waiting, on a connection of its own. Another daemon holding it means the work is
+ * being done: `run` is skipped and this returns false.
+ */
+export async function whileLockFree(pool: pg.Pool, key: string, run: () => Promise<void>): Promise<boolean> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ got: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS got", [key]);
+    if (!rows[0]?.got) return false;
+    try {
+      await run();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
+    }
+    return true;
+  } finally {
+    client.release();
+  }
 }

@@ -5,7 +5,9 @@
 import type { HostsStore } from "../engine.js";
 import {
   ADOPTED_BOUND_KINDS,
+  HOST_BRIEF_SQL,
   HOST_LIST_SQL,
+  type HostBrief,
   type HostRow,
   type HostRun,
   type HostStart,
@@ -35,6 +37,7 @@ const STOP = statement(
   "UPDATE hosts SET stopped_at = $1, heartbeat_at = $1 WHERE id = $2 AND pid = $3 AND started_at = $4",
 );
 const LIST = statement("hosts_list", HOST_LIST_SQL);
+const BRIEF = statement("hosts_brief", HOST_BRIEF_SQL);
 const ADOPT_TRIGGERS = statement(
   "hosts_adopt_triggers",
   `UPDATE triggers SET host_id = $1 WHERE host_id IS NULL AND monitor_uid IN (
@@ -53,12 +56,12 @@ export class PgHosts implements HostsStore {
     return row.now;
   }
 
-  async byName(name: string): Promise<Omit<HostRow, "sessions" | "bound"> | undefined> {
+  async byName(name: string): Promise<HostBrief | undefined> {
     const raw = await one<Omit<RawHost, "sessions" | "bound">>(this.db, BY_NAME, [name]);
     return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
   }
 
-  async byId(id: string): Promise<Omit<HostRow, "sessions" | "bound"> | undefined> {
+  async byId(id: string): Promise<HostBrief | undefined> {
     const raw = await one<Omit<RawHost, "sessions" | "bound">>(this.db, BY_ID, [id]);
     return raw && toHostRow({ ...raw, sessions: 0, bound: 0 });
   }
@@ -81,6 +84,11 @@ export class PgHosts implements HostsStore {
 
   async list(): Promise<HostRow[]> {
     return (await all<RawHost>(this.db, LIST)).map(toHostRow);
+  }
+
+  async brief(): Promise<HostBrief[]> {
+    const rows = await all<Omit<RawHost, "sessions" | "bound">>(this.db, BRIEF);
+    return rows.map((raw) => toHostRow({ ...raw, sessions: 0, bound: 0 }));
   }
 
   async adopt(id: string): Promise<number> {
