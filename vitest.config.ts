@@ -64,14 +64,12 @@ export default defineConfig({
         // Team mode (#27): the integration files that work the store, again, each daemon on a
         // database of its own on one real PostgreSQL (VIGIL_TEST_ENGINE=postgres,
         // test/helpers/daemon.ts). The rest (setup, install, CLI usage, MCP schemas, the extension's
-        // build) do not reach the store differently, and running them twice would cost ~5 minutes;
-        // waitpoints.test.ts (50 s) passes here too but is left to test/postgres/daemon-on-postgres
-        // and the store contract's signal-path tests, to keep `npm test` under 20 minutes.
+        // build) do not reach the store differently, and running them twice would cost ~5 minutes.
         test: {
           name: "integration-postgres",
           ...IO_BOUND,
           include: [
-            "test/integration/{api,beyond,codex-queue,agent-resume-errors,delivery,hooks,mcp,observation,panel,restart,secrets,watch}.test.ts",
+            "test/integration/{api,beyond,codex-queue,agent-resume-errors,delivery,hooks,mcp,observation,panel,restart,secrets,watch,waitpoints,command-wait}.test.ts",
           ],
           environment: "node",
           env: { VIGIL_TEST_ENGINE: "postgres" },
