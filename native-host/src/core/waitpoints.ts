@@ -361,18 +361,19 @@ export class Waitpoints {
     const data = rawData === null ? null : cap(shield.text(rawData), DATA_CAP);
     const member = body.member ?? null;
     const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
-    const eventSeq = await t.events.append(wp.monitorUid, text, now);
-    await t.waitpoints.insertSignal({
-      monitorUid: wp.monitorUid,
-      key: body.key ?? null,
-      status: body.status,
-      member,
-      message,
-      data,
-      via,
-      receivedAt: now,
-      eventSeq,
-    });
+    await t.waitpoints.recordSignal(
+      {
+        monitorUid: wp.monitorUid,
+        key: body.key ?? null,
+        status: body.status,
+        member,
+        message,
+        data,
+        via,
+        receivedAt: now,
+      },
+      text,
+    );
     // A heartbeat never changes whether the waitpoint fires, only when it would stall.
     const settled = body.status !== "progress" || wp.heartbeatTimeoutMs !== null;
     if (settled) await this.#settle(t, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);

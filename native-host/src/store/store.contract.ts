@@ -887,6 +887,35 @@ export function storeContract(harness: ContractHarness): void {
       expect((await store.tables.monitors.byUid(uid))?.lastEvent).toBe("line 300");
       await expect(events.append(9999, "x", 1)).rejects.toThrow("Expected monitor 9999 to exist");
     });
+
+    test("a recorded signal is an event in its monitor's log and a signal row naming it, pruned as any event", async () => {
+      const uid = await store.tables.monitors.insert(monitor("sig"));
+      await store.tables.waitpoints.insert(waitpoint(uid, "wp_sig"));
+      const { eventSeq: _, ...first } = signal(uid, "progress", 1, "k-1");
+      expect(await store.tx((t) => t.waitpoints.recordSignal(first, "progress: hi"))).toBe(1);
+      expect(await store.tables.events.recent(uid)).toEqual([
+        { seq: 1, at: new Date(1001).toISOString(), text: "progress: hi" },
+      ]);
+      expect(await store.tables.waitpoints.signals(uid)).toEqual([
+        expect.objectContaining({ status: "progress", member: "m", message: "hi", receivedAt: 1001, eventSeq: 1 }),
+      ]);
+      const record = await store.tables.monitors.byUid(uid);
+      expect([record?.eventCount, record?.lastEvent, record?.lastCheckAt]).toEqual([1, "progress: hi", 1001]);
+      expect(await store.tables.waitpoints.hasKey(uid, "k-1")).toBe(true);
+      await store.tx(async (t) => {
+        for (let i = 2; i <= 300; i++) {
+          const { eventSeq: __, ...next } = signal(uid, "progress", i);
+          expect(await t.waitpoints.recordSignal(next, `progress ${i}`)).toBe(i);
+        }
+      });
+      expect(await harness.count("SELECT count(*) AS n FROM events WHERE monitor_uid = $1", uid)).toBe(212);
+      expect(await harness.count("SELECT count(*) AS n FROM signals WHERE monitor_uid = $1", uid)).toBe(300);
+      const { eventSeq: ___, ...again } = signal(uid, "ok", 301, "k-1");
+      await expect(store.tx((t) => t.waitpoints.recordSignal(again, "ok"))).rejects.toThrow(/unique|UNIQUE/);
+      expect((await store.tables.monitors.byUid(uid))?.eventCount).toBe(300);
+      const { eventSeq: ____, ...lost } = signal(9999, "ok", 1);
+      await expect(store.tx((t) => t.waitpoints.recordSignal(lost, "x"))).rejects.toThrow("Expected monitor 9999");
+    });
   });
 
   describe("hosts (team mode)", () => {

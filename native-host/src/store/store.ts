@@ -55,7 +55,7 @@ export class Store {
     this.events = new EventsTable(db);
     this.wakes = new WakesTable(db);
     this.vault = new VaultTable(db, vaultFile);
-    this.waitpoints = new WaitpointsTable(db);
+    this.waitpoints = new WaitpointsTable(db, this.events);
     this.inboundEvents = new InboundEventsTable(db);
     this.checks = new ChecksTable(db);
     this.devices = new DevicesTable(db);

@@ -4,6 +4,7 @@
  */
 import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
+import type { EventsTable } from "./events.js";
 import { wideRows } from "./wide-rows.js";
 
 export interface WaitpointRow {
@@ -34,6 +35,9 @@ export interface SignalRow {
   receivedAt: number;
   eventSeq: number;
 }
+
+/** A signal to record: its row but for the id and the event it becomes. */
+export type NewSignal = Omit<SignalRow, "id" | "eventSeq"> & { monitorUid: number; key: string | null };
 
 export type SignalVia = "http" | "spool" | "device";
 
@@ -141,7 +145,10 @@ export class WaitpointsTable {
   readonly #isTombstoned;
   readonly #pruneTombstones;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly events: EventsTable,
+  ) {
     this.#tombstone = db.prepare<[string, string, number]>(
       "INSERT OR REPLACE INTO waitpoint_tombstones (id, secret_hash, removed_at) VALUES (?, ?, ?)",
     );
@@ -242,6 +249,16 @@ export class WaitpointsTable {
   /** A key dedupes only signals to the same waitpoint: another waitpoint's signal with it is its own. */
   hasKey(uid: number, key: string): boolean {
     return this.#keyExists.get(uid, key) !== undefined;
+  }
+
+  /**
+   * An accepted signal: its event in the monitor's log (`text`, at `receivedAt`) and the signal row
+   * naming that event. Returns the event's seq. (PostgreSQL writes both in one statement.)
+   */
+  recordSignal(signal: NewSignal, text: string): number {
+    const eventSeq = this.events.append(signal.monitorUid, text, signal.receivedAt);
+    this.insertSignal({ ...signal, eventSeq });
+    return eventSeq;
   }
 
   insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): void {

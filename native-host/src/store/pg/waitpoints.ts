@@ -9,7 +9,9 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { WaitpointsStore } from "../engine.js";
+import { EVENT_LOG_CAP, EVENT_PRUNE_STEP } from "../events.js";
 import {
+  type NewSignal,
   type RawSignal,
   type RawTarget,
   type RawWaitpoint,
@@ -54,6 +56,20 @@ const INSERT_SIGNAL = statement(
   `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 );
+// An accepted signal in one round trip: the monitor's event count bumped, the event written, and the
+// signal row naming it (store/events.ts's append and insertSignal, chained).
+const RECORD_SIGNAL = statement(
+  "waitpoints_record_signal",
+  `WITH bump AS (
+     UPDATE monitors SET event_count = event_count + 1, last_event = $1, last_check_at = $2 WHERE uid = $3
+     RETURNING event_count
+   ), event AS (
+     INSERT INTO events (monitor_uid, seq, at, text) SELECT $3, event_count, $2, $1 FROM bump RETURNING seq
+   )
+   INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
+   SELECT $3, $4, $5, $6, $7, $8, $9, $2, seq FROM event RETURNING event_seq`,
+);
+const PRUNE_EVENTS = statement("waitpoints_prune_events", "DELETE FROM events WHERE monitor_uid = $1 AND seq <= $2");
 const KEY_EXISTS = statement(
   "waitpoints_key_exists",
   "SELECT 1 AS one FROM signals WHERE monitor_uid = $1 AND key = $2",
@@ -137,6 +153,25 @@ export class PgWaitpoints implements WaitpointsStore {
 
   async hasKey(uid: number, key: string): Promise<boolean> {
     return (await one(this.db, KEY_EXISTS, [uid, key])) !== undefined;
+  }
+
+  async recordSignal(signal: NewSignal, text: string): Promise<number> {
+    const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [
+      text,
+      signal.receivedAt,
+      signal.monitorUid,
+      signal.key,
+      signal.status,
+      signal.member,
+      signal.message,
+      signal.data,
+      signal.via,
+    ]);
+    if (!row) throw new Error(`Expected monitor ${signal.monitorUid} to exist`);
+    const seq = row.event_seq;
+    if (seq > EVENT_LOG_CAP && seq % EVENT_PRUNE_STEP === 0)
+      await run(this.db, PRUNE_EVENTS, [signal.monitorUid, seq - EVENT_LOG_CAP]);
+    return seq;
   }
 
   async insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): Promise<void> {
