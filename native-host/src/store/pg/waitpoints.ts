@@ -61,13 +61,13 @@ const INSERT_SIGNAL = statement(
 const RECORD_SIGNAL = statement(
   "waitpoints_record_signal",
   `WITH bump AS (
-     UPDATE monitors SET event_count = event_count + 1, last_event = $1, last_check_at = $2 WHERE uid = $3
+     UPDATE monitors SET event_count = event_count + 1, last_event = $9, last_check_at = $8 WHERE uid = $1
      RETURNING event_count
    ), event AS (
-     INSERT INTO events (monitor_uid, seq, at, text) SELECT $3, event_count, $2, $1 FROM bump RETURNING seq
+     INSERT INTO events (monitor_uid, seq, at, text) SELECT $1, event_count, $8, $9 FROM bump RETURNING seq
    )
    INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
-   SELECT $3, $4, $5, $6, $7, $8, $9, $2, seq FROM event RETURNING event_seq`,
+   SELECT $1, $2, $3, $4, $5, $6, $7, $8, seq FROM event RETURNING event_seq`,
 );
 const PRUNE_EVENTS = statement("waitpoints_prune_events", "DELETE FROM events WHERE monitor_uid = $1 AND seq <= $2");
 const KEY_EXISTS = statement(
@@ -102,6 +102,18 @@ const PURGEABLE = statement(
    WHERE m.ending_at IS NOT NULL AND m.ending_at <= $1
      AND NOT EXISTS (SELECT 1 FROM wakes k WHERE k.monitor_uid = m.uid AND k.state IN ('ready','delivering','needs_review'))`,
 );
+
+/** A signal's columns in the order of INSERT_SIGNAL and RECORD_SIGNAL ($1–$8). */
+const signalColumns = (signal: NewSignal) => [
+  signal.monitorUid,
+  signal.key,
+  signal.status,
+  signal.member,
+  signal.message,
+  signal.data,
+  signal.via,
+  signal.receivedAt,
+];
 
 export class PgWaitpoints implements WaitpointsStore {
   constructor(private readonly db: Queryable) {}
@@ -156,17 +168,7 @@ export class PgWaitpoints implements WaitpointsStore {
   }
 
   async recordSignal(signal: NewSignal, text: string): Promise<number> {
-    const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [
-      text,
-      signal.receivedAt,
-      signal.monitorUid,
-      signal.key,
-      signal.status,
-      signal.member,
-      signal.message,
-      signal.data,
-      signal.via,
-    ]);
+    const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [...signalColumns(signal), text]);
     if (!row) throw new Error(`Expected monitor ${signal.monitorUid} to exist`);
     const seq = row.event_seq;
     if (seq > EVENT_LOG_CAP && seq % EVENT_PRUNE_STEP === 0)
@@ -174,18 +176,8 @@ export class PgWaitpoints implements WaitpointsStore {
     return seq;
   }
 
-  async insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): Promise<void> {
-    await run(this.db, INSERT_SIGNAL, [
-      signal.monitorUid,
-      signal.key,
-      signal.status,
-      signal.member,
-      signal.message,
-      signal.data,
-      signal.via,
-      signal.receivedAt,
-      signal.eventSeq,
-    ]);
+  async insertSignal(signal: NewSignal & { eventSeq: number }): Promise<void> {
+    await run(this.db, INSERT_SIGNAL, [...signalColumns(signal), signal.eventSeq]);
   }
 
   async signals(uid: number): Promise<SignalRow[]> {
