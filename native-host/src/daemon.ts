@@ -25,6 +25,7 @@ import {
 } from "./base/home.js";
 import { createLogger, inBackground, type Logger, toError } from "./base/log.js";
 import { packageRoot, packageVersion } from "./base/paths.js";
+import { readTeamFile, writeTeamFile } from "./base/team-file.js";
 import { BrowserLink } from "./browser/link.js";
 import { Changes } from "./core/changes.js";
 import type { EndingDeps } from "./core/endings.js";
@@ -168,7 +169,9 @@ export async function runDaemon(options: {
   tightenHome(paths);
   // Until the shield knows the vault's values, warnings go to the log file through a shield of none.
   let log = createLogger({ file: paths.log, shield: new Shield([]) });
-  const databaseUrl = options.database ?? envConfig().VIGIL_DATABASE_URL;
+  // A home that ran in a team joins it again when started plainly (base/team-file.ts).
+  const remembered = readTeamFile(options.home);
+  const databaseUrl = options.database ?? envConfig().VIGIL_DATABASE_URL ?? remembered?.databaseUrl;
   let opened: Awaited<ReturnType<typeof openStore>>;
   try {
     opened = await openStore({
@@ -191,7 +194,7 @@ export async function runDaemon(options: {
     await clock?.sync();
     const hostIdFile = join(options.home, "host-id");
     host = await registerHost(store, {
-      name: options.hostName ?? envConfig().VIGIL_HOST_NAME ?? defaultHostName(),
+      name: options.hostName ?? envConfig().VIGIL_HOST_NAME ?? remembered?.hostName ?? defaultHostName(),
       version: packageVersion(),
       pid: process.pid,
       now: now(),
@@ -204,6 +207,7 @@ export async function runDaemon(options: {
             : null,
     });
     writeFileSync(hostIdFile, `${host.id}\n`, { mode: 0o600 });
+    if (databaseUrl !== undefined) writeTeamFile(options.home, { databaseUrl, hostName: host.name });
   } catch (error) {
     await opened.close();
     lock.close();

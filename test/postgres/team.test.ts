@@ -6,7 +6,7 @@
  * own binaries, on the postgres project's one server.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -89,7 +89,7 @@ describe("sessions and wakes across hosts", () => {
     expect((await alpha.api("POST", "/api/sessions", { id: "team-own", label: "on alpha" })).status).toBe(201);
     const again = await beta.api("POST", "/api/sessions", { id: "team-own", label: "on beta" });
     expect(again.status).toBe(409);
-    expect(JSON.stringify(again.body)).toContain("a session of another host");
+    expect(JSON.stringify(again.body)).toMatch(/got a session of host alpha \(h_[0-9a-f]{12}\): its agent runs there/);
     expect((await alpha.api("GET", "/api/sessions/team-own")).body).toMatchObject({ label: "on alpha" });
     // The same host asking again is fine (an agent's hook registers its session at every start).
     expect((await alpha.api("POST", "/api/sessions", { id: "team-own" })).status).toBe(200);
@@ -353,6 +353,23 @@ describe("checks across hosts", () => {
     await waitFor(() => readFileSync(log, "utf8").includes("device team-dev: removed through another host"), {
       what: "alpha to stop collecting team-dev (at its next heartbeat)",
     });
+  });
+
+  test("a home remembers its team: started plainly (as an agent's auto-start is) it rejoins as the same host, and the CLI's default session is that host's", async () => {
+    const team = join(beta.home, "team.json");
+    expect(statSync(team).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(team, "utf8"))).toEqual({ databaseUrl: url, hostName: "beta" });
+    expect(await beta.stop()).toBe(0);
+    const { VIGIL_DATABASE_URL: _, VIGIL_HOST_NAME: __, ...plain } = beta.env;
+    for (const key of Object.keys(beta.env)) delete beta.env[key];
+    Object.assign(beta.env, plain);
+    await beta.spawn();
+    expect((await beta.cli(["status"])).stdout).toContain("host beta · store PostgreSQL (team mode)");
+    // No --session: beta's own default session, not alpha's "default".
+    const waited = await beta.cli(["wait", "--until", "5", "--", "true"]);
+    expect(waited.exitCode, String(waited.stderr)).toBe(0);
+    expect((await alpha.api("GET", "/api/sessions/default-beta")).body).toMatchObject({ host: "beta" });
+    expect((await alpha.api("GET", "/api/sessions/default")).status).toBe(404);
   });
 
   test("a host stopped cleanly reads stopped to the others; started again under a new name it keeps its row and sessions", async () => {

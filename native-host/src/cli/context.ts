@@ -10,13 +10,13 @@ import { agentOfShell, envConfig } from "../base/config.js";
 export { agentOfShell };
 
 import { resolveHome } from "../base/paths.js";
+import { defaultSessionOf } from "../base/team-file.js";
 import { exactJson, forTerminal } from "../base/terminal-text.js";
 import { parseId } from "./options.js";
 
-export const DEFAULT_SESSION = "default";
-
 /** The help of every `--session` option (what sessionOf does). */
-export const SESSION_HELP = "session (default: $VIGIL_SESSION, else this shell's agent session, else 'default')";
+export const SESSION_HELP =
+  "session (default: $VIGIL_SESSION, else this shell's agent session, else 'default'; in team mode 'default-HOST')";
 
 export interface GlobalOptions {
   home?: string;
@@ -27,14 +27,14 @@ export function homeOf(command: Command): string {
 }
 
 /**
- * --session, else $VIGIL_SESSION, else the agent session this shell runs in, else "default"; a value
- * that is not a session id is a usage error.
+ * --session, else $VIGIL_SESSION, else the agent session this shell runs in, else "default" (in a
+ * team home "default-HOST": a session is one host's); a value that is not a session id is a usage error.
  */
-export function sessionOf(options: { session?: string }): string {
+export function sessionOf(options: { session?: string }, command: Command): string {
   if (options.session !== undefined) return parseId(SessionIdSchema, options.session, "--session");
   const fromEnv = envConfig().VIGIL_SESSION;
   if (fromEnv !== undefined) return parseId(SessionIdSchema, fromEnv, "$VIGIL_SESSION");
-  return agentOfShell()?.id ?? DEFAULT_SESSION;
+  return agentOfShell()?.id ?? defaultSessionOf(homeOf(command));
 }
 
 /**

@@ -21,7 +21,8 @@ function stateText(view: MonitorView, now: number): string {
 
 export function statusLine(view: MonitorView, now = Date.now()): string {
   const ending = view.ending ? ` · ${view.ending.reason}` : "";
-  const next = view.nextCheckAt ? ` · next check ${dueText(view.nextCheckAt, now)}` : "";
+  // A check whose host is away is not coming: the line says what it waits for instead.
+  const next = view.nextCheckAt && !view.waitingForHost ? ` · next check ${dueText(view.nextCheckAt, now)}` : "";
   const deadline = view.deadlineAt ? ` · deadline ${relative(view.deadlineAt, now)}` : "";
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
   const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";

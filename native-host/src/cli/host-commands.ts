@@ -4,7 +4,7 @@
  * Design: docs/design.md §9.1.
  */
 import type { Command } from "commander";
-import { relativeTimeDetailed } from "../../../shared/wording.js";
+import { countOf, relativeTimeDetailed } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { homeOf, print, printJson } from "./context.js";
 
@@ -26,7 +26,7 @@ export function registerHostCommands(program: Command): void {
               : `offline (last heartbeat ${relativeTimeDetailed(h.heartbeatAt, now)}: killed, crashed or cut off)`;
         const waiting = h.state !== "online" && h.bound > 0 ? ` · ${h.bound} waiting for their host` : "";
         print(
-          `${h.name}${h.self ? " (this daemon)" : ""} · ${state} · v${h.version} · pid ${h.pid} · ${h.sessions} sessions · ${h.bound} host-bound monitors${waiting}`,
+          `${h.name}${h.self ? " (this daemon)" : ""} · ${state} · v${h.version} · pid ${h.pid} · ${countOf(h.sessions, "session")} · ${countOf(h.bound, "host-bound monitor")}${waiting}`,
         );
       }
     });

@@ -62,7 +62,7 @@ function controlCommand(program: Command, action: "pause" | "resume" | "cancel",
     .description(description)
     .option("--session <id>", SESSION_HELP)
     .action(async (mid: string, options: { session?: string }, command: Command) => {
-      const sid = sessionOf(options);
+      const sid = sessionOf(options, command);
       const view = await new ApiClient(homeOf(command)).call("controlMonitor", {
         params: { sid, mid: parseId(MonitorRefSchema, mid) },
         body: { action },
@@ -93,7 +93,7 @@ export function registerMonitorCommands(program: Command): void {
             );
           return;
         }
-        const views = await client.call("listMonitors", { params: { sid: sessionOf(options) } });
+        const views = await client.call("listMonitors", { params: { sid: sessionOf(options, command) } });
         if (options.json) return printJson(views);
         if (views.length === 0) return print("no monitors");
         for (const view of views) print(statusLine(view));
@@ -107,7 +107,7 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print the monitor view as JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
       const view = await new ApiClient(homeOf(command)).call("getMonitor", {
-        params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
+        params: { sid: sessionOf(options, command), mid: parseId(MonitorRefSchema, mid) },
       });
       if (options.json) return printJson(view);
       print(monitorBlock(view));
@@ -120,7 +120,7 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
       const events = await new ApiClient(homeOf(command)).call("monitorEvents", {
-        params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
+        params: { sid: sessionOf(options, command), mid: parseId(MonitorRefSchema, mid) },
       });
       if (options.json) return printJson(events);
       if (events.length === 0) return print("no events");
@@ -134,7 +134,7 @@ export function registerMonitorCommands(program: Command): void {
     .option("--json", "print JSON")
     .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
       const checks = await new ApiClient(homeOf(command)).call("monitorChecks", {
-        params: { sid: sessionOf(options), mid: parseId(MonitorRefSchema, mid) },
+        params: { sid: sessionOf(options, command), mid: parseId(MonitorRefSchema, mid) },
       });
       if (options.json) return printJson(checks);
       if (checks.length === 0) return print("no checks yet");
@@ -180,7 +180,7 @@ export function registerMonitorCommands(program: Command): void {
       const cwd = existingFolder("--cwd", options.cwd);
       const condition = predicateCondition(options);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options);
+      const sid = sessionOf(options, command);
       await ensureSession(client, sid);
       const view = await client.call("createMonitor", {
         params: { sid },
@@ -213,7 +213,7 @@ export function registerMonitorCommands(program: Command): void {
       const timeoutSeconds = optionalSeconds("--timeout", options.timeout);
       const cwd = existingFolder("--cwd", options.cwd);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options);
+      const sid = sessionOf(options, command);
       await ensureSession(client, sid);
       const view = await client.call("createMonitor", {
         params: { sid },

@@ -131,7 +131,7 @@ export function registerSessionCommands(program: Command): void {
         options: { session?: string; wait?: string | boolean; all?: boolean; json?: boolean },
         command: Command,
       ) => {
-        const sid = sessionOf(options);
+        const sid = sessionOf(options, command);
         if (options.all && options.wait !== undefined) throw usageError("Expected --wait or --all, got both");
         const total = typeof options.wait === "string" ? parseSeconds("--wait", options.wait) : options.wait ? 3600 : 0;
         const client = new ApiClient(homeOf(command));
@@ -181,7 +181,7 @@ export function registerSessionCommands(program: Command): void {
     .description("take a session's ended monitors out of the side panel's list (their records stay)")
     .option("--session <id>", SESSION_HELP)
     .action(async (options: { session?: string }, command: Command) => {
-      const sid = sessionOf(options);
+      const sid = sessionOf(options, command);
       const { cleared } = await new ApiClient(homeOf(command)).call("clearEnded", { params: { sid } });
       print(cleared.length === 0 ? "nothing to clear" : `cleared ${cleared.join(", ")}`);
     });

@@ -170,7 +170,7 @@ export function registerSignalCommand(program: Command): void {
       const keep = (why: string) => {
         if (options.spool === false) throw new CliError(`${why}; not spooled (--no-spool)`);
         const path = spooled?.path ?? spool(home, body).path;
-        print(`${why}; spooled to ${path} (collected when the daemon runs)`);
+        print(`${why}; spooled to ${path} (the daemon collects it once it runs and can store it)`);
       };
       const done = () => {
         if (spooled) rmSync(spooled.path, { force: true });
@@ -178,7 +178,15 @@ export function registerSignalCommand(program: Command): void {
       let answer: Answer;
       try {
         answer = url
-          ? await send({ origin: url.origin }, url.pathname + url.search, { ...body, key })
+          ? // A daemon's address alone (http://host:7391) means its signal route.
+            await send(
+              { origin: url.origin },
+              (url.pathname === "/" ? ROUTES.signal.path : url.pathname) + url.search,
+              {
+                ...body,
+                key,
+              },
+            )
           : await send(
               { socketPath: homePaths(home).apiSocket },
               pathOf(ROUTES.signalOwner, { wid: String(body.id) }),

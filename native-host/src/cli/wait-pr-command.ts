@@ -184,7 +184,7 @@ export function registerWaitPrCommand(program: Command): void {
       const pr = parsePrRef(raw);
       const body = waitPrBody(pr, parseFor(options.for), options);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options);
+      const sid = sessionOf(options, command);
       await ensureSession(client, sid);
       const view = await client.call("createMonitor", { params: { sid }, body });
       sayAdjusted(view);

@@ -61,7 +61,7 @@ export function registerWaitpointCommands(program: Command): void {
         ...(options.device ? { device: options.device } : {}),
       };
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options);
+      const sid = sessionOf(options, command);
       await ensureSession(client, sid);
       const armed = await client.call("createWaitpoint", { params: { sid }, body });
       if (options.json) return printJson(armed);

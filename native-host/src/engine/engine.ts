@@ -239,12 +239,18 @@ export class Engine {
       // mix two agents' wakes.
       if (existing.hostId !== null && existing.hostId !== hostId) {
         throw new ConflictError(
-          `Expected session ${id} to be new or this host's, got a session of another host (${existing.hostId}): its agent runs there; use another session id here`,
+          `Expected session ${id} to be new or this host's, got a session of host ${await this.#hostName(existing.hostId)}: its agent runs there; use another session id here`,
         );
       }
       return { session: existing, created: false };
     }
     return { session: await this.queries.session(id), created: true };
+  }
+
+  /** A host as people know it: its name (and its id, which the database's rows carry). */
+  async #hostName(id: string): Promise<string> {
+    const host = await this.#store.tables.hosts.byId(id);
+    return host ? `${host.name} (${id})` : id;
   }
 
   async setSessionLabel(id: string, label: string): Promise<void> {
@@ -281,7 +287,7 @@ export class Engine {
     if (probe.mode === "stream" && session.hostId !== null && session.hostId !== this.#hostId) {
       // A watch is a process on the session's machine, started by the daemon that arms it.
       throw new ConflictError(
-        `Expected a watch to be armed through the daemon of its session's host, got session ${sessionId} of another host (${session.hostId}): arm it there`,
+        `Expected a watch to be armed through the daemon of its session's host, got session ${sessionId} of host ${await this.#hostName(session.hostId)}: arm it there`,
       );
     }
     const record = await this.#store.tx(async (t) => {

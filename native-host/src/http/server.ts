@@ -33,10 +33,11 @@ interface Stored {
 /** The disk is full, or the database cannot be written: a 503 that says so (the transaction rolled back). */
 const STORAGE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
 
-export function storageError(thrown: unknown): HttpError | null {
+export function storageError(thrown: unknown, method = "POST"): HttpError | null {
   if (thrown instanceof DatabaseUnreachableError || isUnreachable(thrown)) {
-    const reason = thrown instanceof Error ? thrown.message : String(thrown);
-    return new HttpError(503, `Database unreachable (${reason}); nothing was stored — try again shortly`);
+    const reason = (thrown instanceof Error ? thrown.message : String(thrown)).replace(/^database unreachable /i, "");
+    const outcome = method === "GET" ? "try again shortly" : "nothing was stored — try again shortly";
+    return new HttpError(503, `Database unreachable (${reason}); ${outcome}`);
   }
   const code = (thrown as { code?: unknown })?.code;
   if (typeof code !== "string" || !STORAGE_CODES.test(code)) return null;
@@ -203,7 +204,7 @@ export function createApiServer(options: {
     },
     (req, res) => {
       handle(req, res).catch((thrown: unknown) => {
-        const error = storageError(thrown) ?? toError(thrown);
+        const error = storageError(thrown, req.method) ?? toError(thrown);
         const status = statusOf(error);
         // A 503 is an answer the caller can act on (no browser, storage full): one line, no stack.
         if (status === 503) services.log.warn(`${req.method} ${req.url}: ${error.message}`);
