@@ -252,7 +252,10 @@ export interface CheckLoadView {
 /** `GET /api/status`: what the daemon is doing. */
 export interface StatusView {
   pid: number;
-  sessions: number;
+  /** Sessions in the store (every host's); null while the database cannot be reached. */
+  sessions: number | null;
+  /** Null while the store answers; else why not ("Database unreachable (…)"): the daemon runs on. */
+  database: string | null;
   runningChecks: number;
   browserConnected: boolean;
   checkLag: { n: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null };

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { SessionIdSchema, WakeIdSchema } from "../../../shared/schemas/ids.js";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
-import { checkLoadLine, overloadText } from "../../../shared/wording.js";
+import { checkLoadLine, countOf, overloadText } from "../../../shared/wording.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
@@ -43,9 +43,13 @@ export function registerSessionCommands(program: Command): void {
           status.team.link === "listening"
             ? "listening"
             : `${status.team.link} (other hosts' changes are seen at each 5 s heartbeat meanwhile)`;
-        print(`team link ${link} · ${status.team.heard} notices heard · ${status.team.sent} sent`);
+        print(`team link ${link} · ${countOf(status.team.heard, "notice")} heard · ${status.team.sent} sent`);
       }
-      print(`sessions ${status.sessions} · next timer ${status.nextTimerAt ?? "none"}`);
+      if (status.database)
+        print(
+          `DATABASE UNREACHABLE: ${status.database}; the daemon runs on, answers 503, and vigil signal spools until it is back`,
+        );
+      print(`sessions ${status.sessions ?? "?"} · next timer ${status.nextTimerAt ?? "none"}`);
       print(checkLoadLine(status.checks));
       const overload = overloadText(status.checks);
       if (overload) print(`OVERLOADED: ${overload}`);

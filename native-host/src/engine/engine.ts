@@ -210,8 +210,8 @@ export class Engine {
   }
 
   /** Whether checks keep up (overload: design.md §3). */
-  checkLoad(): Promise<CheckLoadView> {
-    return this.#checks.load(this.#now());
+  checkLoad(countWaiting = true): Promise<CheckLoadView> {
+    return this.#checks.load(this.#now(), countWaiting);
   }
 
   // ------------------------------------------------------------------ sessions
