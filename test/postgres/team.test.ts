@@ -77,6 +77,24 @@ describe("hosts", () => {
     expect(existsSync(join(home, "daemon.json"))).toBe(false);
   });
 
+  test("a database that is not there stops the start with one line naming it, without the password", async () => {
+    const home = mkdtempSync(join(tmpdir(), "vigil-team-nodb-"));
+    const wrong = url
+      .replace("/vigil_team", "/vigil_nowhere")
+      .replace("postgres://vigil@", "postgres://vigil:hunter2@");
+    const result = await run(process.execPath, [BIN, "serve", "--port", "0", "--host-name", "nowhere"], {
+      env: { ...process.env, VIGIL_HOME: home, VIGIL_DATABASE_URL: wrong },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /PostgreSQL at postgres:\/\/vigil:\*\*\*@\/vigil_nowhere\S*: database "vigil_nowhere" does not exist/,
+    );
+    expect(result.stderr).not.toContain("hunter2");
+  });
+
   test("--host-name takes only a name of letters, digits, '.', '_' and '-'", async () => {
     const result = await alpha.cli(["serve", "--host-name", "no spaces"]);
     expect(result.exitCode).toBe(2);
@@ -325,6 +343,7 @@ describe("checks across hosts", () => {
       ["mon-2", null],
     ]);
     expect((await alpha.api("GET", "/api/sessions/team-away")).body).toMatchObject({ host: "gamma" });
+    expect((await alpha.cli(["sessions"])).stdout).toMatch(/^team-away \(on gamma\) · host gamma · adapter inbox/m);
 
     const only = (await alpha.api("GET", "/api/panel?host=gamma")).body as Page;
     expect(new Set(only.sessions.map((s) => s.host))).toEqual(new Set([gammaId]));

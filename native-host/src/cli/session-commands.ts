@@ -63,8 +63,12 @@ export function registerSessionCommands(program: Command): void {
       const list = await new ApiClient(homeOf(command)).call("listSessions");
       if (options.json) return printJson(list);
       if (list.length === 0) return print("no sessions");
+      // Team mode: with sessions of several hosts, each line says whose.
+      const team = new Set(list.map((s) => s.host)).size > 1;
       for (const s of list)
-        print(`${s.id}${s.label ? ` (${s.label})` : ""} · adapter ${s.adapter.kind} · since ${s.createdAt}`);
+        print(
+          `${s.id}${s.label ? ` (${s.label})` : ""}${team ? ` · host ${s.host ?? "-"}` : ""} · adapter ${s.adapter.kind} · since ${s.createdAt}`,
+        );
     });
   sessions
     .command("create <id>")

@@ -74,7 +74,11 @@ async function openPostgres(options: OpenOptions, url: string): Promise<OpenedSt
     }
   } catch (error) {
     await pool.end();
-    throw classify(error, url);
+    const classified = classify(error, url);
+    if (classified !== error) throw classified;
+    // A wrong role, database, password or host name: say where, never with the password.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`PostgreSQL at ${redactUrl(url)}: ${message}`, { cause: error });
   }
   const vault = new VaultFile(join(dirname(options.dbFile), "vault.json"));
   const store = new PgEngine(pool, vault, { checkScope: options.checkScope });
