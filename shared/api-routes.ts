@@ -119,6 +119,11 @@ export const ROUTES = {
     path: "/api/hosts",
     summary: "the daemons on this database (team mode): each with its heartbeat, version and what it holds",
   },
+  removeHost: {
+    method: "DELETE",
+    path: "/api/hosts/:name",
+    summary: "forget a host that is not running and holds no session (team mode)",
+  },
 } as const satisfies Record<string, RouteSpec>;
 
 export type RouteName = keyof typeof ROUTES;
@@ -164,6 +169,7 @@ export interface RouteTypes {
   addDevice: { body: In<typeof DeviceAddSchema>; reply: DeviceView };
   removeDevice: { body: undefined; reply: { deleted: true } };
   listHosts: { body: undefined; reply: HostView[] };
+  removeHost: { body: undefined; reply: { deleted: true } };
 }
 
 type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

@@ -419,3 +419,31 @@ describe("checks across hosts", () => {
     expect(log).toContain("another daemon took this host's row");
   });
 });
+
+describe("forgetting a host", () => {
+  test("vigil hosts rm forgets a stopped host no session names; it refuses one that runs, this daemon, and one with sessions", async () => {
+    const epsilon = await named("epsilon");
+    try {
+      expect((await epsilon.api("POST", "/api/sessions", { id: "team-eps" })).status).toBe(201);
+      const running = await alpha.cli(["hosts", "rm", "epsilon"]);
+      expect(running.exitCode).toBe(1);
+      expect(running.stderr).toContain("Expected epsilon to be stopped or offline, got it online");
+      expect(await epsilon.stop()).toBe(0);
+      const held = await alpha.cli(["hosts", "rm", "epsilon"]);
+      expect(held.exitCode).toBe(1);
+      expect(held.stderr).toContain("Expected epsilon to hold no session, got sessions made there");
+      expect((await alpha.api("DELETE", "/api/sessions/team-eps")).status).toBe(200);
+      const forgot = await alpha.cli(["hosts", "rm", "epsilon"]);
+      expect(forgot.exitCode, String(forgot.stderr)).toBe(0);
+      expect(forgot.stdout).toBe("forgot host epsilon");
+      const hosts = JSON.parse(String((await alpha.cli(["hosts", "--json"])).stdout)) as HostJson[];
+      expect(hosts.map((h) => h.name)).not.toContain("epsilon");
+      expect((await alpha.cli(["hosts", "rm", "alpha"])).stderr).toContain(
+        "Expected another host than this daemon's own, got alpha",
+      );
+      expect((await alpha.cli(["hosts", "rm", "nobody"])).stderr).toContain("No host named nobody on this database");
+    } finally {
+      await epsilon.dispose();
+    }
+  });
+});

@@ -7,9 +7,10 @@ import type { Command } from "commander";
 import { countOf, relativeTimeDetailed } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { homeOf, print, printJson } from "./context.js";
+import { checkHostName } from "./options.js";
 
 export function registerHostCommands(program: Command): void {
-  program
+  const hosts = program
     .command("hosts")
     .description("the daemons on this database (team mode): online, offline or stopped, and what each holds")
     .option("--json", "print JSON")
@@ -29,5 +30,12 @@ export function registerHostCommands(program: Command): void {
           `${h.name}${h.self ? " (this daemon)" : ""} · ${state} · v${h.version} · pid ${h.pid} · ${countOf(h.sessions, "session")} · ${countOf(h.bound, "host-bound monitor")}${waiting}`,
         );
       }
+    });
+  hosts
+    .command("rm <name>")
+    .description("forget a host that is stopped or offline and holds no session (a retired machine, an old name)")
+    .action(async (name: string, _options: unknown, command: Command) => {
+      await new ApiClient(homeOf(command)).call("removeHost", { params: { name: checkHostName("NAME", name) } });
+      print(`forgot host ${name}`);
     });
 }

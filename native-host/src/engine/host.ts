@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { HostAbsence, HostView, PanelHost } from "../../../shared/schemas/views.js";
-import { ConflictError } from "../base/errors.js";
+import { ConflictError, NotFoundError } from "../base/errors.js";
 import { inBackground, type Logger, toError } from "../base/log.js";
 import type { Engine } from "../store/engine.js";
 import { HEARTBEAT_MS, type HostBrief, type HostRow, type HostRun, hostOnline } from "../store/hosts.js";
@@ -52,6 +52,29 @@ export async function registerHost(
     else await t.hosts.insert(row);
     const adopted = await t.hosts.adopt(id);
     return { id, name: start.name, pid: start.pid, startedAt: start.now, adopted };
+  });
+}
+
+/**
+ * Forgets a host of the team (`vigil hosts rm`): one that is not running and that no session names
+ * (a machine retired, a name given up). Its devices are left for the next host that starts.
+ */
+export async function forgetHost(store: Engine, name: string, self: string, now: number): Promise<void> {
+  await store.tx(async (t) => {
+    const host = await t.hosts.byName(name);
+    if (!host) throw new NotFoundError(`No host named ${name} on this database`);
+    if (host.id === self)
+      throw new ConflictError(`Expected another host than this daemon's own, got ${name}: forget it from another host`);
+    if (hostOnline(host, now)) {
+      const seconds = Math.max(0, Math.round((now - host.heartbeatAt) / 1000));
+      throw new ConflictError(
+        `Expected ${name} to be stopped or offline, got it online (heartbeat ${seconds} s ago): stop its daemon first`,
+      );
+    }
+    if (!(await t.hosts.forget(host.id)))
+      throw new ConflictError(
+        `Expected ${name} to hold no session, got sessions made there: remove them (vigil sessions rm ID) or start ${name} again`,
+      );
   });
 }
 

@@ -7,6 +7,7 @@ import {
   DeviceAddSchema,
   DeviceNameSchema,
   EventPostSchema,
+  HostNameSchema,
   MonitorCreateSchema,
   OwnerSignalSchema,
   SessionCreateSchema,
@@ -25,7 +26,7 @@ import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
-import { hostViews } from "../engine/host.js";
+import { forgetHost, hostViews } from "../engine/host.js";
 import { panelPage } from "../engine/panel-page.js";
 import type { HostBrief } from "../store/hosts.js";
 import { DatabaseUnreachableError, isUnreachable } from "../store/pg/connection.js";
@@ -131,6 +132,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     status: 200,
     body: hostViews(await services.store.tables.hosts.list(), services.host.id, services.now()),
   }));
+  routes.on("removeHost", async (c) => {
+    await forgetHost(services.store, param(c.params.name, HostNameSchema), services.host.id, services.now());
+    return { status: 200, body: { deleted: true } };
+  });
 
   /**
    * What the side panel and `vigil ls --all` show (engine/panel-page.ts): one page of monitors and

@@ -84,6 +84,10 @@ export const HOST_LIST_SQL = `SELECT h.*,
     (SELECT count(*) FROM triggers t WHERE t.host_id = h.id) AS bound
   FROM hosts h ORDER BY h.name`;
 
+/** Deletes a host row only while no session names it (a session made meanwhile keeps it). */
+export const FORGET_HOST_SQL =
+  "DELETE FROM hosts WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sessions WHERE host_id = hosts.id)";
+
 /** Kinds whose monitors armed before hosts existed need their session's host (adoption). */
 export const ADOPTED_BOUND_KINDS = ["command", "watch", "browser", "tool", "event"];
 
@@ -96,6 +100,8 @@ export class HostsTable {
   readonly #stop;
   readonly #list;
   readonly #brief;
+  readonly #forget;
+  readonly #releaseDevices;
   readonly #adoptTriggers;
   readonly #adoptSessions;
   readonly #adoptDevices;
@@ -123,6 +129,8 @@ export class HostsTable {
           WHERE s.host_id IS NULL AND m.kind IN (SELECT value FROM json_each(?)))`,
     );
     this.#adoptSessions = db.prepare("UPDATE sessions SET host_id = ? WHERE host_id IS NULL");
+    this.#forget = db.prepare(FORGET_HOST_SQL);
+    this.#releaseDevices = db.prepare("UPDATE devices SET host_id = NULL WHERE host_id = ?");
     this.#adoptDevices = db.prepare("UPDATE devices SET host_id = ? WHERE host_id IS NULL");
   }
 
@@ -172,6 +180,16 @@ export class HostsTable {
   /** Every host without counting what it holds. */
   brief(): HostBrief[] {
     return this.#brief.all().map((raw) => toHostRow({ ...raw, sessions: 0, bound: 0 }));
+  }
+
+  /**
+   * Forgets a host that holds no session (its devices are left for the next host that starts to
+   * adopt); false when it has sessions or is not there. The caller checks it is not running.
+   */
+  forget(id: string): boolean {
+    const gone = this.#forget.run(id).changes > 0;
+    if (gone) this.#releaseDevices.run(id);
+    return gone;
   }
 
   /**

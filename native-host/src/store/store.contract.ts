@@ -978,6 +978,30 @@ export function storeContract(harness: ContractHarness): void {
       expect((await hosts.list()).find((h) => h.id === B)).toMatchObject({ name: "server-2", sessions: 1 });
     });
 
+    test("a host is forgotten only while no session names it; its devices are left to be adopted", async () => {
+      const { hosts, sessions, devices } = store.tables;
+      await hosts.insert({ id: "h_old", name: "old-ci", version: "1", pid: 1, now: 1 });
+      await sessions.insert({ ...SESSION, id: "on-old", hostId: "h_old" });
+      await devices.insert({
+        id: "dev_1",
+        name: "gpu1",
+        user: null,
+        host: "gpu1.internal",
+        port: null,
+        identity: null,
+        createdAt: 1,
+        hostId: "h_old",
+      });
+      expect(await store.tx((t) => t.hosts.forget("h_old"))).toBe(false);
+      expect(await hosts.byId("h_old")).toBeDefined();
+      expect((await devices.byName("gpu1"))?.hostId).toBe("h_old");
+      await sessions.delete("on-old");
+      expect(await store.tx((t) => t.hosts.forget("h_old"))).toBe(true);
+      expect(await hosts.byId("h_old")).toBeUndefined();
+      expect((await devices.byName("gpu1"))?.hostId).toBeNull();
+      expect(await store.tx((t) => t.hosts.forget("h_none"))).toBe(false);
+    });
+
     test("adopt: sessions, devices and machine-bound triggers made before hosts become the host's; time stays host-free", async () => {
       const { hosts, sessions, monitors, devices } = store.tables;
       const command = await monitors.insert(poll("command", 100));

@@ -5,6 +5,7 @@
 import type { HostsStore } from "../engine.js";
 import {
   ADOPTED_BOUND_KINDS,
+  FORGET_HOST_SQL,
   HOST_BRIEF_SQL,
   HOST_LIST_SQL,
   type HostBrief,
@@ -44,6 +45,8 @@ const ADOPT_TRIGGERS = statement(
      SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
       WHERE s.host_id IS NULL AND m.kind = ANY($2::text[]))`,
 );
+const FORGET = statement("hosts_forget", FORGET_HOST_SQL.replace("?", "$1"));
+const RELEASE_DEVICES = statement("hosts_release_devices", "UPDATE devices SET host_id = NULL WHERE host_id = $1");
 const ADOPT_SESSIONS = statement("hosts_adopt_sessions", "UPDATE sessions SET host_id = $1 WHERE host_id IS NULL");
 const ADOPT_DEVICES = statement("hosts_adopt_devices", "UPDATE devices SET host_id = $1 WHERE host_id IS NULL");
 
@@ -89,6 +92,12 @@ export class PgHosts implements HostsStore {
   async brief(): Promise<HostBrief[]> {
     const rows = await all<Omit<RawHost, "sessions" | "bound">>(this.db, BRIEF);
     return rows.map((raw) => toHostRow({ ...raw, sessions: 0, bound: 0 }));
+  }
+
+  async forget(id: string): Promise<boolean> {
+    const gone = (await run(this.db, FORGET, [id])) > 0;
+    if (gone) await run(this.db, RELEASE_DEVICES, [id]);
+    return gone;
   }
 
   async adopt(id: string): Promise<number> {
