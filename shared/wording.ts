@@ -113,10 +113,13 @@ export function deviceWaitText(device: string | null, state: DeviceState | "remo
   return state === "removed" ? `its device ${device} was removed` : `waiting for its device ${device} (${state})`;
 }
 
+/** How a host that is away reads before the time it went: "stopped " (a clean stop) or "offline since ". */
+export const hostAwaySince = (state: HostAbsence["state"]): string =>
+  state === "stopped" ? "stopped " : "offline since ";
+
 /** A monitor whose checks need a host that is away: "waiting for their host (beta, offline since 3m ago)". */
 export function hostWaitText(away: HostAbsence, when: string): string {
-  const state = away.state === "stopped" ? `stopped ${when}` : `offline since ${when}`;
-  return `waiting for their host (${away.host}, ${state})`;
+  return `waiting for their host (${away.host}, ${hostAwaySince(away.state)}${when})`;
 }
 
 /**

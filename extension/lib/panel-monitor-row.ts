@@ -7,7 +7,7 @@
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { CheckEntry, DeviceView } from "../../shared/schemas/views";
-import { deliveryHeadline, deliveryProblem, deviceWaitText } from "../../shared/wording";
+import { deliveryHeadline, deliveryProblem, deviceWaitText, hostAwaySince } from "../../shared/wording";
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";
@@ -89,7 +89,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
       ? h(
           "div",
           { class: "host-line" },
-          `waiting for their host (${monitor.waitingForHost.host}, ${monitor.waitingForHost.state === "stopped" ? "stopped " : "offline since "}`,
+          `waiting for their host (${monitor.waitingForHost.host}, ${hostAwaySince(monitor.waitingForHost.state)}`,
           timeElement(monitor.waitingForHost.since, now),
           ")",
         )

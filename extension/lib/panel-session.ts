@@ -6,6 +6,7 @@
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { DeviceView, PanelHost } from "../../shared/schemas/views";
+import { hostAwaySince } from "../../shared/wording";
 import { h } from "./dom";
 import { timeElement } from "./panel-clock";
 import { isActive } from "./panel-filter";
@@ -62,7 +63,7 @@ function hostAwayLine(host: PanelHost, now: number): HTMLElement | null {
   return h(
     "p",
     { class: "host-away", "data-host": host.name },
-    host.state === "stopped" ? `host ${host.name} stopped ` : `host ${host.name} offline since `,
+    `host ${host.name} ${hostAwaySince(host.state)}`,
     timeElement(host.since, now),
     " · its checks and wakes wait for it",
   );

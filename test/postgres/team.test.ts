@@ -25,6 +25,14 @@ let beta: TestDaemon;
 let gamma: TestDaemon;
 
 const named = (name: string) => TestDaemon.start({ env: { VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name } });
+/** `vigil serve` on its own home, expected to stop at once: its exit code and stderr. */
+const serve = (home: string, databaseUrl: string, hostName: string) =>
+  run(process.execPath, [BIN, "serve", "--port", "0", "--host-name", hostName], {
+    env: { ...process.env, VIGIL_HOME: home, VIGIL_DATABASE_URL: databaseUrl },
+  }).then(
+    () => ({ code: 0, stderr: "" }),
+    (error: { code: number; stderr: string }) => error,
+  );
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
 interface HostJson {
@@ -65,12 +73,7 @@ describe("hosts", () => {
 
   test("a second daemon under a name a running daemon holds is refused, saying which and what to do", async () => {
     const home = mkdtempSync(join(tmpdir(), "vigil-team-dup-"));
-    const result = await run(process.execPath, [BIN, "serve", "--port", "0", "--host-name", "beta"], {
-      env: { ...process.env, VIGIL_HOME: home, VIGIL_DATABASE_URL: url },
-    }).then(
-      () => ({ code: 0, stderr: "" }),
-      (error: { code: number; stderr: string }) => error,
-    );
+    const result = await serve(home, url, "beta");
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Expected no other running daemon named beta on this database, got one");
     expect(result.stderr).toContain("--host-name NAME");
@@ -82,12 +85,7 @@ describe("hosts", () => {
     const wrong = url
       .replace("/vigil_team", "/vigil_nowhere")
       .replace("postgres://vigil@", "postgres://vigil:hunter2@");
-    const result = await run(process.execPath, [BIN, "serve", "--port", "0", "--host-name", "nowhere"], {
-      env: { ...process.env, VIGIL_HOME: home, VIGIL_DATABASE_URL: wrong },
-    }).then(
-      () => ({ code: 0, stderr: "" }),
-      (error: { code: number; stderr: string }) => error,
-    );
+    const result = await serve(home, wrong, "nowhere");
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /PostgreSQL at postgres:\/\/vigil:\*\*\*@\/vigil_nowhere\S*: database "vigil_nowhere" does not exist/,

@@ -20,7 +20,7 @@ import {
   WaitCreateSchema,
 } from "../../../shared/schemas/inputs.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
-import type { CheckLoadView, SessionView } from "../../../shared/schemas/views.js";
+import type { SessionView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
@@ -29,7 +29,7 @@ import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import { forgetHost, hostViews } from "../engine/host.js";
 import { panelPage } from "../engine/panel-page.js";
 import type { HostBrief } from "../store/hosts.js";
-import { DatabaseUnreachableError, isUnreachable } from "../store/pg/connection.js";
+import { unreachableText } from "../store/pg/connection.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import { panelQuery } from "./panel-query.js";
@@ -102,31 +102,30 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("status", async () => {
     // What the daemon knows itself is answered while the database is away (team mode), saying so.
     let database: string | null = null;
-    const reachable = async <T>(read: () => Promise<T>, fallback: T): Promise<T> => {
-      try {
-        return await read();
-      } catch (error) {
-        if (!(error instanceof DatabaseUnreachableError || isUnreachable(error))) throw error;
-        database = `Database unreachable (${toError(error).message.replace(/^database unreachable /i, "")})`;
-        return fallback;
-      }
+    let sessions: number | null = null;
+    try {
+      sessions = (await queries.sessions()).length;
+    } catch (error) {
+      database = unreachableText(error);
+      if (database === null) throw error;
+    }
+    return {
+      status: 200,
+      body: {
+        pid: process.pid,
+        sessions,
+        database,
+        runningChecks: engine.runningChecks,
+        browserConnected: browser.connected,
+        checkLag: engine.checkLag.summary(),
+        // The one read of the store in the check load is left out while the database is away.
+        checks: await engine.checkLoad(database === null),
+        nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
+        host: { id: services.host.id, name: services.host.name },
+        store: services.store.engine,
+        team: services.team?.status() ?? null,
+      },
     };
-    const sessions = await reachable(async () => (await queries.sessions()).length, null);
-    const checks = (await reachable(() => engine.checkLoad(), null)) ?? (await engine.checkLoad(false));
-    return { status: 200, body: statusBody(sessions, checks, database) };
-  });
-  const statusBody = (sessions: number | null, checks: CheckLoadView, database: string | null) => ({
-    pid: process.pid,
-    sessions,
-    database,
-    runningChecks: engine.runningChecks,
-    browserConnected: browser.connected,
-    checkLag: engine.checkLag.summary(),
-    checks,
-    nextTimerAt: engine.nextTimerAt === null ? null : new Date(engine.nextTimerAt).toISOString(),
-    host: { id: services.host.id, name: services.host.name },
-    store: services.store.engine,
-    team: services.team?.status() ?? null,
   });
   routes.on("listHosts", async () => ({
     status: 200,

@@ -14,7 +14,7 @@ import type { z } from "zod";
 import { ROUTES, type RouteName, type RouteSpec } from "../../../shared/api-routes.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
-import { DatabaseUnreachableError, isUnreachable } from "../store/pg/connection.js";
+import { unreachableText } from "../store/pg/connection.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
 import type { ApiServices, Handler, RouteContext, Routes } from "./route-context.js";
 import { registerRoutes } from "./routes.js";
@@ -34,10 +34,10 @@ interface Stored {
 const STORAGE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
 
 export function storageError(thrown: unknown, method = "POST"): HttpError | null {
-  if (thrown instanceof DatabaseUnreachableError || isUnreachable(thrown)) {
-    const reason = (thrown instanceof Error ? thrown.message : String(thrown)).replace(/^database unreachable /i, "");
+  const unreachable = unreachableText(thrown);
+  if (unreachable !== null) {
     const outcome = method === "GET" ? "try again shortly" : "nothing was stored — try again shortly";
-    return new HttpError(503, `Database unreachable (${reason}); ${outcome}`);
+    return new HttpError(503, `${unreachable}; ${outcome}`);
   }
   const code = (thrown as { code?: unknown })?.code;
   if (typeof code !== "string" || !STORAGE_CODES.test(code)) return null;

@@ -13,6 +13,10 @@ export const EVENT_LOG_CAP = 200;
  */
 export const EVENT_PRUNE_STEP = 32;
 
+/** After event `seq` was appended: the seq up to which to prune (each step beyond the cap), or null. */
+export const pruneUpTo = (seq: number): number | null =>
+  seq > EVENT_LOG_CAP && seq % EVENT_PRUNE_STEP === 0 ? seq - EVENT_LOG_CAP : null;
+
 export interface RawEvent {
   seq: number;
   at: number;
@@ -52,7 +56,8 @@ export class EventsTable {
     if (!row) throw new Error(`Expected monitor ${monitorUid} to exist`);
     const seq = row.event_count;
     this.#insert.run(monitorUid, seq, at, text);
-    if (seq > EVENT_LOG_CAP && seq % EVENT_PRUNE_STEP === 0) this.#prune.run(monitorUid, seq - EVENT_LOG_CAP);
+    const upTo = pruneUpTo(seq);
+    if (upTo !== null) this.#prune.run(monitorUid, upTo);
     return seq;
   }
 

@@ -87,6 +87,13 @@ export function isUnreachable(error: unknown): boolean {
   );
 }
 
+/** "Database unreachable (why)" for an error that means the database is away, else null. */
+export function unreachableText(error: unknown): string | null {
+  if (!(error instanceof DatabaseUnreachableError || isUnreachable(error))) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  return `Database unreachable (${message.replace(/^database unreachable /i, "")})`;
+}
+
 /** `error` as a DatabaseUnreachableError when it is one (the URL shown redacted), else unchanged. */
 export function classify(error: unknown, url: string): unknown {
   if (!isUnreachable(error)) return error;

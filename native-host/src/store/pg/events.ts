@@ -5,7 +5,7 @@
  */
 import type { MonitorEvent } from "../../../../shared/schemas/views.js";
 import type { EventsStore } from "../engine.js";
-import { EVENT_LOG_CAP, EVENT_PRUNE_STEP, type RawEvent, toEvent } from "../events.js";
+import { EVENT_LOG_CAP, pruneUpTo, type RawEvent, toEvent } from "../events.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
 const BUMP = statement(
@@ -23,6 +23,12 @@ const SINCE = statement(
   "SELECT seq, at, text FROM events WHERE monitor_uid = $1 AND seq > $2 ORDER BY seq DESC LIMIT $3",
 );
 
+/** After event `seq` of a monitor was appended (here or with a signal): store/events.ts's pruning. */
+export async function pruneAfter(db: Queryable, monitorUid: number, seq: number): Promise<void> {
+  const upTo = pruneUpTo(seq);
+  if (upTo !== null) await run(db, PRUNE, [monitorUid, upTo]);
+}
+
 export class PgEvents implements EventsStore {
   constructor(private readonly db: Queryable) {}
 
@@ -31,8 +37,7 @@ export class PgEvents implements EventsStore {
     if (!row) throw new Error(`Expected monitor ${monitorUid} to exist`);
     const seq = row.event_count;
     await run(this.db, INSERT, [monitorUid, seq, at, text]);
-    if (seq > EVENT_LOG_CAP && seq % EVENT_PRUNE_STEP === 0)
-      await run(this.db, PRUNE, [monitorUid, seq - EVENT_LOG_CAP]);
+    await pruneAfter(this.db, monitorUid, seq);
     return seq;
   }
 

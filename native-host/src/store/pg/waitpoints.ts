@@ -9,7 +9,6 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { WaitpointsStore } from "../engine.js";
-import { EVENT_LOG_CAP, EVENT_PRUNE_STEP } from "../events.js";
 import {
   type NewSignal,
   type RawSignal,
@@ -22,6 +21,7 @@ import {
   toWaitpoint,
   type WaitpointRow,
 } from "../waitpoints.js";
+import { pruneAfter } from "./events.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
 
 const TOMBSTONE = statement(
@@ -69,7 +69,6 @@ const RECORD_SIGNAL = statement(
    INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
    SELECT $1, $2, $3, $4, $5, $6, $7, $8, seq FROM event RETURNING event_seq`,
 );
-const PRUNE_EVENTS = statement("waitpoints_prune_events", "DELETE FROM events WHERE monitor_uid = $1 AND seq <= $2");
 const KEY_EXISTS = statement(
   "waitpoints_key_exists",
   "SELECT 1 AS one FROM signals WHERE monitor_uid = $1 AND key = $2",
@@ -171,8 +170,7 @@ export class PgWaitpoints implements WaitpointsStore {
     const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [...signalColumns(signal), text]);
     if (!row) throw new Error(`Expected monitor ${signal.monitorUid} to exist`);
     const seq = row.event_seq;
-    if (seq > EVENT_LOG_CAP && seq % EVENT_PRUNE_STEP === 0)
-      await run(this.db, PRUNE_EVENTS, [signal.monitorUid, seq - EVENT_LOG_CAP]);
+    await pruneAfter(this.db, signal.monitorUid, seq);
     return seq;
   }
 
