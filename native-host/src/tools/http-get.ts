@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { secretKeysIn, substituteValues } from "../secrets/references.js";
 import { getFollowingRedirects, parseUrl } from "./follow-redirects.js";
+import { privateHostKind, privateResolution } from "./private-address.js";
 import { readCapped } from "./read-capped.js";
 import { BODY_CAP, type Tool, ToolError } from "./tool.js";
 
@@ -22,7 +23,13 @@ const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorization"]);
 export const httpGet: Tool<z.infer<typeof Args>> = {
   name: "http__get",
   readOnly: true,
-  hostFree: true,
+  whyNotOnAnyHost(args) {
+    const url = URL.parse(args.url);
+    const kind = url && privateHostKind(url.hostname);
+    return kind
+      ? `Expected a public URL for a check any host may run, got ${args.url}: ${url.hostname} is ${kind}, which each host reads as its own (arm it without anyHost: the session's host reads it)`
+      : null;
+  },
   description: "GET an http(s) URL: {status, ok, headers, body} (JSON bodies parsed; headers may hold ${secret:KEY})",
   args: Args,
   async run(args, context) {
@@ -35,6 +42,7 @@ export const httpGet: Tool<z.infer<typeof Args>> = {
           resolve: (value) => substituteValues(value, context.secrets),
           // Decided on the value as configured, before its references were filled in.
           isCredential: (name, value) => CREDENTIALS.has(name.toLowerCase()) || secretKeysIn(value).length > 0,
+          ...(context.anyHost ? { checkHop: refusePrivate } : {}),
           signal,
         },
       );
@@ -71,6 +79,18 @@ export const httpGet: Tool<z.infer<typeof Args>> = {
     }
   },
 };
+
+/**
+ * A check any host may run reads only public addresses: a name is resolved here, on the host that
+ * runs it (what it resolves to on the session's host does not matter), at every hop.
+ */
+async function refusePrivate(url: URL): Promise<void> {
+  const found = await privateResolution(url.hostname);
+  if (found)
+    throw new ToolError(
+      `${url.host} is ${found} on this host: a check any host may run (anyHost) never reads a loopback, link-local or private address`,
+    );
+}
 
 function hideSecrets(text: string, secrets: ReadonlyMap<string, string>): string {
   let hidden = text;
