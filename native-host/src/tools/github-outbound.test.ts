@@ -3,9 +3,9 @@
  * large answers, and a token asked to travel in clear text (an `http://` API, a redirect to one).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { networkInterfaces } from "node:os";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { fakeGitHub } from "../../../test/helpers/fake-github.js";
+import { networkAddress } from "../../../test/helpers/network-address.js";
 import { prepareMonitor } from "../engine/arming.js";
 import { ETAG_BUDGET, GITHUB_BODY_CAP, githubGet, keptAnswerBytes, resetGitHubClient } from "./github-api.js";
 import { githubPr, resetSharedPrs } from "./github-pr.js";
@@ -98,15 +98,6 @@ describe("GitHub answers are read with a byte cap", () => {
     expect(fake.requests.at(-1)?.headers["if-none-match"]).toBe('"/big/23"');
   });
 });
-
-/** This machine's first non-loopback address: a host reached over the network, as api.github.com is. */
-function networkAddress(): string {
-  const found = Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a && !a.internal && a.family === "IPv4");
-  if (!found) throw new Error("Expected a non-loopback IPv4 interface to listen on, got none");
-  return found.address;
-}
 
 /** A server on a non-loopback address that records every request's headers. */
 async function networkServer(): Promise<{ url: string; got: IncomingHttpHeaders[] }> {

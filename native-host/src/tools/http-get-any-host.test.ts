@@ -4,8 +4,8 @@
  * the attacker: a peer's monitor aimed at a loopback service, directly, by name and by redirect.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, test } from "vitest";
+import { networkAddress } from "../../../test/helpers/network-address.js";
 import { prepareMonitor } from "../engine/arming.js";
 import { probeFor } from "../probes/registry.js";
 import { httpGet } from "./http-get.js";
@@ -31,15 +31,6 @@ async function serve(host: string, answer: (path: string) => { status: number; l
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as { port: number };
   return { origin: `http://${host.includes(":") ? `[${host}]` : host}:${port}`, port, got };
-}
-
-/** This machine's first non-loopback, non-private IPv4 address (here as for a public server). */
-function networkAddress(): string {
-  const found = Object.values(networkInterfaces())
-    .flat()
-    .find((a) => a && !a.internal && a.family === "IPv4");
-  if (!found) throw new Error("Expected a non-loopback IPv4 interface to listen on, got none");
-  return found.address;
 }
 
 const anyHost = (): ToolContext => ({
