@@ -44,7 +44,8 @@ const failure = async (run: Promise<unknown>): Promise<ToolError> => {
   return outcome.error as ToolError;
 };
 
-describe("GitHub answers are read with a byte cap", () => {
+// Tens of MB go through a real socket: room for a loaded machine (a limit, not a timed assertion).
+describe("GitHub answers are read with a byte cap", { timeout: 60_000 }, () => {
   test("a 300 MB answer fails the check with the cap's error; the server wrote little and RSS grew < 100 MB", async () => {
     fake.flood((path) => path.endsWith("/pulls/1347"), 300 * MB);
     const rssBefore = process.memoryUsage().rss;
@@ -86,16 +87,16 @@ describe("GitHub answers are read with a byte cap", () => {
   test("many distinct large answers keep the ETag cache under its byte budget; the latest are still reused", async () => {
     const big = "x".repeat(3 * MB);
     fake.override((path) => ({ status: 200, headers: { etag: `"${path}"` }, body: { path, big } }));
-    const paths = Array.from({ length: 24 }, (_, i) => `/big/${i}`);
+    const paths = Array.from({ length: 14 }, (_, i) => `/big/${i}`);
     for (const path of paths) {
       await githubGet(fake.url, path, auth, AbortSignal.timeout(30_000));
       expect(keptAnswerBytes()).toBeLessThanOrEqual(ETAG_BUDGET);
     }
     expect(keptAnswerBytes()).toBeGreaterThan(ETAG_BUDGET - 4 * MB);
     fake.override((path) => ({ status: 304, headers: { etag: `"${path}"` }, body: "" }));
-    const last = await githubGet(fake.url, "/big/23", auth, AbortSignal.timeout(30_000));
-    expect(last).toMatchObject({ notModified: true, body: { path: "/big/23" } });
-    expect(fake.requests.at(-1)?.headers["if-none-match"]).toBe('"/big/23"');
+    const last = await githubGet(fake.url, "/big/13", auth, AbortSignal.timeout(30_000));
+    expect(last).toMatchObject({ notModified: true, body: { path: "/big/13" } });
+    expect(fake.requests.at(-1)?.headers["if-none-match"]).toBe('"/big/13"');
   });
 });
 
