@@ -8,7 +8,6 @@ import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
-import { apiUrlProblem } from "../tools/github-pr.js";
 import { homeOf, print, printError, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { follow } from "./follow.js";
 import { optionalSeconds, usageError } from "./options.js";
@@ -142,8 +141,8 @@ const FLAGS = { intervalSeconds: "--every", timeoutSeconds: "--timeout" } as con
 /** The `createMonitor` body `vigil wait-pr` sends (pure: the CLI's whole decision). */
 export function waitPrBody(pr: PrRef, waitFor: WaitFor, options: WaitPrOptions) {
   const spec = WAIT_FOR[waitFor];
-  const problem = options.apiUrl === undefined ? null : apiUrlProblem(options.apiUrl);
-  if (problem) throw usageError(`--api-url: ${problem}`);
+  if (options.apiUrl !== undefined && !/^https?:\/\/[^/]/.test(options.apiUrl))
+    throw usageError(`Expected --api-url to be an http(s) URL like https://ghe.example/api/v3, got ${options.apiUrl}`);
   const apiUrl = options.apiUrl ?? pr.apiUrl;
   return {
     name: options.description ?? `${pr.repo}#${pr.number}: ${spec.what}`,

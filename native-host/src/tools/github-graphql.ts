@@ -5,17 +5,9 @@
  * costs points of the separate `graphql` budget, which GitHub reports in the same headers.
  * Design: docs/design.md §4.1.
  */
-import {
-  answerError,
-  assertGateOpen,
-  assertNotClearText,
-  type GitHubAuth,
-  gateKeyOf,
-  gateUntil,
-  noteRateLimit,
-  parseJson,
-  readAnswer,
-} from "./github-api.js";
+
+import { assertNotClearText, parseJson, readAnswer, textOf } from "./github-answer.js";
+import { answerError, assertGateOpen, type GitHubAuth, gateKeyOf, gateUntil, noteRateLimit } from "./github-api.js";
 import { ToolError } from "./tool.js";
 
 /** The GraphQL endpoint beside a REST API root: api.github.com/graphql, or HOST/api/graphql for Enterprise. */
@@ -65,7 +57,7 @@ export async function githubGraphql(
     throw new ToolError(`POST ${url}: GitHub answered ${response.status} (a redirect, not followed)`);
   }
   const bytes = await readAnswer(response, `POST ${url}`, signal);
-  if (!response.ok) throw answerError(`POST ${url}`, apiUrl, response, new TextDecoder().decode(bytes), auth, gateKey);
+  if (!response.ok) throw answerError(`POST ${url}`, apiUrl, response, textOf(bytes), auth, gateKey);
   const body = parseJson(bytes, `POST ${url}`) as GraphqlBody;
   const first = body.errors?.[0];
   if (first) {

@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { fakeGitHub } from "../../../test/helpers/fake-github.js";
 import { networkAddress } from "../../../test/helpers/network-address.js";
 import { prepareMonitor } from "../engine/arming.js";
-import { ETAG_BUDGET, GITHUB_BODY_CAP, githubGet, keptAnswerBytes, resetGitHubClient } from "./github-api.js";
+import { GITHUB_BODY_CAP } from "./github-answer.js";
+import { ETAG_BUDGET, githubGet, keptAnswerBytes, resetGitHubClient } from "./github-api.js";
 import { githubPr, resetSharedPrs } from "./github-pr.js";
 import type { ToolContext, ToolError } from "./tool.js";
 
