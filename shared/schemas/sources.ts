@@ -29,6 +29,13 @@ const ToolName = z
   .string()
   .regex(/^[a-z][a-z0-9_]*__[a-z][a-z0-9_]*$/, "Expected a tool name container__action, like http__get");
 
+/**
+ * Team mode (design.md §9.1): the checks may run on any host of the team, not only the session's.
+ * Only by this explicit choice, only for a tool that needs nothing of its host (http__get), and
+ * never for a URL that is loopback, link-local or private (each host would read its own).
+ */
+const AnyHost = z.boolean().optional();
+
 /** A read-only tool call polled until its condition holds (design.md §4.1). */
 export const ToolSourceSchema = z.strictObject({
   kind: z.literal("tool"),
@@ -36,6 +43,7 @@ export const ToolSourceSchema = z.strictObject({
   args: z.record(z.string(), z.unknown()).default({}),
   condition: ConditionSchema,
   consecutive: Consecutive,
+  anyHost: AnyHost,
 });
 export type ToolSource = z.infer<typeof ToolSourceSchema>;
 
@@ -50,7 +58,12 @@ export const EventSourceSchema = z.strictObject({
   lookbackSeconds: z.number().min(0).max(3600, "Expected at most 3600 seconds of lookback").default(0),
   /** A read-only tool polled at the interval to reconcile an event missed while the daemon was down. */
   fallback: z
-    .strictObject({ name: ToolName, args: z.record(z.string(), z.unknown()).default({}), condition: ConditionSchema })
+    .strictObject({
+      name: ToolName,
+      args: z.record(z.string(), z.unknown()).default({}),
+      condition: ConditionSchema,
+      anyHost: AnyHost,
+    })
     .optional(),
 });
 export type EventSource = z.infer<typeof EventSourceSchema>;

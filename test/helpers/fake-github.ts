@@ -221,6 +221,8 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
 
   let held: Promise<void> | undefined;
   let arrived = 0;
+  let flood: { matches: (path: string) => boolean; bytes: number } | undefined;
+  let flooded = 0;
   const server: Server = createServer(async (req, res) => {
     arrived += 1;
     if (held) await held;
@@ -237,6 +239,23 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       });
       res.end(body);
     };
+    if (flood?.matches(path)) {
+      requests.push({ path, status: 200, headers: req.headers });
+      res.writeHead(200, { "content-type": "application/json", etag: '"flood"' });
+      // A JSON array that goes on for `bytes`, written as fast as the reader takes it (no more).
+      const chunk = Buffer.from(`${'"0123456789abcdef",'.repeat(3449)}"x",`);
+      res.write("[");
+      for (let sent = 1; sent < flood.bytes && !res.destroyed; sent += chunk.length) {
+        flooded += chunk.length;
+        if (!res.write(chunk))
+          await new Promise((resolve) => {
+            res.once("drain", resolve);
+            res.once("close", resolve);
+          });
+      }
+      res.end('"end"]');
+      return;
+    }
     const scripted = answer?.(path);
     if (path === "/graphql" && req.method === "POST" && !scripted) {
       const chunks: Buffer[] = [];
@@ -316,6 +335,12 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
     override(next: typeof answer) {
       answer = next;
     },
+    /** Answers requests whose path `matches` with a JSON body of `bytes` (undefined: normal answers again). */
+    flood(matches: ((path: string) => boolean) | undefined, bytes = 0) {
+      flood = matches && { matches, bytes };
+    },
+    /** The bytes of flood bodies written so far (what readers took, plus the sockets' buffers). */
+    flooded: () => flooded,
     /** Requests that reached the server, answered or not. */
     arrived: () => arrived,
     /** Answers nothing until the returned function is called. */

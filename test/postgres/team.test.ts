@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isAlive, TestDaemon, waitFor } from "../helpers/daemon.js";
+import { networkAddress } from "../helpers/network-address.js";
 import { sharedPostgres } from "./shared.js";
 
 const run = promisify(execFile);
@@ -214,7 +215,8 @@ describe("checks across hosts", () => {
         res.writeHead(200, { "content-type": "application/json" }).end('{"status":"running"}');
       }, 150);
     });
-    await new Promise<void>((resolve) => ci.listen(0, "127.0.0.1", resolve));
+    // Not loopback: a check any host may run never reads a loopback address (#37).
+    await new Promise<void>((resolve) => ci.listen(0, networkAddress(), resolve));
   });
   afterAll(() => new Promise<void>((resolve) => ci.close(() => resolve())));
 
@@ -234,14 +236,15 @@ describe("checks across hosts", () => {
     expect(hosts.find((h) => h.name === "beta")).toMatchObject({ sessions: 1 });
   });
 
-  test("a host-free http__get check runs once per due time across the three hosts, never twice at once", async () => {
+  test("a host-free (anyHost) http__get check runs once per due time across the three hosts, never twice at once", async () => {
     expect((await gamma.api("POST", "/api/sessions", { id: "team-free" })).status).toBe(201);
-    const { port } = ci.address() as AddressInfo;
+    const { address, port } = ci.address() as AddressInfo;
     const made = await gamma.api("POST", "/api/sessions/team-free/monitors", {
       source: {
         kind: "tool",
         name: "http__get",
-        args: { url: `http://127.0.0.1:${port}/run` },
+        anyHost: true,
+        args: { url: `http://${address}:${port}/run` },
         condition: { path: "body.status", operator: "equals", value: "done" },
       },
       intervalSeconds: 0.2,

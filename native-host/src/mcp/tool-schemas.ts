@@ -92,6 +92,9 @@ const tool = ToolSourceSchema.shape;
 const event = EventSourceSchema.shape;
 const browser = BrowserSourceSchema.shape;
 
+const ANY_HOST =
+  "http__get only, team mode: true lets any host of the team run the checks (default: only the session's host); refused for a loopback, link-local or private URL, which each host reads as its own";
+
 /** One object for every kind: `kind` says which of the other properties apply. */
 export const McpSourceSchema = z
   .strictObject({
@@ -110,6 +113,7 @@ export const McpSourceSchema = z
     ),
     name: tool.name.optional().describe("tool (required): the read-only tool to call, e.g. http__get, file__stat"),
     args: freeObject('tool: the tool\'s arguments, e.g. {"url": "https://…"} for http__get').optional(),
+    anyHost: tool.anyHost.describe(`tool: ${ANY_HOST}`),
     type: event.type.optional().describe("event (required): the exact event type, e.g. deploy.done"),
     match: freeObject(
       'event: payload fields (dotted paths) that must equal these values, naming the particular run, e.g. {"run_id": 42}',
@@ -125,6 +129,7 @@ export const McpSourceSchema = z
         name: tool.name.describe("the read-only tool to call, e.g. http__get"),
         args: freeObject("the tool's arguments").optional(),
         condition: condition("when the tool's result counts as the event having happened"),
+        anyHost: tool.anyHost.describe(ANY_HOST),
       })
       .optional()
       .describe("event: a read-only tool polled at the interval, to notice an event missed while the daemon was down"),

@@ -5,7 +5,7 @@
  * Design: docs/design.md §4.1.
  */
 import { type EventSource, EventSourceSchema } from "../../../shared/schemas/sources.js";
-import { readOnlyTool, TOOLS } from "../tools/registry.js";
+import { assertAnyHostAllowed, mayRunOnAnyHost, readOnlyTool } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";
 import { callTool } from "./tool-call.js";
@@ -22,15 +22,17 @@ export const eventProbe: PollProbe<EventSource> = {
     `event ${source.type}${Object.keys(source.match).length ? ` matching ${JSON.stringify(source.match)}` : ""}${source.fallback ? ` (fallback ${source.fallback.name})` : ""}`,
   timing: observationTiming,
   secretText: (source) => JSON.stringify(source.fallback?.args ?? {}),
-  hostFree: (source) => !source.fallback || TOOLS.get(source.fallback.name)?.hostFree === true,
+  hostFree: (source) => !source.fallback || (source.fallback.anyHost === true && mayRunOnAnyHost(source.fallback.name)),
   validate: (source) => {
-    if (source.fallback) readOnlyTool(source.fallback.name, source.fallback.args, "source.fallback");
+    if (!source.fallback) return;
+    const { args } = readOnlyTool(source.fallback.name, source.fallback.args, "source.fallback");
+    if (source.fallback.anyHost) assertAnyHostAllowed(source.fallback.name, args, "source.fallback");
   },
   firstDueAt: (source, now) => (source.fallback ? now : null),
   /** Polled only through the fallback; an arriving event uses `source.condition` (see postEvent). */
   condition: (source) => source.fallback?.condition ?? MET_ALWAYS,
   check: async (source, context) =>
     source.fallback
-      ? callTool(source.fallback.name, source.fallback.args, context)
+      ? callTool(source.fallback, context)
       : { outcome: "error", error: "an event monitor without a fallback is never polled" },
 };

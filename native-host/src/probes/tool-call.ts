@@ -18,13 +18,18 @@ export function secretsFromEnv(env: Record<string, string>): Map<string, string>
   );
 }
 
-export async function callTool(name: string, args: unknown, context: CheckContext): Promise<CheckResult> {
+/** One call of `call.name` with `call.args`; `anyHost` tells the tool it may be on another host than the session's. */
+export async function callTool(
+  call: { name: string; args: unknown; anyHost?: boolean | undefined },
+  context: CheckContext,
+): Promise<CheckResult> {
   try {
-    const { tool, args: parsed } = readOnlyTool(name, args);
+    const { tool, args: parsed } = readOnlyTool(call.name, call.args);
     const observation = await tool.run(parsed, {
       signal: context.signal,
       timeoutMs: context.timeoutMs,
       secrets: secretsFromEnv(context.env),
+      anyHost: call.anyHost === true,
     });
     return { outcome: "observed", observation, eventText: JSON.stringify(observation).slice(0, 2000) };
   } catch (error) {

@@ -1,6 +1,6 @@
 /** `tool`: a read-only tool call polled until its condition holds (design.md §4.1). */
 import { type ToolSource, ToolSourceSchema } from "../../../shared/schemas/sources.js";
-import { readOnlyTool, TOOLS } from "../tools/registry.js";
+import { assertAnyHostAllowed, mayRunOnAnyHost, readOnlyTool, TOOLS } from "../tools/registry.js";
 import type { PollProbe } from "./probe.js";
 import { observationTiming } from "./timing.js";
 import { callTool } from "./tool-call.js";
@@ -14,7 +14,7 @@ export const toolProbe: PollProbe<ToolSource> = {
   describe: (source) => `${source.name}(${JSON.stringify(source.args)})`,
   timing: observationTiming,
   secretText: (source) => JSON.stringify(source.args),
-  hostFree: (source) => TOOLS.get(source.name)?.hostFree === true,
+  hostFree: (source) => source.anyHost === true && mayRunOnAnyHost(source.name),
   withDefaults: (source, hasKey) => {
     const tool = TOOLS.get(source.name);
     return tool?.withDefaults
@@ -22,8 +22,9 @@ export const toolProbe: PollProbe<ToolSource> = {
       : source;
   },
   validate: (source) => {
-    readOnlyTool(source.name, source.args);
+    const { args } = readOnlyTool(source.name, source.args);
+    if (source.anyHost) assertAnyHostAllowed(source.name, args);
   },
   condition: (source) => source.condition,
-  check: (source, context) => callTool(source.name, source.args, context),
+  check: (source, context) => callTool(source, context),
 };

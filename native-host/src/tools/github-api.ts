@@ -7,17 +7,25 @@
  *   every observation before then fails at once with a ToolError naming the time (its `retryAt`
  *   moves the monitor's next check there) — no request is sent while the gate is closed;
  * - the token: a `${secret:KEY}` reference resolved from the vault, else `gh auth token` for the
- *   host when `gh` is on PATH, else none. Its value is never put in an error or an observation.
+ *   host when `gh` is on PATH, else none. Its value is never put in an error or an observation, and
+ *   never sent in clear text: every request and redirect hop goes over https (http to loopback
+ *   aside, for tests), and a hop to another origin drops it;
+ * - every answer is read with a byte cap (GITHUB_BODY_CAP) and the kept ETag bodies are bounded by
+ *   their total bytes (ETAG_BUDGET), so a huge or endless answer cannot take the daemon's memory.
  */
 import { createHash } from "node:crypto";
 import { execa } from "execa";
 import { substituteValues } from "../secrets/references.js";
+import { ByteBudgetCache } from "./byte-budget-cache.js";
+import { getFollowingRedirects, type HeaderList } from "./follow-redirects.js";
+import { assertNotClearText, parseJson, readAnswer, textOf } from "./github-answer.js";
 import { ToolError } from "./tool.js";
 
 export const DEFAULT_API_URL = "https://api.github.com";
+/** The most bytes of answers kept for conditional requests, all URLs and tokens together. */
+export const ETAG_BUDGET = 32 * 1024 * 1024;
 /** Below this many requests left, no more are sent until the reset. */
 export const LOW_REMAINING = 10;
-const ETAG_ENTRIES = 512;
 const GH_TIMEOUT_MS = 5000;
 const GH_TOKEN_TTL_MS = 5 * 60_000;
 
@@ -28,7 +36,8 @@ export interface GitHubAuth {
   source: string;
 }
 
-const etags = new Map<string, { etag: string; body: unknown; next: string | null }>();
+/** The last answer of each URL (per token) with its ETag, kept as the bytes GitHub sent. */
+const etags = new ByteBudgetCache<{ etag: string; bytes: Uint8Array; next: string | null }>(ETAG_BUDGET);
 const gates = new Map<string, { until: number; reason: string }>();
 const ghTokens = new Map<string, { token: string | undefined; at: number }>();
 
@@ -138,17 +147,23 @@ export async function githubGet(
   const url = /^https?:\/\//.test(path) ? path : `${apiUrl.replace(/\/+$/, "")}${path}`;
   const cacheKey = `${fingerprint(auth.token)} ${url}`;
   const kept = etags.get(cacheKey);
-  const headers: Record<string, string> = {
-    accept: "application/vnd.github+json",
-    "x-github-api-version": "2022-11-28",
-    "user-agent": "vigil",
-  };
-  if (auth.token) headers.authorization = `Bearer ${auth.token}`;
-  if (kept) headers["if-none-match"] = kept.etag;
+  const headers: HeaderList = [
+    ["accept", "application/vnd.github+json"],
+    ["x-github-api-version", "2022-11-28"],
+    ["user-agent", "vigil"],
+  ];
+  if (auth.token) headers.push(["authorization", `Bearer ${auth.token}`]);
+  if (kept) headers.push(["if-none-match", kept.etag]);
   let response: Response;
   try {
-    response = await fetch(url, { headers, redirect: "follow", signal });
+    ({ response } = await getFollowingRedirects(new URL(url), {
+      headers,
+      isCredential: (name) => name === "authorization",
+      checkHop: assertNotClearText,
+      signal,
+    }));
   } catch (error) {
+    if (error instanceof ToolError) throw new ToolError(`GET ${url}: ${error.message}`);
     if ((error as Error).name === "TimeoutError" || signal.aborted)
       throw new ToolError(`GET ${url}: no answer in time`);
     const code = (error as { cause?: { code?: string } }).cause?.code;
@@ -157,27 +172,19 @@ export async function githubGet(
   noteRateLimit(gateKey, response);
   if (response.status === 304 && kept) {
     await response.body?.cancel();
-    etags.delete(cacheKey);
-    etags.set(cacheKey, kept);
-    return { body: kept.body, next: kept.next, notModified: true };
+    return { body: parseJson(kept.bytes, `GET ${url}`), next: kept.next, notModified: true };
   }
-  const text = await response.text();
-  if (!response.ok) throw answerError(`GET ${url}`, apiUrl, response, text, auth, gateKey);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ToolError(`GET ${url}: expected JSON, got ${JSON.stringify(text.slice(0, 80))}`);
-  }
+  const bytes = await readAnswer(response, `GET ${url}`, signal);
+  if (!response.ok) throw answerError(`GET ${url}`, apiUrl, response, textOf(bytes), auth, gateKey);
+  const body = parseJson(bytes, `GET ${url}`);
   const next = nextLink(response.headers.get("link"));
   const etag = response.headers.get("etag");
-  if (etag) {
-    etags.delete(cacheKey);
-    etags.set(cacheKey, { etag, body, next });
-    if (etags.size > ETAG_ENTRIES) etags.delete(etags.keys().next().value as string);
-  }
+  if (etag) etags.set(cacheKey, { etag, bytes, next }, bytes.byteLength);
   return { body, next, notModified: false };
 }
+
+/** The bytes of answers kept for conditional requests (never above ETAG_BUDGET). */
+export const keptAnswerBytes = (): number => etags.bytes;
 
 /** The URL of `rel="next"` in a `Link` header. */
 function nextLink(link: string | null): string | null {

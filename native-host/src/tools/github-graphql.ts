@@ -5,6 +5,8 @@
  * costs points of the separate `graphql` budget, which GitHub reports in the same headers.
  * Design: docs/design.md §4.1.
  */
+
+import { assertNotClearText, parseJson, readAnswer, textOf } from "./github-answer.js";
 import { answerError, assertGateOpen, type GitHubAuth, gateKeyOf, gateUntil, noteRateLimit } from "./github-api.js";
 import { ToolError } from "./tool.js";
 
@@ -38,22 +40,25 @@ export async function githubGraphql(
   if (auth.token) headers.authorization = `Bearer ${auth.token}`;
   let response: Response;
   try {
-    response = await fetch(url, { method: "POST", headers, body: JSON.stringify({ query, variables }), signal });
+    assertNotClearText(new URL(url));
+    // Not followed: GitHub's GraphQL endpoint does not move, and a redirect would carry the token.
+    const body = JSON.stringify({ query, variables });
+    response = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal });
   } catch (error) {
+    if (error instanceof ToolError) throw new ToolError(`POST ${url}: ${error.message}`);
     if ((error as Error).name === "TimeoutError" || signal.aborted)
       throw new ToolError(`POST ${url}: no answer in time`);
     const code = (error as { cause?: { code?: string } }).cause?.code;
     throw new ToolError(`POST ${url} failed${code ? ` (${code})` : ""}`);
   }
   noteRateLimit(gateKey, response);
-  const text = await response.text();
-  if (!response.ok) throw answerError(`POST ${url}`, apiUrl, response, text, auth, gateKey);
-  let body: GraphqlBody;
-  try {
-    body = JSON.parse(text) as GraphqlBody;
-  } catch {
-    throw new ToolError(`POST ${url}: expected JSON, got ${JSON.stringify(text.slice(0, 80))}`);
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw new ToolError(`POST ${url}: GitHub answered ${response.status} (a redirect, not followed)`);
   }
+  const bytes = await readAnswer(response, `POST ${url}`, signal);
+  if (!response.ok) throw answerError(`POST ${url}`, apiUrl, response, textOf(bytes), auth, gateKey);
+  const body = parseJson(bytes, `POST ${url}`) as GraphqlBody;
   const first = body.errors?.[0];
   if (first) {
     const said = `${first.type ? `${first.type}: ` : ""}${first.message ?? "an error"}`;

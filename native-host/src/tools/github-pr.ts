@@ -34,6 +34,7 @@ import {
   type StatusBody,
   withComments,
 } from "./github-pr-view.js";
+import { isLoopbackHost } from "./private-address.js";
 import { type Tool, ToolError } from "./tool.js";
 
 const DEFAULT_TOKEN_KEY = "GITHUB_TOKEN";
@@ -51,8 +52,26 @@ export const TokenArg = z
   .optional();
 export const ApiUrlArg = z
   .string()
-  .refine((value) => /^https?:\/\/[^/]/.test(value), "Expected an http(s) URL like https://ghe.example/api/v3")
+  .superRefine((value, context) => {
+    const problem = apiUrlProblem(value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  })
   .optional();
+
+/**
+ * What is wrong with an API URL, or null: it must be https (a token goes with every request), or
+ * http to loopback only (a local fake in tests). The request-time guard is github-api.ts's.
+ */
+export function apiUrlProblem(value: string): string | null {
+  let url: URL | undefined;
+  try {
+    url = /^https?:\/\/[^/]/.test(value) ? new URL(value) : undefined;
+  } catch {}
+  if (!url) return `Expected an https URL like https://ghe.example/api/v3, got ${JSON.stringify(value.slice(0, 200))}`;
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname))
+    return `Expected https://…, got ${value.slice(0, 200)}: a token is never sent in clear text`;
+  return null;
+}
 
 const Args = z.strictObject({
   repo: RepoArg,

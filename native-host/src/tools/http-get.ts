@@ -7,6 +7,9 @@
  */
 import { z } from "zod";
 import { secretKeysIn, substituteValues } from "../secrets/references.js";
+import { getFollowingRedirects, parseUrl } from "./follow-redirects.js";
+import { privateHostKind, privateResolution } from "./private-address.js";
+import { readCapped } from "./read-capped.js";
 import { BODY_CAP, type Tool, ToolError } from "./tool.js";
 
 const Args = z.strictObject({
@@ -14,22 +17,36 @@ const Args = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
-const MAX_REDIRECTS = 5;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Never sent to another origin; nor is any header whose value held a `${secret:KEY}`. */
 const CREDENTIALS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
 export const httpGet: Tool<z.infer<typeof Args>> = {
   name: "http__get",
   readOnly: true,
-  hostFree: true,
+  whyNotOnAnyHost(args) {
+    const url = URL.parse(args.url);
+    const kind = url && privateHostKind(url.hostname);
+    return kind
+      ? `Expected a public URL for a check any host may run, got ${args.url}: ${url.hostname} is ${kind}, which each host reads as its own (arm it without anyHost: the session's host reads it)`
+      : null;
+  },
   description: "GET an http(s) URL: {status, ok, headers, body} (JSON bodies parsed; headers may hold ${secret:KEY})",
   args: Args,
   async run(args, context) {
     const signal = AbortSignal.any([context.signal, AbortSignal.timeout(context.timeoutMs)]);
     try {
-      const { response, url, hops } = await follow(args, context.secrets, signal);
-      const { bytes, truncated } = await readCapped(response.body, signal);
+      const { response, url, hops } = await getFollowingRedirects(
+        parseUrl(substituteValues(args.url, context.secrets), "not a valid URL"),
+        {
+          headers: Object.entries(args.headers ?? {}),
+          resolve: (value) => substituteValues(value, context.secrets),
+          // Decided on the value as configured, before its references were filled in.
+          isCredential: (name, value) => CREDENTIALS.has(name.toLowerCase()) || secretKeysIn(value).length > 0,
+          ...(context.anyHost ? { checkHop: refusePrivate } : {}),
+          signal,
+        },
+      );
+      const { bytes, truncated } = await readCapped(response.body, signal, BODY_CAP);
       // With `stream`, a character the cap cut in two is held back rather than decoded badly.
       // A cut is marked `…`, as every cut Vigil makes, so the shield can mask a secret it split.
       const text = new TextDecoder().decode(bytes, { stream: truncated }) + (truncated ? "…" : "");
@@ -47,7 +64,7 @@ export const httpGet: Tool<z.infer<typeof Args>> = {
         headers: Object.fromEntries(response.headers),
         body,
         ...(truncated ? { bodyTruncated: true } : {}),
-        ...(hops > 0 ? { redirected: true, url } : {}),
+        ...(hops > 0 ? { redirected: true, url: url.href } : {}),
       };
     } catch (error) {
       // The URL as written (references, not values); fetch's own messages may quote the resolved one.
@@ -63,70 +80,16 @@ export const httpGet: Tool<z.infer<typeof Args>> = {
   },
 };
 
-/** GETs with `redirect: "manual"`, following up to MAX_REDIRECTS hops; errors name no URL. */
-async function follow(
-  args: z.infer<typeof Args>,
-  secrets: ReadonlyMap<string, string>,
-  signal: AbortSignal,
-): Promise<{ response: Response; url: string; hops: number }> {
-  let url = parseUrl(substituteValues(args.url, secrets), "not a valid URL");
-  let headers = Object.entries(args.headers ?? {});
-  for (let hops = 0; ; hops += 1) {
-    const response = await fetch(url, {
-      headers: headers.map(([name, value]) => [name, substituteValues(value, secrets)]),
-      redirect: "manual",
-      signal,
-    });
-    const location = response.headers.get("location");
-    if (!REDIRECTS.has(response.status) || location === null) return { response, url: url.href, hops };
-    await response.body?.cancel();
-    if (hops === MAX_REDIRECTS) throw new ToolError(`more than ${MAX_REDIRECTS} redirects`);
-    // 301/302/303 turn a request into a GET, and 307/308 keep its method: a GET either way.
-    const next = parseUrl(location, "redirected to an invalid URL", url);
-    if (next.protocol !== "http:" && next.protocol !== "https:")
-      throw new ToolError(`redirected to a non-http(s) URL (${next.protocol})`);
-    if (next.origin !== url.origin) {
-      // Decided on the value as configured, before its references were filled in.
-      headers = headers.filter(([name, value]) => !CREDENTIALS.has(name.toLowerCase()) && !secretKeysIn(value).length);
-    }
-    url = next;
-  }
-}
-
-function parseUrl(text: string, why: string, base?: URL): URL {
-  try {
-    return new URL(text, base);
-  } catch {
-    throw new ToolError(why);
-  }
-}
-
-/** Reads at most BODY_CAP + 1 bytes, then cancels the stream; an abort ends the read at once. */
-async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
-  signal: AbortSignal,
-): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (stream === null) return { bytes: new Uint8Array(0), truncated: false };
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const onAbort = () => void reader.cancel(signal.reason).catch(() => {});
-  signal.addEventListener("abort", onAbort, { once: true });
-  try {
-    while (size <= BODY_CAP) {
-      signal.throwIfAborted();
-      const { done, value } = await reader.read();
-      signal.throwIfAborted();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-    if (size > BODY_CAP) await reader.cancel();
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-  const bytes = Buffer.concat(chunks, size);
-  return size > BODY_CAP ? { bytes: bytes.subarray(0, BODY_CAP), truncated: true } : { bytes, truncated: false };
+/**
+ * A check any host may run reads only public addresses: a name is resolved here, on the host that
+ * runs it (what it resolves to on the session's host does not matter), at every hop.
+ */
+async function refusePrivate(url: URL): Promise<void> {
+  const found = await privateResolution(url.hostname);
+  if (found)
+    throw new ToolError(
+      `${url.host} is ${found} on this host: a check any host may run (anyHost) never reads a loopback, link-local or private address`,
+    );
 }
 
 function hideSecrets(text: string, secrets: ReadonlyMap<string, string>): string {

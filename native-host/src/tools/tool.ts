@@ -9,13 +9,18 @@ export interface ToolContext {
   timeoutMs: number;
   /** Vault values for `${secret:KEY}` references in the arguments, resolved at start/resume. */
   secrets: ReadonlyMap<string, string>;
+  /** Armed with `anyHost`: this host may not be the session's, so it must not read what only it reaches. */
+  anyHost?: boolean;
 }
 
 export interface Tool<A = unknown> {
   name: string;
   readOnly: boolean;
-  /** Needs nothing of the machine it runs on (http__get): any host of a team may call it. */
-  hostFree?: true;
+  /**
+   * Present when the tool needs nothing of the machine it runs on (http__get), so a source may ask
+   * for any host of a team to run it (`anyHost`): why these arguments may not (a private URL), or null.
+   */
+  whyNotOnAnyHost?(args: A): string | null;
   description: string;
   args: z.ZodType<A>;
   /** The observation; throws ToolError when it cannot observe (kept as the monitor's last error). */
