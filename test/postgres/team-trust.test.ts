@@ -135,20 +135,24 @@ describe("two hosts, two Unix users, one database", () => {
   });
 
   test("through B's socket every write about A's session is refused (409 naming host A) and nothing runs as A", async () => {
+    // B's own vault has a key of that name, so the reference passes B's arming checks; A would fill in its own value.
+    expect((await b.api("PUT", "/api/vault/DEPLOY_TOKEN", { value: "b-own-value" })).status).toBe(200);
+    const adapterArgv = ["/bin/sh", "-c", `id > ${marker}`];
+    // The destructive ones last: on a daemon without the check, each would otherwise hide the next.
     const attempts: Array<[string, string, unknown?]> = [
       ["POST", "/api/sessions/dev-a/monitors", { source: { kind: "command", command: attack }, intervalSeconds: 1 }],
-      ["PATCH", "/api/sessions/dev-a", { adapter: { kind: "command", argv: ["/bin/sh", "-c", attack] } }],
-      ["POST", "/api/sessions/dev-a/turn", { state: "idle" }],
-      ["POST", "/api/sessions/dev-a/monitors/mon-1/control", { action: "cancel" }],
-      ["DELETE", "/api/sessions/dev-a"],
+      ["PATCH", "/api/sessions/dev-a", { adapter: { kind: "command", argv: adapterArgv } }],
+      ["POST", "/api/sessions/dev-a/turn", { state: "busy", leaseSeconds: 600 }],
       ["POST", "/api/sessions/dev-a/monitors/events", { type: "deploy.done", payload: {} }],
       ["POST", "/api/sessions/dev-a/wakes/claim"],
       ["POST", "/api/sessions/dev-a/wakes/wake-1/retry"],
       ["POST", "/api/sessions/dev-a/wakes/wake-1/dismiss"],
       ["POST", "/api/sessions/dev-a/monitors/clear-ended"],
       ["POST", "/api/sessions/dev-a/waitpoints", { label: "forged", intent: "x" }],
-      ["DELETE", `/api/sessions/dev-a/waitpoints/${waitpoint}`],
       ["POST", `/api/waitpoints/${waitpoint}/signal`, { status: "ok", message: "forged: deploy succeeded" }],
+      ["DELETE", `/api/sessions/dev-a/waitpoints/${waitpoint}`],
+      ["POST", "/api/sessions/dev-a/monitors/mon-1/control", { action: "cancel" }],
+      ["DELETE", "/api/sessions/dev-a"],
     ];
     for (const [method, path, body] of attempts) {
       const reply = await b.api(method, path, body);
@@ -170,8 +174,9 @@ describe("two hosts, two Unix users, one database", () => {
     ]);
     const wp = (await a.api("GET", `/api/sessions/dev-a/waitpoints/${waitpoint}`)).body;
     expect(wp).toMatchObject({ state: "armed", received: 0, lastSignalAt: null });
-    expect(((await a.api("GET", "/api/sessions/dev-a")).body as { adapter: unknown }).adapter).toEqual({
-      kind: "inbox",
+    expect((await a.api("GET", "/api/sessions/dev-a")).body).toMatchObject({
+      adapter: { kind: "inbox" },
+      busyUntil: null,
     });
     expect(existsSync(marker)).toBe(false);
   });
