@@ -12,7 +12,6 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AttentionItem, CheckEntry, PanelPage, WakeView } from "../../shared/schemas/views.js";
 import { type ApiReply, TestDaemon, waitFor } from "../helpers/daemon.js";
@@ -43,15 +42,8 @@ let waitpoint: string;
 
 const message = (reply: ApiReply) => String((reply.body as { error?: { message?: string } })?.error?.message);
 
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+/** A statement on the shared database as any host's owner can run it (every host holds its credentials). */
+const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) => a.query<T>(text, params);
 
 /** A trigger row written straight into the database for A's session, as a peer can. */
 async function forgeCheck(id: string, hostId: string | null, seal: string | null): Promise<void> {
