@@ -47,8 +47,16 @@ export interface RouteSpec {
   path: string;
   /** Reachable without the bearer token. */
   public?: boolean;
+  /**
+   * A write that concerns the session `:sid`: taken only by the daemon of that session's host,
+   * another host answers 409 naming it (team mode, #37; `Engine.checkSessionHost`).
+   */
+  sessionHost?: true;
   summary: string;
 }
+
+/** A route as a refusal names it: `"arm a monitor" (POST /api/sessions/:sid/monitors)`. */
+export const routeText = (spec: RouteSpec): string => `"${spec.summary}" (${spec.method} ${spec.path})`;
 
 export const ROUTES = {
   health: { method: "GET", path: "/healthz", public: true, summary: "liveness" },
@@ -62,44 +70,77 @@ export const ROUTES = {
   listSessions: { method: "GET", path: "/api/sessions", summary: "every session" },
   createSession: { method: "POST", path: "/api/sessions", summary: "create a session (or get it, by id)" },
   getSession: { method: "GET", path: "/api/sessions/:sid", summary: "one session" },
-  updateSession: { method: "PATCH", path: "/api/sessions/:sid", summary: "label or adapter" },
-  deleteSession: { method: "DELETE", path: "/api/sessions/:sid", summary: "delete a session and all it owns" },
-  setTurn: { method: "POST", path: "/api/sessions/:sid/turn", summary: "the agent is busy or idle" },
+  updateSession: { method: "PATCH", path: "/api/sessions/:sid", sessionHost: true, summary: "label or adapter" },
+  deleteSession: {
+    method: "DELETE",
+    path: "/api/sessions/:sid",
+    sessionHost: true,
+    summary: "delete a session and all it owns",
+  },
+  setTurn: { method: "POST", path: "/api/sessions/:sid/turn", sessionHost: true, summary: "the agent is busy or idle" },
   listMonitors: { method: "GET", path: "/api/sessions/:sid/monitors", summary: "a session's monitors" },
-  createMonitor: { method: "POST", path: "/api/sessions/:sid/monitors", summary: "arm a monitor" },
-  postEvent: { method: "POST", path: "/api/sessions/:sid/monitors/events", summary: "post an inbound event" },
+  createMonitor: { method: "POST", path: "/api/sessions/:sid/monitors", sessionHost: true, summary: "arm a monitor" },
+  postEvent: {
+    method: "POST",
+    path: "/api/sessions/:sid/monitors/events",
+    sessionHost: true,
+    summary: "post an inbound event",
+  },
   getMonitor: { method: "GET", path: "/api/sessions/:sid/monitors/:mid", summary: "one monitor" },
   monitorEvents: { method: "GET", path: "/api/sessions/:sid/monitors/:mid/events", summary: "its event log" },
   monitorChecks: { method: "GET", path: "/api/sessions/:sid/monitors/:mid/checks", summary: "its check log" },
   clearEnded: {
     method: "POST",
     path: "/api/sessions/:sid/monitors/clear-ended",
+    sessionHost: true,
     summary: "take the session's ended monitors out of the panel's list (records kept)",
   },
   controlMonitor: {
     method: "POST",
     path: "/api/sessions/:sid/monitors/:mid/control",
+    sessionHost: true,
     summary: "pause, resume or cancel",
   },
   listWakes: { method: "GET", path: "/api/sessions/:sid/wakes", summary: "a session's wakes" },
-  claimWakes: { method: "POST", path: "/api/sessions/:sid/wakes/claim", summary: "take ready wakes (inbox)" },
+  claimWakes: {
+    method: "POST",
+    path: "/api/sessions/:sid/wakes/claim",
+    sessionHost: true,
+    summary: "take ready wakes (inbox)",
+  },
   waitReady: {
     method: "GET",
     path: "/api/sessions/:sid/wakes/ready",
     summary: "how many wakes are ready (waits up to ?wait= s for one; takes nothing)",
   },
   getWake: { method: "GET", path: "/api/sessions/:sid/wakes/:wid", summary: "one wake" },
-  retryWake: { method: "POST", path: "/api/sessions/:sid/wakes/:wid/retry", summary: "send a wake in review again" },
+  retryWake: {
+    method: "POST",
+    path: "/api/sessions/:sid/wakes/:wid/retry",
+    sessionHost: true,
+    summary: "send a wake in review again",
+  },
   dismissWake: {
     method: "POST",
     path: "/api/sessions/:sid/wakes/:wid/dismiss",
+    sessionHost: true,
     summary: "set aside a wake in review or being retried: never delivered",
   },
   findWake: { method: "GET", path: "/api/wakes/:wid", summary: "one wake by its id alone (wake ids are global)" },
   listWaitpoints: { method: "GET", path: "/api/sessions/:sid/waitpoints", summary: "a session's waitpoints" },
-  createWaitpoint: { method: "POST", path: "/api/sessions/:sid/waitpoints", summary: "arm a waitpoint" },
+  createWaitpoint: {
+    method: "POST",
+    path: "/api/sessions/:sid/waitpoints",
+    sessionHost: true,
+    summary: "arm a waitpoint",
+  },
   getWaitpoint: { method: "GET", path: "/api/sessions/:sid/waitpoints/:wid", summary: "one waitpoint" },
-  cancelWaitpoint: { method: "DELETE", path: "/api/sessions/:sid/waitpoints/:wid", summary: "cancel a waitpoint" },
+  cancelWaitpoint: {
+    method: "DELETE",
+    path: "/api/sessions/:sid/waitpoints/:wid",
+    sessionHost: true,
+    summary: "cancel a waitpoint",
+  },
   signal: { method: "POST", path: "/webhook/signal", public: true, summary: "a job signals a waitpoint" },
   signalOwner: {
     method: "POST",

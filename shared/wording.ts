@@ -232,6 +232,7 @@ export function overloadText(load: CheckLoadView): string | null {
 
 /** What an entry of the panel's "Needs you" list is about, in a few words. */
 export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {
+  unsealed: "refused: not armed by this host",
   needs_review: "delivery needs review",
   delivery_failed: "delivery failed",
   delivery_retrying: "delivery retrying",

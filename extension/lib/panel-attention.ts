@@ -9,15 +9,16 @@ import { deliveryProblem, overloadText } from "../../shared/wording";
 
 /** Most urgent first: the order the daemon sorts by too. */
 export const ATTENTION_RANK: Record<AttentionReason, number> = {
-  needs_review: 0,
-  delivery_failed: 1,
-  waitpoint_failed: 2,
-  waitpoint_stalled: 3,
-  monitor_error: 4,
-  device_error: 5,
-  delivery_retrying: 6,
-  wake_not_taken: 7,
-  overload: 8,
+  unsealed: 0,
+  needs_review: 1,
+  delivery_failed: 2,
+  waitpoint_failed: 3,
+  waitpoint_stalled: 4,
+  monitor_error: 5,
+  device_error: 6,
+  delivery_retrying: 7,
+  wake_not_taken: 8,
+  overload: 9,
 };
 
 /** One entry's identity across refreshes: what it is about, and for a wake which wake. */

@@ -6,6 +6,7 @@
  * Design: docs/design.md §1.
  */
 
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,7 +19,9 @@ import {
   answers,
   type DaemonInfo,
   ensureHome,
+  ensureHostKey,
   ensureToken,
+  HOST_KEY_BYTES,
   isAlive,
   readDaemonInfo,
   tightenHome,
@@ -41,6 +44,8 @@ import {
   HostStateWatch,
   registerHost,
 } from "./engine/host.js";
+import { sealUnsealedRows } from "./engine/seal-upgrade.js";
+import { Sealer } from "./engine/seals.js";
 import { TeamLink } from "./engine/team-link.js";
 import type { ApiServices } from "./http/route-context.js";
 import { createApiServer } from "./http/server.js";
@@ -75,6 +80,8 @@ export interface ServiceOptions {
   deviceControlDir?: string;
   /** This daemon's host (team mode; `registerHost`); the in-process harnesses leave it out. */
   host?: HostIdentity;
+  /** This host's sealing key ($VIGIL_HOME/host.key); the in-process harnesses get a random one. */
+  hostKey?: Buffer;
 }
 
 /** The daemon's services, each built once here and handed what it needs. */
@@ -83,6 +90,7 @@ export async function wireServices(options: ServiceOptions) {
   const now = options.now ?? Date.now;
   const host = options.host ?? { id: UNREGISTERED_HOST, name: defaultHostName() };
   const hostId = host.id;
+  const sealer = new Sealer(options.hostKey ?? randomBytes(HOST_KEY_BYTES), hostId);
   const shield = options.shield ?? new Shield(await store.tables.vault.entries());
   const changes = new Changes();
   const browser = options.browser ?? new BrowserLink({ log });
@@ -102,12 +110,13 @@ export async function wireServices(options: ServiceOptions) {
     now,
     poke: () => engine?.poke(),
     settings: options.settings ?? DEFAULT_SETTINGS,
+    hostId,
     target:
       options.signalTarget ??
       (() => ({ command: "vigil", url: "http://127.0.0.1:7391/webhook/signal", spoolDir: "~/.vigil/tmp/signals" })),
   });
-  engine = new Engine({ store, log, now, endings, changes, vault, browser, waitpoints, hostId });
-  const delivery = new Delivery({ store, log, shield, changes, now, hostId });
+  engine = new Engine({ store, log, now, endings, changes, vault, browser, waitpoints, hostId, sealer });
+  const delivery = new Delivery({ store, log, shield, changes, now, hostId, sealer });
   const devices = new Devices({
     store,
     log,
@@ -120,7 +129,7 @@ export async function wireServices(options: ServiceOptions) {
     poke: () => engine?.poke(),
     hostId,
   });
-  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices, host, now };
+  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices, host, now, sealer };
 }
 
 export type Services = ReturnType<typeof wireServices>;
@@ -166,6 +175,7 @@ export async function runDaemon(options: {
     );
   }
   const token = ensureToken(paths);
+  const hostKey = ensureHostKey(paths);
   tightenHome(paths);
   // Until the shield knows the vault's values, warnings go to the log file through a shield of none.
   let log = createLogger({ file: paths.log, shield: new Shield([]) });
@@ -240,8 +250,12 @@ export async function runDaemon(options: {
     }),
     deviceControlDir: dirname(paths.spool),
     host,
+    hostKey,
   });
   const { engine, delivery, browser, waitpoints, changes, devices } = services;
+  // Rows armed before seals: sealed on SQLite only (engine/seal-upgrade.ts says why).
+  const sealed = await sealUnsealedRows(store, services.sealer);
+  if (sealed > 0) log.info(`sealed ${sealed} check(s) and adapter(s) armed before seals with this host's key`);
   await engine.start();
   await delivery.start();
   // Team mode: hear the other hosts' changes at once; the heartbeat looks again in case one was missed.

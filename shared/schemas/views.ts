@@ -350,6 +350,7 @@ export interface WaitCreated {
 
 /** Why something is in the panel's "Needs you" list, most urgent first (the order of `rank`). */
 export const ATTENTION_REASONS = [
+  "unsealed",
   "needs_review",
   "delivery_failed",
   "waitpoint_failed",

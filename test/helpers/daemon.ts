@@ -5,7 +5,7 @@
  * fixed sleeps.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,17 +63,27 @@ export class TestDaemon {
   constructor(
     readonly home: string,
     readonly env: Record<string, string>,
+    /** Another Unix user the daemon runs as (the test runs as root; its home is that user's, 0700). */
+    readonly user?: { uid: number; gid: number },
   ) {}
 
-  static async start(options: { home?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+  static async start(
+    options: { home?: string; env?: Record<string, string>; user?: { uid: number; gid: number } } = {},
+  ): Promise<TestDaemon> {
     const database = await testDatabase(options.env);
-    const daemon = new TestDaemon(options.home ?? mkdtempSync(join(tmpdir(), "vigil-test-")), {
-      ...database,
-      VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
-      // A store call that breaks a transaction (not on its own tables) throws instead of hanging.
-      VIGIL_CHECK_TX_SCOPE: "1",
-      ...options.env,
-    });
+    const home = options.home ?? mkdtempSync(join(tmpdir(), "vigil-test-"));
+    if (options.user) chownSync(home, options.user.uid, options.user.gid);
+    const daemon = new TestDaemon(
+      home,
+      {
+        ...database,
+        VIGIL_INTERVAL_FLOOR_SECONDS: "0.2",
+        // A store call that breaks a transaction (not on its own tables) throws instead of hanging.
+        VIGIL_CHECK_TX_SCOPE: "1",
+        ...options.env,
+      },
+      options.user,
+    );
     await daemon.spawn();
     return daemon;
   }
@@ -81,8 +91,9 @@ export class TestDaemon {
   async spawn(): Promise<void> {
     this.stderr = "";
     const child = spawn(process.execPath, [BIN, "serve", "--home", this.home, "--port", "0"], {
-      env: { ...process.env, ...this.env, VIGIL_HOME: this.home },
+      env: { ...process.env, ...this.env, VIGIL_HOME: this.home, ...(this.user ? { HOME: this.home } : {}) },
       stdio: ["ignore", "ignore", "pipe"],
+      ...(this.user ? { uid: this.user.uid, gid: this.user.gid } : {}),
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       this.stderr += chunk.toString();

@@ -220,17 +220,17 @@ describe("checks across hosts", () => {
   });
   afterAll(() => new Promise<void>((resolve) => ci.close(() => resolve())));
 
-  test("a command check of beta's session, armed through alpha, runs on beta only", async () => {
+  test("a command check of beta's session runs on beta only (armed through beta: another host's daemon is refused, see team-trust.test.ts)", async () => {
     const marker = join(mkdtempSync(join(tmpdir(), "vigil-team-bound-")), "ran");
     expect((await beta.api("POST", "/api/sessions", { id: "team-bound" })).status).toBe(201);
-    const made = await alpha.api("POST", "/api/sessions/team-bound/monitors", {
+    const made = await beta.api("POST", "/api/sessions/team-bound/monitors", {
       source: { kind: "command", command: `printf '%s\\n' "$VIGIL_HOME" >> ${marker}; exit 1` },
       intervalSeconds: 0.2,
       timeoutSeconds: 120,
     });
     expect(made.status).toBe(201);
     await waitFor(() => lines(marker).length >= 6, { what: "six checks of the command" });
-    await alpha.api("POST", "/api/sessions/team-bound/monitors/mon-1/control", { action: "cancel" });
+    await beta.api("POST", "/api/sessions/team-bound/monitors/mon-1/control", { action: "cancel" });
     expect(new Set(lines(marker))).toEqual(new Set([beta.home]));
     const hosts = JSON.parse(String((await gamma.cli(["hosts", "--json"])).stdout)) as HostJson[];
     expect(hosts.find((h) => h.name === "beta")).toMatchObject({ sessions: 1 });
@@ -291,12 +291,12 @@ describe("checks across hosts", () => {
       source: { kind: "watch", command: "sleep 300" },
     });
     expect(reply.status).toBe(409);
-    expect(JSON.stringify(reply.body)).toContain(
-      "Expected a watch to be armed through the daemon of its session's host",
+    expect((reply.body as { error: { message: string } }).error.message).toMatch(
+      /^Expected "arm a monitor" \(POST \/api\/sessions\/:sid\/monitors\) through the daemon of its session's host, got session team-watch of host alpha \(h_[0-9a-f]{12}\)/,
     );
   });
 
-  test("a watch cancelled through another host stops on its own host", async () => {
+  test("a watch is cancelled through its own host only: through another it is refused (409) and keeps running", async () => {
     const pidFile = join(mkdtempSync(join(tmpdir(), "vigil-team-watch-")), "pid");
     expect((await alpha.api("POST", "/api/sessions", { id: "team-cancel" })).status).toBe(201);
     await alpha.api("POST", "/api/sessions/team-cancel/monitors", {
@@ -305,7 +305,11 @@ describe("checks across hosts", () => {
     await waitFor(async () => (await alpha.monitor("team-cancel", "mon-1")).eventCount === 1, { what: "the watch" });
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(isAlive(pid)).toBe(true);
-    const cancelled = await beta.api("POST", "/api/sessions/team-cancel/monitors/mon-1/control", { action: "cancel" });
+    const refused = await beta.api("POST", "/api/sessions/team-cancel/monitors/mon-1/control", { action: "cancel" });
+    expect(refused.status).toBe(409);
+    expect(await alpha.monitor("team-cancel", "mon-1")).toMatchObject({ state: "waiting" });
+    expect(isAlive(pid)).toBe(true);
+    const cancelled = await alpha.api("POST", "/api/sessions/team-cancel/monitors/mon-1/control", { action: "cancel" });
     expect(cancelled.status).toBe(200);
     await waitFor(() => !isAlive(pid), { what: "the watch's process on alpha to stop" });
   });
@@ -433,7 +437,11 @@ describe("forgetting a host", () => {
       const held = await alpha.cli(["hosts", "rm", "epsilon"]);
       expect(held.exitCode).toBe(1);
       expect(held.stderr).toContain("Expected epsilon to hold no session, got sessions made there");
-      expect((await alpha.api("DELETE", "/api/sessions/team-eps")).status).toBe(200);
+      // A session is deleted through its own host's daemon (#37): epsilon's, started again.
+      expect((await alpha.api("DELETE", "/api/sessions/team-eps")).status).toBe(409);
+      await epsilon.spawn();
+      expect((await epsilon.api("DELETE", "/api/sessions/team-eps")).status).toBe(200);
+      expect(await epsilon.stop()).toBe(0);
       const forgot = await alpha.cli(["hosts", "rm", "epsilon"]);
       expect(forgot.exitCode, String(forgot.stderr)).toBe(0);
       expect(forgot.stdout).toBe("forgot host epsilon");

@@ -33,7 +33,14 @@ export function ensureHome(home: string): HomePaths {
  */
 export function tightenHome(paths: HomePaths): void {
   const folders = [paths.home, join(paths.home, "tmp"), paths.spool, join(paths.spool, "bad")];
-  const files = [paths.token, paths.daemonJson, paths.log, join(paths.home, "vault.json"), paths.apiSocket];
+  const files = [
+    paths.token,
+    paths.daemonJson,
+    paths.log,
+    join(paths.home, "vault.json"),
+    paths.apiSocket,
+    paths.hostKey,
+  ];
   for (const [list, mode] of [
     [folders, 0o700],
     [files, 0o600],
@@ -48,6 +55,26 @@ export function ensureToken(paths: HomePaths): string {
     writeFileSync(paths.token, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600, flag: "wx" });
   }
   return readFileSync(paths.token, "utf8").trim();
+}
+
+/** Bytes in a host key (HMAC-SHA256's block is 64; 32 is its output and ample). */
+export const HOST_KEY_BYTES = 32;
+
+/**
+ * This host's sealing key (engine/seals.ts): made once (0600, never replaced: a new key would
+ * refuse every row the old one sealed), then read. A file of another length is refused, naming it.
+ */
+export function ensureHostKey(paths: HomePaths): Buffer {
+  if (!existsSync(paths.hostKey)) {
+    writeFileSync(paths.hostKey, randomBytes(HOST_KEY_BYTES), { mode: 0o600, flag: "wx" });
+  }
+  const key = readFileSync(paths.hostKey);
+  if (key.length !== HOST_KEY_BYTES) {
+    throw new Error(
+      `Expected ${paths.hostKey} to hold ${HOST_KEY_BYTES} bytes (this host's sealing key), got ${key.length}`,
+    );
+  }
+  return key;
 }
 
 export function readDaemonInfo(paths: HomePaths): DaemonInfo | null {

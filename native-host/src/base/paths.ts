@@ -42,6 +42,8 @@ export interface HomePaths {
   browserSocket: string;
   /** The user-only socket every same-user client (CLI, hooks, `vigil mcp`, the bridge) calls the API on (design.md §8). */
   apiSocket: string;
+  /** This host's sealing key: 32 random bytes, 0600, made at the first start (engine/seals.ts). */
+  hostKey: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -54,5 +56,6 @@ export function homePaths(home: string): HomePaths {
     spool: join(home, "tmp", "signals"),
     browserSocket: join(home, "browser.sock"),
     apiSocket: join(home, "api.sock"),
+    hostKey: join(home, "host.key"),
   };
 }

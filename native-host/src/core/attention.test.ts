@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { ATTENTION_REASONS, type CheckLoadView, type DeviceView } from "../../../shared/schemas/views.js";
 import type { MonitorAttentionRow, WakeAttentionRow } from "../store/panel.js";
 import { type AttentionInput, attentionList } from "./attention.js";
-import { HANDOVER_UNSEEN, INTERRUPTED } from "./review-causes.js";
+import { HANDOVER_UNSEEN, INTERRUPTED, UNSEALED_ADAPTER, UNSEALED_CHECK } from "./review-causes.js";
 
 const NOW = Date.parse("2026-12-02T12:00:00Z");
 const MIN = 60_000;
@@ -108,6 +108,7 @@ describe("the Needs-you list", () => {
         ],
         monitors: [
           monitor({ lastError: "exit 127: gh: command not found", errorSince: NOW - 3 * MIN }),
+          monitor({ state: "paused", lastError: UNSEALED_CHECK, errorSince: NOW - 30 * 1000 }),
           monitor({
             kind: "signal",
             waitpointId: "wp_000000000001",
@@ -140,6 +141,21 @@ describe("the Needs-you list", () => {
     const [item] = attentionList(input({ wakes: [wake({ lastError })] })).items;
     expect(item).toMatchObject({ reason, wakeId: expect.stringMatching(/^wake-\d+$/) });
     expect(item?.actions).toEqual(["retry", "dismiss", "open"]);
+  });
+
+  test("a check or an adapter its host refused to run (no seal of this host) is 'unsealed', most urgent, saying what to do", () => {
+    const { items } = attentionList(
+      input({
+        wakes: [wake({ lastError: UNSEALED_ADAPTER, createdAt: NOW - MIN })],
+        monitors: [monitor({ state: "paused", lastError: UNSEALED_CHECK, errorSince: NOW - 2 * MIN })],
+      }),
+    );
+    expect(items.map((item) => [item.reason, item.rank, item.actions])).toEqual([
+      ["unsealed", 0, ["cancel", "open"]],
+      ["unsealed", 0, ["retry", "dismiss", "open"]],
+    ]);
+    expect(items[0]?.detail).toContain("arm it again through this host's daemon");
+    expect(items[1]?.detail).toContain("set the adapter again through this host's daemon");
   });
 
   test("the whole cause is the detail, shielded", () => {

@@ -3,7 +3,7 @@
  * whole cause and what the panel may offer on it. A pure function of rows read by store/panel.ts,
  * the devices and the check load, and `now`.
  *
- * Order (rank): a wake whose delivery needs review (arrival unknown), a delivery that failed for
+ * Order (rank): a check or an adapter its host refused to run (not sealed by it: engine/seals.ts), a wake whose delivery needs review (arrival unknown), a delivery that failed for
  * good, a failed or expired waitpoint, a stalled waitpoint (heartbeat overdue), a monitor whose
  * checks fail, a device in error, a delivery being retried, a wake ready but not taken for
  * WAKE_NOT_TAKEN_MS, overload. Within a rank, the oldest first. One entry per monitor: its most
@@ -22,7 +22,7 @@ import { formatDuration, formatSeconds, overloadText, stalledText } from "../../
 import { iso } from "../base/iso.js";
 import type { MonitorAttentionRow, WakeAttentionRow } from "../store/panel.js";
 import { wakeIdOf } from "../store/wakes.js";
-import { HANDOVER_UNSEEN, INTERRUPTED } from "./review-causes.js";
+import { HANDOVER_UNSEEN, INTERRUPTED, isUnsealed } from "./review-causes.js";
 import type { isActive } from "./states.js";
 import { stallOf } from "./waitpoint-view.js";
 
@@ -73,7 +73,11 @@ function wakeEntry(row: WakeAttentionRow, input: AttentionInput): Entry {
   let detail: string;
   let actions: AttentionAction[];
   if (row.state === "needs_review") {
-    reason = isUnknownArrival(row.lastError) ? "needs_review" : "delivery_failed";
+    reason = isUnsealed(row.lastError)
+      ? "unsealed"
+      : isUnknownArrival(row.lastError)
+        ? "needs_review"
+        : "delivery_failed";
     detail = error ?? "delivery needs review";
     actions = ["retry", "dismiss", "open"];
   } else if (row.attempts > 0) {
@@ -114,6 +118,8 @@ function monitorEntry(row: MonitorAttentionRow, input: AttentionInput): Entry | 
     const detail = `${stalledText(stall, iso(row.createdAt) as string, input.now)} (heartbeat timeout ${formatSeconds(stall.heartbeatTimeoutSeconds)})`;
     return make("waitpoint_stalled", detail, Date.parse(stall.since), ["cancel", "open"]);
   }
+  if (isUnsealed(row.lastError))
+    return make("unsealed", row.lastError as string, row.errorSince ?? row.createdAt, ["cancel", "open"]);
   if (row.lastError !== null) {
     const actions: AttentionAction[] = state === "paused" ? ["resume", "cancel", "open"] : ["cancel", "open"];
     return make("monitor_error", row.lastError, row.errorSince ?? row.createdAt, actions);

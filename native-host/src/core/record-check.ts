@@ -12,7 +12,7 @@ import { nextCheckAt } from "./cadence.js";
 import type { CheckResult } from "./check-result.js";
 import { type EndingDeps, endInTx } from "./endings.js";
 import { pollStep } from "./poll-step.js";
-import { isActive } from "./states.js";
+import { isActive, transition } from "./states.js";
 
 /** Strings in a stored observation are capped; the full output lives only in the check. */
 const OBSERVATION_STRING_CAP = 4000;
@@ -108,5 +108,35 @@ export async function recordCheckInTx(
     if (ended) await endInTx(t, deps, ended, step.reason, detail, now);
     return { sessionId: record.sessionId, active: false };
   }
+  return { sessionId: record.sessionId, active: true };
+}
+
+/**
+ * A check its host will not run (engine/seals.ts `UNSEALED_CHECK`), inside the caller's transaction:
+ * the refusal goes into the check log and the monitor's error, and the monitor is paused, so it
+ * shows in "Needs you" and nothing runs until someone arms it again (or cancels it). A resume is
+ * refused the same way at its next check.
+ */
+export async function refuseCheckInTx(
+  t: Tables,
+  uid: number,
+  reason: string,
+  now: number,
+): Promise<RecordedCheck | undefined> {
+  if (!(await t.monitors.lockForUpdate(uid))) return undefined;
+  const record = await t.monitors.byUid(uid);
+  if (!record) return undefined;
+  const { trigger } = record;
+  if (!trigger || record.state !== "waiting") return { sessionId: record.sessionId, active: isActive(record.state) };
+  await t.monitors.recordCheck(uid, {
+    at: now,
+    nextDueAt: now,
+    error: reason,
+    unrunnableStreak: trigger.unrunnableStreak,
+    conditionState: trigger.conditionState,
+  });
+  await t.checks.record(uid, trigger.polls + 1, now, "error", null, reason);
+  await t.monitors.setState(uid, record.state, transition(record.state, "pause"));
+  await t.monitors.setNextDue(uid, null);
   return { sessionId: record.sessionId, active: true };
 }

@@ -37,6 +37,8 @@ export interface WaitpointDeps extends EndingDeps {
   settings: ResolvedSettings;
   /** How a job reaches this daemon: the CLI command, the signal URL, the spool folder. */
   target: () => { command: string; url: string; spoolDir: string };
+  /** This daemon's host: the owner's word (no secret) counts for its sessions' waitpoints only (#37). */
+  hostId?: string;
 }
 
 /**
@@ -88,6 +90,12 @@ export interface SignalOutcome {
 const hash = (secret: string) => digest("sha256", secret, "buffer");
 const cap = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)} …[cut at ${max} characters]` : text;
+
+/** Whether a session is this host's (or of no host yet: made before hosts, adopted at start). */
+async function isSessionOf(t: Tables, sessionId: string, hostId: string | undefined): Promise<boolean> {
+  const owner = (await t.sessions.get(sessionId))?.hostId ?? null;
+  return hostId === undefined || owner === null || owner === hostId;
+}
 
 export class Waitpoints {
   readonly #misses: MissBudget;
@@ -297,9 +305,13 @@ export class Waitpoints {
     const { shield } = this.deps;
     const { device } = origin;
     // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
-    const trusted = body.secret === undefined && origin.owner === true;
     const secret = body.secret ?? "";
     const wp = await t.waitpoints.target(body.id);
+    // …and only for this host's waitpoints: another host's owner needs the secret like anyone (#37).
+    const trusted =
+      body.secret === undefined &&
+      origin.owner === true &&
+      (wp === undefined || (await isSessionOf(t, wp.sessionId, this.deps.hostId)));
     const removed = wp ? undefined : await t.waitpoints.tombstoneOf(body.id);
     if (removed !== undefined && (trusted || timingSafeEqual(hash(secret), Buffer.from(removed, "hex")))) {
       // It existed and the caller holds its secret: the owner removed the session. Gone, not a miss.

@@ -74,7 +74,8 @@ const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
 
-import { INTERRUPTED } from "../core/review-causes.js";
+import { INTERRUPTED, UNSEALED_ADAPTER } from "../core/review-causes.js";
+import { adapterRuns, type Sealer } from "../engine/seals.js";
 
 export { INTERRUPTED };
 
@@ -99,6 +100,8 @@ export interface DeliveryOptions {
   policy?: RetryPolicy;
   /** This daemon's host (team mode). */
   hostId: string;
+  /** Seals the adapters this host sets and verifies them before one runs (engine/seals.ts). */
+  sealer: Sealer;
 }
 
 export class Delivery {
@@ -111,6 +114,7 @@ export class Delivery {
   readonly #scheduler: Scheduler;
   /** Pushes go out from the session's host (its agent runs there); webhooks from any host. */
   readonly #hostId: string;
+  readonly #sealer: Sealer;
   /** Turns running in this process, by session. */
   readonly #inFlight = new Map<string, AbortController>();
   /** Wakes an agent's hook took, waiting for the session's transcript to show them. */
@@ -133,6 +137,7 @@ export class Delivery {
     this.#now = options.now ?? Date.now;
     this.#policy = options.policy ?? retryPolicyFromEnv();
     this.#hostId = options.hostId;
+    this.#sealer = options.sealer;
     this.#scheduler = new Scheduler({
       now: this.#now,
       nextAt: () => this.#nextAt(),
@@ -191,7 +196,9 @@ export class Delivery {
         throw new ValidationError(`adapter.headers: Vault key ${missing} is not set (vigil vault set ${missing})`);
     }
     const webhookSecret = adapter.kind === "webhook" ? newWebhookSecret() : null;
-    await this.#store.tables.sessions.setAdapter(session.id, withPidStart(adapter), webhookSecret);
+    const stored = { ...session, adapter: withPidStart(adapter), webhookSecret };
+    const seal = adapterRuns(stored.adapter) ? this.#sealer.sealSession(stored) : null;
+    await this.#store.tables.sessions.setAdapter(session.id, stored.adapter, webhookSecret, seal);
     this.#changes.emit(session.id);
     return webhookSecret ? { webhookSecret } : {};
   }
@@ -454,13 +461,19 @@ export class Delivery {
     this.#log.info(`delivering turn ${claimed.turn} of session ${sessionId} via ${session.adapter.kind}`, {
       wakes: turn.wakes.map((w) => w.id),
     });
-    const finished = push
-      .deliver(session.adapter, turn, {
-        signal: controller.signal,
-        webhookSecret: session.webhookSecret,
-        secrets,
-        cwd: session.root ?? homedir(),
-      })
+    // An adapter this host did not set (a peer's write to the shared database) never runs: the
+    // turn's wakes wait for review instead (engine/seals.ts).
+    const verified = this.#sealer.adapterVerifies(session);
+    if (!verified) this.#log.warn(`session ${sessionId}: adapter ${UNSEALED_ADAPTER}`);
+    const delivering: Promise<DeliveryOutcome> = verified
+      ? push.deliver(session.adapter, turn, {
+          signal: controller.signal,
+          webhookSecret: session.webhookSecret,
+          secrets,
+          cwd: session.root ?? homedir(),
+        })
+      : Promise.resolve({ ok: false, retry: false, error: UNSEALED_ADAPTER, output: null });
+    const finished = delivering
       .catch(
         (error: unknown): DeliveryOutcome => ({ ok: false, retry: true, error: toError(error).message, output: null }),
       )

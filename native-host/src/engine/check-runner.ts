@@ -13,13 +13,14 @@ import type { BrowserRequester } from "../browser/link.js";
 import type { CheckResult } from "../core/check-result.js";
 import type { EndingDeps } from "../core/endings.js";
 import { LagStats } from "../core/lag-stats.js";
-import { type RecordedCheck, recordCheckInTx } from "../core/record-check.js";
+import { type RecordedCheck, recordCheckInTx, refuseCheckInTx } from "../core/record-check.js";
 import { isActive } from "../core/states.js";
 import type { PollProbe } from "../probes/probe.js";
 import { probeFor } from "../probes/registry.js";
 import type { Engine as Store, Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { cwdFor, type SecretEnv } from "./run-context.js";
+import { type Sealer, UNSEALED_CHECK } from "./seals.js";
 
 /** What the runner needs from a waitpoint trigger (the core's Waitpoints). */
 export interface SignalTriggers {
@@ -39,6 +40,8 @@ export interface CheckRunnerDeps {
   waitpoints: SignalTriggers;
   /** This daemon's host: the checks it takes are its own and the host-free ones. */
   hostId: string;
+  /** Verifies that this host armed a host-bound check before it runs (engine/seals.ts). */
+  sealer: Sealer;
   /** Ends a monitor (and stops its work). */
   end(record: MonitorRecord, reason: EndingReason, detail: string): Promise<void>;
   changed(sessionId: string): void;
@@ -110,9 +113,11 @@ export class CheckRunner {
     const due = await store.tables.monitors.due(now, room, this.deps.hostId);
     const starts: Array<{ record: MonitorRecord; probe: PollProbe; timeoutMs: number }> = [];
     const fired = new Set<string>();
+    const refused: MonitorRecord[] = [];
     await store.tx(async (t) => {
       starts.length = 0;
       fired.clear();
+      refused.length = 0;
       for (const record of due) {
         const probe = probeFor(record.kind);
         if (probe.mode === "signal") {
@@ -124,6 +129,11 @@ export class CheckRunner {
         }
         // Its lease ran out while it still runs here (a result not yet recorded): not twice.
         if (probe.mode !== "poll" || this.#running.has(record.uid)) continue;
+        // What runs is what was verified: the record read here is the one started below.
+        if (!this.deps.sealer.triggerVerifies(record)) {
+          if (await refuseCheckInTx(t, record.uid, UNSEALED_CHECK, now)) refused.push(record);
+          continue;
+        }
         const timing = probe.timing({
           intervalSeconds: (record.intervalMs ?? 0) / 1000,
           timeoutSeconds: record.timeoutMs / 1000,
@@ -133,6 +143,10 @@ export class CheckRunner {
         }
       }
     });
+    for (const record of refused) {
+      this.deps.log.warn(`check of ${record.sessionId}/${record.id} ${UNSEALED_CHECK}`);
+      fired.add(record.sessionId);
+    }
     for (const sessionId of fired) this.deps.changed(sessionId);
     for (const { record, probe, timeoutMs } of starts) {
       const dueAt = record.trigger?.nextDueAt ?? null;

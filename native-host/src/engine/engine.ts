@@ -29,6 +29,7 @@ import { CheckRunner, type SignalTriggers } from "./check-runner.js";
 import { Queries } from "./queries.js";
 import { SecretEnv } from "./run-context.js";
 import { Scheduler } from "./scheduler.js";
+import { needsSeal, type Sealer, UNSEALED_CHECK } from "./seals.js";
 import { WatchRunner } from "./watch-runner.js";
 
 /** A monitor by uid, read again (it must still exist). */
@@ -66,6 +67,8 @@ export interface EngineOptions {
   waitpoints: SignalTriggers;
   /** This daemon's host (team mode): it runs its sessions' host-bound checks and the host-free ones. */
   hostId: string;
+  /** Seals what this host arms and verifies it before it runs (engine/seals.ts). */
+  sealer: Sealer;
 }
 
 export class Engine {
@@ -82,6 +85,7 @@ export class Engine {
   readonly #checks: CheckRunner;
   readonly #hostId: string;
   readonly #watches: WatchRunner;
+  readonly #sealer: Sealer;
 
   constructor(options: EngineOptions) {
     this.#store = options.store;
@@ -95,6 +99,7 @@ export class Engine {
       probeFor(record.kind).secretText(record.source as never),
     );
     this.#hostId = options.hostId;
+    this.#sealer = options.sealer;
     const shared = {
       store: options.store,
       now: options.now,
@@ -110,6 +115,7 @@ export class Engine {
       browser: options.browser,
       waitpoints: options.waitpoints,
       hostId: options.hostId,
+      sealer: options.sealer,
       poke: () => this.poke(),
     });
     this.#watches = new WatchRunner(shared);
@@ -247,6 +253,21 @@ export class Engine {
     return { session: await this.queries.session(id), created: true };
   }
 
+  /**
+   * Team mode (#37): a write that concerns a session is taken only by the daemon of its session's
+   * host, since what it arms, sets or ends runs (or wakes an agent) there. Another host's session is
+   * a 409 naming that host; a session of no host yet (made before hosts) is anyone's until the
+   * first host to start adopts it. `what` says what was asked ("POST /api/sessions/:sid/monitors").
+   * Absent sessions pass: the route answers 404 itself.
+   */
+  async checkSessionHost(sessionId: string, what: string): Promise<void> {
+    const session = await this.#store.tables.sessions.get(sessionId);
+    if (!session || session.hostId === null || session.hostId === this.#hostId) return;
+    throw new ConflictError(
+      `Expected ${what} through the daemon of its session's host, got session ${sessionId} of host ${await this.#hostName(session.hostId)}: ask that host's daemon there`,
+    );
+  }
+
   /** A host as people know it: its name (and its id, which the database's rows carry). */
   async #hostName(id: string): Promise<string> {
     const host = await this.#store.tables.hosts.byId(id);
@@ -284,12 +305,7 @@ export class Engine {
     const known = await this.#vault.keys();
     const prepared = prepareMonitor(body, (key) => known.has(key), now);
     const { source, probe } = prepared;
-    if (probe.mode === "stream" && session.hostId !== null && session.hostId !== this.#hostId) {
-      // A watch is a process on the session's machine, started by the daemon that arms it.
-      throw new ConflictError(
-        `Expected a watch to be armed through the daemon of its session's host, got session ${sessionId} of host ${await this.#hostName(session.hostId)}: arm it there`,
-      );
-    }
+    await this.checkSessionHost(sessionId, "arming a monitor");
     const record = await this.#store.tx(async (t) => {
       await t.sessions.lockForUpdate(sessionId);
       await checkLimits(t, sessionId, probe);
@@ -297,11 +313,17 @@ export class Engine {
       const uid = await t.monitors.insert(
         monitorRow(sessionId, id, body, prepared, this.#endings.shield, now, session.hostId),
       );
+      // Sealed over the row as stored (uid included), in the transaction that makes it.
+      const stored = await recordOf(t, uid);
+      if (needsSeal(stored)) await t.monitors.setSeal(uid, this.#sealer.sealTrigger(stored));
       return recordOf(t, uid);
     });
     await this.#secretEnv.resolve(record, "start");
     if (probe.mode === "poll") this.#checks.recount();
-    if (probe.mode === "stream") this.#watches.start(record, probe, session);
+    if (probe.mode === "stream") {
+      if (this.#sealer.triggerVerifies(record)) this.#watches.start(record, probe, session);
+      else await this.#end(record, "error", UNSEALED_CHECK);
+    }
     if (source.kind === "event" && source.lookbackSeconds > 0) {
       const lookback = source.lookbackSeconds;
       if (await this.#store.tx((t) => matchPastEventsInTx(t, this.#endings, record, lookback, now))) {

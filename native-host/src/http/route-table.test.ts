@@ -140,3 +140,12 @@ test("TCP without tcpApi serves the public routes only: every other route is 403
     publicOnly.close();
   }
 });
+
+test("every route that writes about a session `:sid` is its host's alone (sessionHost); reads stay open to every host", () => {
+  const writes = Object.entries(ROUTES).filter(([, spec]) => spec.method !== "GET" && spec.path.includes(":sid"));
+  expect(writes.length).toBeGreaterThan(10);
+  for (const [name, spec] of writes) expect([name, "sessionHost" in spec]).toEqual([name, true]);
+  for (const [name, spec] of Object.entries(ROUTES)) {
+    if (spec.method === "GET") expect([name, "sessionHost" in spec]).toEqual([name, false]);
+  }
+});

@@ -1,6 +1,7 @@
 /** The REST routes of design.md §11, each a thin call into the engine. */
 
 import type { z } from "zod";
+import { ROUTES, routeText } from "../../../shared/api-routes.js";
 import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "../../../shared/schemas/ids.js";
 import {
   ControlSchema,
@@ -309,6 +310,9 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("signalOwner", async (c) => {
     const body = await c.body(OwnerSignalSchema, SIGNAL_LIMITS.bodyBytes);
     const id = param(c.params.wid, WaitpointIdSchema);
+    // Without its secret, only this host's waitpoints (another host's: the secret, as anyone).
+    const target = body.secret === undefined ? await services.store.tables.waitpoints.target(id) : undefined;
+    if (target) await engine.checkSessionHost(target.sessionId, routeText(ROUTES.signalOwner));
     return signalReply(await waitpoints.signal({ ...body, id }, "http", { owner: true }));
   });
 

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import FindMyWay from "find-my-way";
 import type { z } from "zod";
-import { ROUTES, type RouteName, type RouteSpec } from "../../../shared/api-routes.js";
+import { ROUTES, type RouteName, type RouteSpec, routeText } from "../../../shared/api-routes.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { unreachableText } from "../store/pg/connection.js";
@@ -189,6 +189,10 @@ export function createApiServer(options: {
       res.setHeader("www-authenticate", "Bearer");
       throw new HttpError(401, "Expected Authorization: Bearer <token from $VIGIL_HOME/token>");
     }
+    // Team mode: a write about a session is its host's to take (one check for every such route).
+    const { sid } = found.params;
+    if (stored.spec.sessionHost && sid !== undefined)
+      await services.engine.checkSessionHost(sid, routeText(stored.spec));
     const query = mark === -1 ? {} : Object.fromEntries(new URLSearchParams(raw.slice(mark + 1)));
     const context = new RequestContext(req, res, found.params, query);
     const reply = await stored.handler(context);

@@ -47,6 +47,8 @@ export interface TriggerRecord {
   conditionState: ConditionState;
   /** The host whose machine its checks need (team mode); null: any host may check it. */
   hostId: string | null;
+  /** Its host's seal over what it runs (engine/seals.ts); null: not sealed. */
+  seal: string | null;
 }
 
 export interface RawMonitor {
@@ -80,6 +82,7 @@ export interface RawMonitor {
   unrunnable_streak: number | null;
   condition_state: string | null;
   host_id: string | null;
+  seal: string | null;
 }
 
 export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
@@ -118,12 +121,13 @@ export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
             unrunnableStreak: raw.unrunnable_streak ?? 0,
             conditionState: JSON.parse(raw.condition_state ?? "{}") as ConditionState,
             hostId: raw.host_id,
+            seal: raw.seal,
           },
   };
 }
 
 export const MONITOR_SELECT =
-  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
+  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id, t.seal FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
 
 export type NewMonitor = Pick<
   MonitorRecord,
@@ -192,6 +196,7 @@ export class MonitorsTable {
   readonly #delete;
   readonly #clearEnded;
   readonly #byUids;
+  readonly #setSeal;
 
   constructor(db: Db) {
     this.#insertMonitor = db.prepare(
@@ -273,6 +278,7 @@ export class MonitorsTable {
          AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
        RETURNING id`,
     );
+    this.#setSeal = db.prepare("UPDATE triggers SET seal = ? WHERE monitor_uid = ?");
     this.#byUids = wideRows<[string], RawMonitor>(
       db,
       `${MONITOR_SELECT} WHERE m.uid IN (SELECT value FROM json_each(?))`,
@@ -374,6 +380,11 @@ export class MonitorsTable {
 
   setNextDue(uid: number, at: number | null): void {
     this.#setNextDue.run(at, uid);
+  }
+
+  /** The seal of the host that armed it (engine/seals.ts), set in the arming transaction. */
+  setSeal(uid: number, seal: string): void {
+    this.#setSeal.run(seal, uid);
   }
 
   /** At a clean stop: the running checks were stopped, and run again at the next start. */

@@ -17,6 +17,8 @@ export interface SessionRow {
   busyUntil: number | null;
   /** The host it was made on, where its agent runs (team mode); null before hosts existed. */
   hostId: string | null;
+  /** Its host's seal over what delivery runs or sends to (engine/seals.ts); null: not sealed. */
+  adapterSeal: string | null;
 }
 
 export interface RawSession {
@@ -28,6 +30,7 @@ export interface RawSession {
   webhook_secret: string | null;
   busy_until: number | null;
   host_id: string | null;
+  adapter_seal: string | null;
 }
 
 export const toSessionRow = (raw: RawSession): SessionRow => ({
@@ -39,6 +42,7 @@ export const toSessionRow = (raw: RawSession): SessionRow => ({
   webhookSecret: raw.webhook_secret,
   busyUntil: raw.busy_until,
   hostId: raw.host_id,
+  adapterSeal: raw.adapter_seal,
 });
 
 /** A new session: `hostId` is the host it is made on (absent: none, as before hosts existed). */
@@ -69,7 +73,7 @@ export class SessionsTable {
     this.#nextMonitorSeq = db.prepare<[string], { monitor_seq: number }>(
       "UPDATE sessions SET monitor_seq = monitor_seq + 1 WHERE id = ? RETURNING monitor_seq",
     );
-    this.#setAdapter = db.prepare("UPDATE sessions SET adapter = ?, webhook_secret = ? WHERE id = ?");
+    this.#setAdapter = db.prepare("UPDATE sessions SET adapter = ?, webhook_secret = ?, adapter_seal = ? WHERE id = ?");
     this.#setLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ?");
     this.#setBusy = db.prepare("UPDATE sessions SET busy_until = ? WHERE id = ?");
     this.#nextTurn = db.prepare<[string], { turn_seq: number }>(
@@ -95,8 +99,9 @@ export class SessionsTable {
     this.#insert.run({ ...row, adapter: JSON.stringify(row.adapter), hostId: row.hostId ?? null });
   }
 
-  setAdapter(id: string, adapter: Adapter, webhookSecret: string | null): void {
-    this.#setAdapter.run(JSON.stringify(adapter), webhookSecret, id);
+  /** `seal`: the host's seal over the new adapter (engine/seals.ts), null for one that runs nothing. */
+  setAdapter(id: string, adapter: Adapter, webhookSecret: string | null, seal: string | null = null): void {
+    this.#setAdapter.run(JSON.stringify(adapter), webhookSecret, seal, id);
   }
 
   setLabel(id: string, label: string | null): void {

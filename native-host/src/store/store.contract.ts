@@ -133,7 +133,13 @@ export function storeContract(harness: ContractHarness): void {
     test("insert, get, root, list in creation order; adapter, label, busy; delete", async () => {
       const { sessions } = store.tables;
       await sessions.insert({ ...SESSION, id: "a", createdAt: 5, root: null, label: "first" });
-      expect(await sessions.get("s")).toEqual({ ...SESSION, webhookSecret: null, busyUntil: null, hostId: null });
+      expect(await sessions.get("s")).toEqual({
+        ...SESSION,
+        webhookSecret: null,
+        busyUntil: null,
+        hostId: null,
+        adapterSeal: null,
+      });
       expect(await sessions.root("s")).toBe("/r");
       expect(await sessions.root("a")).toBeNull();
       expect(await sessions.root("none")).toBeUndefined();
@@ -1075,7 +1081,7 @@ export function storeContract(harness: ContractHarness): void {
       expect(await monitors.clearLeases(B)).toBe(1);
     });
 
-    test("pending turns: a session's pushes go out from its own host; a webhook session's from any", async () => {
+    test("pending turns: a session's pushes go out from its own host only, a webhook session's too (its seal is that host's)", async () => {
       const { sessions, wakes, monitors } = store.tables;
       await sessions.insert({ ...SESSION, id: "cmd-b", adapter: { kind: "mcp" }, hostId: B });
       await sessions.insert({ ...SESSION, id: "hook-b", adapter: { kind: "mcp" }, hostId: B });
@@ -1087,7 +1093,7 @@ export function storeContract(harness: ContractHarness): void {
       }
       const on = async (host: string) =>
         (await wakes.pendingTurns(["mcp", "webhook"], 1000, host)).map((p) => p.sessionId).sort();
-      expect(await on(H)).toEqual(["cmd-a", "hook-b"]);
+      expect(await on(H)).toEqual(["cmd-a"]);
       expect(await on(B)).toEqual(["cmd-b", "hook-b"]);
     });
   });

@@ -142,7 +142,8 @@ export class WakesTable {
     );
     // Sessions whose adapter pushes, with ready wakes, no turn in flight and no declared busy turn.
     // A session in backoff waits for its latest retry time, and every ready wake goes with it.
-    const delivers = `(s.host_id IS NULL OR s.host_id = @host OR json_extract(s.adapter, '$.kind') = 'webhook')`;
+    // A session's pushes go out from its own host only: its adapter carries that host's seal (engine/seals.ts).
+    const delivers = "(s.host_id IS NULL OR s.host_id = @host)";
     this.#pendingTurns = db.prepare<
       [{ kinds: string; now: number; host: string }],
       { session_id: string; due_at: number }

@@ -86,6 +86,7 @@ const END = statement(
 );
 const DELETE_TRIGGER = statement("monitors_delete_trigger", "DELETE FROM triggers WHERE monitor_uid = $1");
 const SET_NEXT_DUE = statement("monitors_set_next_due", "UPDATE triggers SET next_due_at = $1 WHERE monitor_uid = $2");
+const SET_SEAL = statement("monitors_set_seal", "UPDATE triggers SET seal = $1 WHERE monitor_uid = $2");
 const CLEAR_LEASES = statement(
   "monitors_clear_leases",
   "UPDATE triggers SET lease_until = NULL WHERE lease_until IS NOT NULL AND (lease_owner IS NULL OR lease_owner = $1)",
@@ -232,6 +233,10 @@ export class PgMonitors implements MonitorsStore {
 
   async setNextDue(uid: number, at: number | null): Promise<void> {
     await run(this.db, SET_NEXT_DUE, [at, uid]);
+  }
+
+  async setSeal(uid: number, seal: string): Promise<void> {
+    await run(this.db, SET_SEAL, [seal, uid]);
   }
 
   async clearLeases(host: string): Promise<number> {

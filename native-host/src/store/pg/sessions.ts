@@ -22,7 +22,7 @@ const NEXT_MONITOR_SEQ = statement(
 );
 const SET_ADAPTER = statement(
   "sessions_set_adapter",
-  "UPDATE sessions SET adapter = $1, webhook_secret = $2 WHERE id = $3",
+  "UPDATE sessions SET adapter = $1, webhook_secret = $2, adapter_seal = $3 WHERE id = $4",
 );
 const SET_LABEL = statement("sessions_set_label", "UPDATE sessions SET label = $1 WHERE id = $2");
 const SET_BUSY = statement("sessions_set_busy", "UPDATE sessions SET busy_until = $1 WHERE id = $2");
@@ -59,8 +59,13 @@ export class PgSessions implements SessionsStore {
     ]);
   }
 
-  async setAdapter(id: string, adapter: Adapter, webhookSecret: string | null): Promise<void> {
-    await run(this.db, SET_ADAPTER, [JSON.stringify(adapter), webhookSecret, id]);
+  async setAdapter(
+    id: string,
+    adapter: Adapter,
+    webhookSecret: string | null,
+    seal: string | null = null,
+  ): Promise<void> {
+    await run(this.db, SET_ADAPTER, [JSON.stringify(adapter), webhookSecret, seal, id]);
   }
 
   async setLabel(id: string, label: string | null): Promise<void> {

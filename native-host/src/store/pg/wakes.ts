@@ -32,8 +32,8 @@ const CANCEL_READY = statement(
   "wakes_cancel_ready",
   "UPDATE wakes SET state = 'cancelled' WHERE monitor_uid = $1 AND state = 'ready' RETURNING id",
 );
-/** The sessions a host delivers to: its own, and webhook sessions (any host may). */
-const DELIVERS = "(s.host_id IS NULL OR s.host_id = $3 OR (s.adapter::jsonb ->> 'kind') = 'webhook')";
+/** The sessions a host delivers to: its own (their adapters carry its seal: engine/seals.ts). */
+const DELIVERS = "(s.host_id IS NULL OR s.host_id = $3)";
 const PENDING_TURNS = statement(
   "wakes_pending_turns",
   `SELECT w.session_id, max(coalesce(w.next_attempt_at, 0)) AS due_at
