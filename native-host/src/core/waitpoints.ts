@@ -22,6 +22,7 @@ import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
+import { SIGNAL_BUDGET, SignalBudget } from "./signal-budget.js";
 import { isActive } from "./states.js";
 import { waitpointView, waitpointViews } from "./waitpoint-view.js";
 
@@ -52,6 +53,7 @@ export type SignalVerdict =
   | "ended"
   | "not_a_member"
   | "too_many_misses"
+  | "too_many_signals"
   | "wrong_device";
 
 /**
@@ -82,6 +84,8 @@ export interface SignalOutcome {
   miss?: boolean;
   /** It may have moved its trigger's due time (a wake, a settle, a stall check): the scheduler looks again. */
   settled?: boolean;
+  /** `too_many_signals`: when the waitpoint takes one again (HTTP `Retry-After`, in whole seconds). */
+  retryAfterSeconds?: number;
 }
 
 /** sha256 of a secret; the one-shot form costs half of a Hash object, once per signal. */
@@ -91,11 +95,13 @@ const cap = (text: string, max: number) =>
 
 export class Waitpoints {
   readonly #misses: MissBudget;
+  readonly #budget: SignalBudget;
   /** Keys whose over-budget misses are not logged again until then (one line per window). */
   readonly #quietUntil = new Map<string, number>();
 
   constructor(private readonly deps: WaitpointDeps) {
     this.#misses = new MissBudget(deps.now);
+    this.#budget = new SignalBudget(deps.now);
   }
 
   // ------------------------------------------------------------------ wait_create / check / cancel
@@ -352,6 +358,20 @@ export class Waitpoints {
           error: `Waitpoint ${wp.id} names its members (${wp.members.join(", ")}); got ${got}`,
           members: wp.members,
         },
+      };
+    }
+    const kind = body.status === "progress" ? "progress" : "ending";
+    const waitMs = this.#budget.take(wp.id, kind);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      const { perMinute, burst } = SIGNAL_BUDGET;
+      return {
+        verdict: "too_many_signals",
+        body: {
+          error: `Waitpoint ${wp.id} takes at most ${perMinute} ${kind === "progress" ? "progress" : "ok/fail"} signals a minute (bursts of ${burst}); this one was not stored: send it again in ${seconds} s`,
+          retryAfterSeconds: seconds,
+        },
+        retryAfterSeconds: seconds,
       };
     }
     const now = this.deps.now();

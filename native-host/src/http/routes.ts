@@ -33,7 +33,7 @@ import { unreachableText } from "../store/pg/connection.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import { panelQuery } from "./panel-query.js";
-import type { ApiServices, Routes } from "./route-context.js";
+import type { ApiServices, Reply, Routes } from "./route-context.js";
 import { errorBody, SIGNAL_STATUS } from "./status.js";
 
 const sessionView = (
@@ -87,11 +87,13 @@ function param(value: string | undefined, schema: z.ZodType<string>): string {
 }
 
 /** 202 for an accepted signal; a refusal in the one error shape, its code the verdict (`wrong_secret`, `ended`, …). */
-function signalReply(outcome: SignalOutcome) {
+function signalReply(outcome: SignalOutcome): Reply {
   const status = SIGNAL_STATUS[outcome.verdict];
   if (outcome.verdict === "accepted") return { status, body: outcome.body };
   const { error, ...details } = outcome.body;
-  return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }) };
+  const body = errorBody(status, String(error), { ...details, code: outcome.verdict });
+  const retry = outcome.retryAfterSeconds;
+  return retry === undefined ? { status, body } : { status, body, headers: { "retry-after": String(retry) } };
 }
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
