@@ -1,13 +1,23 @@
 /**
  * The per-waitpoint budget of accepted signals (design.md §5, §8; issue #37 finding 5): one job
- * holding a waitpoint's secret cannot store signals faster than `SIGNAL_BUDGET` allows. A token
+ * holding a waitpoint's secret cannot store signals faster than the `waitpointSignalsPerMinute`
+ * setting (default 60, bursts of 30) allows. A token
  * bucket per waitpoint and kind of signal — progress reports and endings (ok/fail) each have their
  * own, so a flood of progress never delays the job's final "ok" — refilled at `perMinute`, holding
  * at most `burst`. A signal past it is not stored: it is answered 429 with the seconds until a token
  * is back (`Retry-After`), which `vigil signal` honours, and a spool or device file waits for the
  * next sweep. Memory holds one entry per waitpoint that signalled recently (a full bucket is dropped).
  */
-export const SIGNAL_BUDGET = { perMinute: 60, burst: 30 };
+export interface SignalBudgetLimits {
+  perMinute: number;
+  burst: number;
+}
+
+/** The budget for a `waitpointSignalsPerMinute` setting (default 60): bursts of half of it. */
+export const signalBudgetOf = (perMinute: number): SignalBudgetLimits => ({
+  perMinute,
+  burst: Math.max(1, Math.floor(perMinute / 2)),
+});
 
 export type SignalKind = "progress" | "ending";
 
@@ -22,7 +32,7 @@ export class SignalBudget {
 
   constructor(
     private readonly now: () => number,
-    private readonly budget = SIGNAL_BUDGET,
+    readonly budget: SignalBudgetLimits,
   ) {
     this.#msPerToken = 60_000 / budget.perMinute;
   }

@@ -22,7 +22,7 @@ import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
-import { SIGNAL_BUDGET, SignalBudget } from "./signal-budget.js";
+import { SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { isActive } from "./states.js";
 import { waitpointView, waitpointViews } from "./waitpoint-view.js";
 
@@ -101,7 +101,7 @@ export class Waitpoints {
 
   constructor(private readonly deps: WaitpointDeps) {
     this.#misses = new MissBudget(deps.now);
-    this.#budget = new SignalBudget(deps.now);
+    this.#budget = new SignalBudget(deps.now, signalBudgetOf(deps.settings.waitpointSignalsPerMinute));
   }
 
   // ------------------------------------------------------------------ wait_create / check / cancel
@@ -364,7 +364,7 @@ export class Waitpoints {
     const waitMs = this.#budget.take(wp.id, kind);
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
-      const { perMinute, burst } = SIGNAL_BUDGET;
+      const { perMinute, burst } = this.#budget.budget;
       return {
         verdict: "too_many_signals",
         body: {
@@ -478,6 +478,7 @@ export class Waitpoints {
       pending: (await t.waitpoints.signalsAfter(record.uid, record.wakedSeq)).map(toBarrier),
       wakesSent: await t.waitpoints.wakeCount(record.uid),
       maxSignals: wp.maxSignals,
+      progressDropped: wp.progressDropped,
     });
   }
 
