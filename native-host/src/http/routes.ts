@@ -13,17 +13,18 @@ import {
   SessionCreateSchema,
   SessionPatchSchema,
   SIGNAL_LIMITS,
-  SignalBodySchema,
   TurnSchema,
   VaultKeySchema,
   VaultSetSchema,
   WaitCreateSchema,
+  WebhookSignalSchema,
 } from "../../../shared/schemas/inputs.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
 import type { SessionView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
+import { ANSWER_PROOF_HEADER, answerProof } from "../core/signal-proof.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import { forgetHost, hostViews } from "../engine/host.js";
@@ -87,13 +88,17 @@ function param(value: string | undefined, schema: z.ZodType<string>): string {
 }
 
 /** 202 for an accepted signal; a refusal in the one error shape, its code the verdict (`wrong_secret`, `ended`, …). */
-function signalReply(outcome: SignalOutcome): Reply {
+function signalReply(outcome: SignalOutcome, asked?: { id: string; nonce?: string }): Reply {
   const status = SIGNAL_STATUS[outcome.verdict];
-  if (outcome.verdict === "accepted") return { status, body: outcome.body };
+  const headers: Record<string, string> = {};
+  if (outcome.retryAfterSeconds !== undefined) headers["retry-after"] = String(outcome.retryAfterSeconds);
+  // A proven signal's answer is signed with the key its proof was made with (core/signal-proof.ts).
+  if (outcome.proofKey !== undefined && asked?.nonce !== undefined) {
+    headers[ANSWER_PROOF_HEADER] = answerProof(Buffer.from(outcome.proofKey, "hex"), asked.nonce, asked.id, status);
+  }
+  if (outcome.verdict === "accepted") return { status, body: outcome.body, headers };
   const { error, ...details } = outcome.body;
-  const body = errorBody(status, String(error), { ...details, code: outcome.verdict });
-  const retry = outcome.retryAfterSeconds;
-  return retry === undefined ? { status, body } : { status, body, headers: { "retry-after": String(retry) } };
+  return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }), headers };
 }
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
@@ -305,9 +310,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     await engine.control(record.sessionId, record.id, "cancel");
     return { status: 200, body: await waitpoints.view(await queries.monitor(record.sessionId, record.id)) };
   });
-  routes.on("signal", async (c) =>
-    signalReply(await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes))),
-  );
+  routes.on("signal", async (c) => {
+    const body = await c.body(WebhookSignalSchema, SIGNAL_LIMITS.bodyBytes);
+    return signalReply(await waitpoints.signalBatched(body), body);
+  });
   routes.on("signalOwner", async (c) => {
     const body = await c.body(OwnerSignalSchema, SIGNAL_LIMITS.bodyBytes);
     const id = param(c.params.wid, WaitpointIdSchema);
