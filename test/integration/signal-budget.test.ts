@@ -3,7 +3,7 @@
  * a 72 MB view). Here the test plays that job — concurrent loops posting large progress signals with
  * the right secret — against a real daemon (SQLite, and PostgreSQL in the integration-postgres run).
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
@@ -144,5 +144,33 @@ describe("one job flooding its waitpoint (issue #37 finding 5)", () => {
     expect(shown).toMatchObject({ heartbeats: 320, earlierSignals: 300, state: "armed" });
     expect(shown.signals).toHaveLength(20);
     expect(Buffer.byteLength(JSON.stringify(shown))).toBeLessThan(20 * 18_500 + 5_000);
+  });
+
+  test("spool files past the budget are neither parked nor lost: each stays for a later sweep and is heard once", async () => {
+    // 120 a minute: a burst of 60, then two a second; the sweep looks every 250 ms.
+    const own = await TestDaemon.start({
+      env: { VIGIL_WAITPOINT_SWEEP_MS: "250", VIGIL_WAITPOINT_SIGNALS_PER_MINUTE: "120" },
+    });
+    try {
+      const w = await arm(own);
+      const spool = join(own.home, "tmp", "signals");
+      for (let i = 0; i < 70; i++) {
+        const name = `job-${String(i).padStart(2, "0")}`;
+        writeFileSync(join(spool, `${name}.tmp`), JSON.stringify({ id: w.id, status: "progress", message: name }));
+        renameSync(join(spool, `${name}.tmp`), join(spool, `${name}.json`));
+      }
+      await waitFor(() => readdirSync(spool).filter((f) => f.endsWith(".json")).length === 0, {
+        timeoutMs: 30_000,
+        what: "every spool file to be collected",
+      });
+      expect(existsSync(join(spool, "bad")) ? readdirSync(join(spool, "bad")) : []).toEqual([]);
+      expect((await view(own, w)).body.heartbeats).toBe(70);
+      expect(await storedSignals(own, w)).toBe(70);
+      expect(readFileSync(join(own.home, "vigil.log"), "utf8")).toMatch(
+        /spool: job-\d\d\.json stays for a later sweep: Waitpoint wp_[0-9a-f]+ takes at most 120 progress signals a minute/,
+      );
+    } finally {
+      await own.dispose();
+    }
   });
 });
