@@ -74,7 +74,7 @@ describe("a signal sent to whoever holds the port", () => {
     expect(received.length).toBeGreaterThan(0);
     for (const request of received) expect(`${request.headers} ${request.body}`).not.toContain(w.secret);
     const real = await daemon.cli([...args, "--url", daemon.url]);
-    expect(real.exitCode, real.stderr).toBe(0);
+    expect(real.exitCode, String(real.stderr)).toBe(0);
     expect(real.stdout).toContain(`accepted: ${w.id} ok`);
     const view = (await daemon.api("GET", `/api/sessions/${w.sid}/waitpoints/${w.id}`)).body;
     expect(view.signals.map((s: { message: string }) => s.message)).toEqual(["build 7 done"]);

@@ -124,7 +124,7 @@ describe("one job flooding its waitpoint (issue #37 finding 5)", () => {
       "--message",
       "the last word",
     ]);
-    expect(last.exitCode, last.stderr).toBe(0);
+    expect(last.exitCode, String(last.stderr)).toBe(0);
     expect(last.stdout).toContain(`accepted: ${w.id} ok`);
     const lastWords = await daemon.query<{ n: number }>(
       "SELECT count(*) AS n FROM signals s JOIN waitpoints w ON w.monitor_uid = s.monitor_uid WHERE w.id = $1 AND s.message = $2",
