@@ -15,10 +15,10 @@ import type {
   OwnerSignalSchema,
   SessionCreateSchema,
   SessionPatchSchema,
-  SignalBodySchema,
   TurnSchema,
   VaultSetSchema,
   WaitCreateSchema,
+  WebhookSignalSchema,
 } from "./schemas/inputs.js";
 import type { Observation, Tab } from "./schemas/native-messages.js";
 import type { BrowserObserveSchema } from "./schemas/sources.js";
@@ -199,7 +199,7 @@ export interface RouteTypes {
   createWaitpoint: { body: In<typeof WaitCreateSchema>; reply: WaitCreated };
   getWaitpoint: { body: undefined; reply: WaitpointView };
   cancelWaitpoint: { body: undefined; reply: WaitpointView };
-  signal: { body: In<typeof SignalBodySchema>; reply: Record<string, unknown> };
+  signal: { body: In<typeof WebhookSignalSchema>; reply: Record<string, unknown> };
   signalOwner: { body: In<typeof OwnerSignalSchema>; reply: Record<string, unknown> };
   browserTabs: { body: undefined; reply: Tab[] };
   browserObserve: { body: In<typeof BrowserObserveSchema>; reply: Observation };

@@ -61,6 +61,7 @@ function waitpoint(overrides: Partial<WaitpointView> = {}): WaitpointView {
     wakesThisHour: 0,
     maxWakesPerHour: 12,
     heldUntil: null,
+    earlierSignals: 0,
     signals: [],
     deviceState: null,
     stall: null,

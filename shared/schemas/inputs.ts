@@ -250,6 +250,34 @@ export const SignalBodySchema = z.strictObject({
 export type SignalBody = z.infer<typeof SignalBodySchema>;
 
 /**
+ * POST /webhook/signal: the secret itself (curl, scripts), or — what `vigil signal --url` sends — a
+ * random `nonce` and a `proof`, HMAC-SHA256 keyed by sha256(secret) of the signal's fields
+ * (core/signal-proof.ts): the secret never leaves the job, and the daemon signs its answer.
+ */
+export const WebhookSignalSchema = SignalBodySchema.extend({
+  secret: z.string().min(1).max(256).optional(),
+  nonce: z
+    .string()
+    .regex(/^[0-9a-f]{32,128}$/, "Expected 32–128 lowercase hex characters")
+    .optional(),
+  proof: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "Expected 64 lowercase hex characters (HMAC-SHA256)")
+    .optional(),
+}).superRefine((body, ctx) => {
+  const given = (["secret", "nonce", "proof"] as const).filter((k) => body[k] !== undefined);
+  const bySecret = given.length === 1 && given[0] === "secret";
+  const byProof = given.length === 2 && body.secret === undefined;
+  if (!bySecret && !byProof) {
+    ctx.addIssue({
+      code: "custom",
+      message: `Expected either secret, or nonce and proof; got ${given.length > 0 ? given.join(", ") : "none of them"}`,
+    });
+  }
+});
+export type WebhookSignal = z.infer<typeof WebhookSignalSchema>;
+
+/**
  * The owner's signal (POST /api/waitpoints/:wid/signal, on the owner-only socket): the id is in the
  * path and the secret is not needed — the socket's permissions already say who is asking.
  */

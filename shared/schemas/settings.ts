@@ -15,6 +15,8 @@ export const SettingsSchema = z.strictObject({
     .optional(),
   waitpointSweepMs: z.number().int().min(0).max(3_600_000).optional(),
   waitpointMaxWakesPerHour: z.number().int().min(1).max(1000).optional(),
+  /** Signals one waitpoint stores a minute, per kind (progress; ok/fail), in bursts of half; past it 429. */
+  waitpointSignalsPerMinute: z.number().int().min(2).max(100_000).optional(),
   /**
    * Serve the whole API on TCP too (127.0.0.1, bearer token). Off by default: same-user clients use
    * the owner-only Unix socket, and TCP carries only /healthz and /webhook/signal.

@@ -74,6 +74,7 @@ export const EnvSchema = z.object({
   VIGIL_WAITPOINT_TTL_MS: z.string().optional(),
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),
+  VIGIL_WAITPOINT_SIGNALS_PER_MINUTE: z.string().optional(),
 });
 export type EnvConfig = z.infer<typeof EnvSchema>;
 
@@ -145,6 +146,8 @@ export interface ResolvedSettings {
   /** Spool sweep interval; 0 turns the sweep off (the folder watch still collects). */
   waitpointSweepMs: number;
   waitpointMaxWakesPerHour: number;
+  /** Signals one waitpoint stores a minute, per kind (progress; ok/fail), in bursts of half (core/signal-budget.ts). */
+  waitpointSignalsPerMinute: number;
   /** The whole API on TCP with the bearer token too (settings `tcpApi`, or VIGIL_TCP_API=1). */
   tcpApi: boolean;
 }
@@ -153,6 +156,7 @@ export const DEFAULT_SETTINGS: ResolvedSettings = {
   waitpointTtlMs: 7 * 24 * 3_600_000,
   waitpointSweepMs: 30_000,
   waitpointMaxWakesPerHour: 12,
+  waitpointSignalsPerMinute: 60,
   tcpApi: false,
 };
 
@@ -162,6 +166,7 @@ const ENV: Record<NumericSetting, string> = {
   waitpointTtlMs: "VIGIL_WAITPOINT_TTL_MS",
   waitpointSweepMs: "VIGIL_WAITPOINT_SWEEP_MS",
   waitpointMaxWakesPerHour: "VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR",
+  waitpointSignalsPerMinute: "VIGIL_WAITPOINT_SIGNALS_PER_MINUTE",
 };
 
 export function loadSettings(home: string, env: NodeJS.ProcessEnv = process.env): ResolvedSettings {

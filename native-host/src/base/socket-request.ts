@@ -9,12 +9,13 @@
  * stay pending while the process exited with nothing said), and any failure is one Error naming
  * what happened.
  */
-import { request } from "node:http";
+import { type IncomingHttpHeaders, request } from "node:http";
 import { request as httpsRequest } from "node:https";
 
 export interface SocketReply {
   status: number;
   text: string;
+  headers: IncomingHttpHeaders;
 }
 
 export interface SocketRequest {
@@ -80,7 +81,11 @@ export function socketRequest(options: SocketRequest): Promise<SocketReply> {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () =>
-          finish(null, { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+          finish(null, {
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            headers: res.headers,
+          }),
         );
         res.on("error", (error) => finish(failure(error)));
         res.on("aborted", () => finish(new SocketRequestError("the daemon closed the connection mid-answer", false)));

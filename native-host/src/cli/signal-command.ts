@@ -7,7 +7,9 @@
  * file removed only after the daemon's answer (as Postfix's maildrop does), so a daemon that is
  * down, busy or dies mid-request loses nothing: the file is collected when it runs, and the two
  * copies share one idempotency key, so it is heard once. To another machine's daemon (`--url`) the
- * secret comes from `--secret-file` (a 0600 file) or `$VIGIL_SIGNAL_SECRET`, never the command line.
+ * secret comes from `--secret-file` (a 0600 file) or `$VIGIL_SIGNAL_SECRET`, never the command line,
+ * and is never sent: the signal carries a proof made with it, and only an answer the daemon signed
+ * counts (cli/signal-remote.ts); nothing is spooled here for another machine's waitpoint.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -20,6 +22,7 @@ import { homePaths } from "../base/paths.js";
 import { SocketRequestError, socketRequest } from "../base/socket-request.js";
 import { homeOf, print } from "./context.js";
 import { parseId, parseInteger, usageError } from "./options.js";
+import { type RemoteSignal, signalRemote } from "./signal-remote.js";
 
 interface SignalOptions {
   id?: string;
@@ -119,7 +122,7 @@ interface Answer {
 }
 
 /** One request with a deadline; a thrown SocketRequestError when there was no answer. */
-async function send(target: { socketPath: string } | { origin: string }, path: string, body: unknown): Promise<Answer> {
+async function send(target: { socketPath: string }, path: string, body: unknown): Promise<Answer> {
   const reply = await socketRequest({
     ...target,
     method: "POST",
@@ -164,8 +167,9 @@ export function registerSignalCommand(program: Command): void {
       const body = buildSignal(options, process.env);
       if (options.data !== undefined) body.data = await readData(options.data);
       const url = options.url === undefined ? null : new URL(options.url);
+      if (url) return signalTo(url, body);
       // Written first, removed after the answer: whatever happens to the request, nothing is lost.
-      const spooled = options.spool === false || url !== null ? null : spool(home, body);
+      const spooled = options.spool === false ? null : spool(home, body);
       const key = spooled ? `spool:${spooled.name}` : `cli:${randomBytes(12).toString("hex")}`;
       const keep = (why: string) => {
         if (options.spool === false) throw new CliError(`${why}; not spooled (--no-spool)`);
@@ -177,39 +181,41 @@ export function registerSignalCommand(program: Command): void {
       };
       let answer: Answer;
       try {
-        answer = url
-          ? // A daemon's address alone (http://host:7391) means its signal route.
-            await send(
-              { origin: url.origin },
-              (url.pathname === "/" ? ROUTES.signal.path : url.pathname) + url.search,
-              {
-                ...body,
-                key,
-              },
-            )
-          : await send(
-              { socketPath: homePaths(home).apiSocket },
-              pathOf(ROUTES.signalOwner, { wid: String(body.id) }),
-              { ...body, id: undefined, key },
-            );
+        answer = await send(
+          { socketPath: homePaths(home).apiSocket },
+          pathOf(ROUTES.signalOwner, { wid: String(body.id) }),
+          { ...body, id: undefined, key },
+        );
       } catch (error) {
-        if (error instanceof SocketRequestError && error.notListening && !url) {
+        if (error instanceof SocketRequestError && error.notListening) {
           return keep(`no Vigil daemon is running for ${home}`);
         }
-        return keep(`cannot reach ${url?.href ?? "the Vigil daemon"} (${(error as Error).message})`);
-      }
-      if (answer.status === 202) {
-        done();
-        return print(`accepted: ${body.id} ${body.status}`);
-      }
-      if (answer.status === 410) {
-        done();
-        return print(`${body.id}: ${answer.message ?? "already resolved"}`);
+        return keep(`cannot reach the Vigil daemon (${(error as Error).message})`);
       }
       if (answer.status === 429 || answer.status >= 500) {
         return keep(`the daemon answered ${answer.status} (${answer.message ?? "busy"})`);
       }
       done();
-      throw new CliError(`refused (${answer.status}): ${answer.message ?? "no reason given"}`);
+      report(body, answer);
     });
+}
+
+/** What the daemon's answer means for the job: accepted or already resolved (exit 0), else refused. */
+function report(body: Record<string, unknown>, answer: Answer): void {
+  if (answer.status === 202) print(`accepted: ${body.id} ${body.status}`);
+  else if (answer.status === 410) print(`${body.id}: ${answer.message ?? "already resolved"}`);
+  else throw new CliError(`refused (${answer.status}): ${answer.message ?? "no reason given"}`);
+}
+
+/** Another machine's daemon (`--url`, a daemon's address alone meaning its signal route): proof mode. */
+async function signalTo(url: URL, body: Record<string, unknown>): Promise<void> {
+  const { secret, ...signal } = body;
+  let answer: Answer;
+  try {
+    answer = await signalRemote(url, signal as unknown as RemoteSignal, String(secret));
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot reach ${url.href} (${(error as Error).message}); the signal was not delivered`);
+  }
+  report(body, answer);
 }

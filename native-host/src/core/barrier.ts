@@ -89,14 +89,16 @@ export function deadlineNotice(input: {
   pending: BarrierSignal[];
   wakesSent: number;
   maxSignals: number;
+  /** Progress signals no longer kept (not in `all`). */
+  progressDropped?: number;
 }): string {
   const terminal = input.all.filter((s) => s.status !== "progress");
-  const heartbeats = input.all.length - terminal.length;
+  const heartbeats = input.all.length - terminal.length + (input.progressDropped ?? 0);
   if (input.maxSignals > 1 && input.wakesSent > 0) {
     const unsent = input.pending.length;
     return `the waitpoint expired; it woke you ${input.wakesSent} time${input.wakesSent === 1 ? "" : "s"}${unsent ? `, and ${unsent} report${unsent === 1 ? "" : "s"} below had not reached you yet` : ""}`;
   }
-  if (input.all.length === 0) return "nobody reported before the deadline";
+  if (input.all.length === 0 && heartbeats === 0) return "nobody reported before the deadline";
   if (terminal.length === 0) {
     return `only heartbeats arrived (${heartbeats} progress report${heartbeats === 1 ? "" : "s"}), no ok or fail`;
   }

@@ -5,6 +5,9 @@
  * local user can read with `ps` for as long as the job runs. Lines run as the owner on this machine
  * need none (`vigil signal --id` over the owner-only socket; a file in the 0700 spool); the curl
  * line and a device's shell line read it from a 0600 file, SECRET_FILE, that the agent writes first.
+ * The curl line has `--fail-with-body` (curl ≥ 7.76): a refused signal fails the job's step, loudly.
+ * It cannot tell who answered (after an unclean stop another user may hold the port and receives the
+ * secret): `vigil signal --url` can, and never sends the secret (cli/signal-remote.ts).
  */
 import type { HowToSignal } from "../../../shared/schemas/views.js";
 
@@ -46,7 +49,7 @@ export function howToSignal(target: SignalTarget): HowToSignal {
     curl:
       `{ printf '{"id":"${target.id}","secret":"'; head -n 1 ${SECRET_FILE} | tr -d '\\r\\n'; ` +
       `printf '","status":"ok","message":"done"${memberJson}}'; } | ` +
-      `curl -sS -XPOST ${target.url} -H 'content-type: application/json' --data-binary @-`,
+      `curl -sS --fail-with-body -XPOST ${target.url} -H 'content-type: application/json' --data-binary @-`,
     shell: target.device
       ? drop('"$HOME/.vigil/tmp/signals"', ',"secret":"%s"', `"$(head -n 1 ${SECRET_FILE} | tr -d '\\r\\n')" `)
       : drop(quote(target.spoolDir), "", ""),

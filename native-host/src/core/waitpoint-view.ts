@@ -13,6 +13,12 @@ import type { SignalRow, WaitpointRow } from "../store/waitpoints.js";
 import { countTerminal, HOUR_MS } from "./barrier.js";
 import { isActive } from "./states.js";
 
+/**
+ * A view lists a waitpoint's last 20 signals and counts the others (`earlierSignals`): one job's
+ * flood of 18 KB reports made a single view 72 MB (issue #37 finding 5).
+ */
+export const SIGNALS_SHOWN = 20;
+
 export interface WaitpointViewDeps {
   store: Engine;
   shield: Shield;
@@ -114,7 +120,7 @@ export function waitpointViewOf(
     failFast: wp.failFast,
     maxSignals: wp.maxSignals,
     received,
-    heartbeats: signals.length - signals.filter((s) => s.status !== "progress").length,
+    heartbeats: signals.length - signals.filter((s) => s.status !== "progress").length + wp.progressDropped,
     progress: `${record.name} · ${received}/${total} received`,
     createdAt: iso(record.createdAt) as string,
     expiresAt: iso(record.trigger?.deadlineAt),
@@ -123,7 +129,8 @@ export function waitpointViewOf(
     wakesThisHour: parts.wakesThisHour,
     maxWakesPerHour: settings.waitpointMaxWakesPerHour,
     heldUntil: iso(held),
-    signals: signals.map((s) => ({
+    earlierSignals: Math.max(0, signals.length - SIGNALS_SHOWN) + wp.progressDropped,
+    signals: signals.slice(-SIGNALS_SHOWN).map((s) => ({
       status: s.status,
       member: s.member,
       message: s.message,

@@ -15,13 +15,15 @@ import { ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
 import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { SignalRow, SignalVia, WaitpointRow } from "../store/waitpoints.js";
+import type { SignalRow, SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
 import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
+import { SignalBudget, signalBudgetOf } from "./signal-budget.js";
+import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
 import { waitpointView, waitpointViews } from "./waitpoint-view.js";
 
@@ -54,6 +56,7 @@ export type SignalVerdict =
   | "ended"
   | "not_a_member"
   | "too_many_misses"
+  | "too_many_signals"
   | "wrong_device";
 
 /**
@@ -73,7 +76,7 @@ export interface SignalOrigin {
 }
 
 /** A signal as it arrives: without a secret only from the owner (`SignalOrigin.owner`). */
-export type SignalInput = Omit<SignalBody, "secret"> & { secret?: string };
+export type SignalInput = Omit<SignalBody, "secret"> & { secret?: string; nonce?: string; proof?: string };
 
 export interface SignalOutcome {
   verdict: SignalVerdict;
@@ -84,10 +87,22 @@ export interface SignalOutcome {
   miss?: boolean;
   /** It may have moved its trigger's due time (a wake, a settle, a stall check): the scheduler looks again. */
   settled?: boolean;
+  /** `too_many_signals`: when the waitpoint takes one again (HTTP `Retry-After`, in whole seconds). */
+  retryAfterSeconds?: number;
+  /** A signal sent with a proof that held: the stored sha256(secret), hex, that signs the answer. */
+  proofKey?: string;
 }
 
 /** sha256 of a secret; the one-shot form costs half of a Hash object, once per signal. */
 const hash = (secret: string) => digest("sha256", secret, "buffer");
+
+/** Whether the signal holds the secret whose sha256 is `secretHash`: the secret itself, or a proof made with it. */
+function holds(body: SignalInput, secretHash: Buffer): boolean {
+  if (body.proof !== undefined && body.nonce !== undefined) {
+    return sameProof(body.proof, signalProof(secretHash, { ...body, nonce: body.nonce }));
+  }
+  return timingSafeEqual(hash(body.secret ?? ""), secretHash);
+}
 const cap = (text: string, max: number) =>
   text.length > max ? `${text.slice(0, max)} …[cut at ${max} characters]` : text;
 
@@ -99,11 +114,13 @@ async function isSessionOf(t: Tables, sessionId: string, hostId: string | undefi
 
 export class Waitpoints {
   readonly #misses: MissBudget;
+  readonly #budget: SignalBudget;
   /** Keys whose over-budget misses are not logged again until then (one line per window). */
   readonly #quietUntil = new Map<string, number>();
 
   constructor(private readonly deps: WaitpointDeps) {
     this.#misses = new MissBudget(deps.now);
+    this.#budget = new SignalBudget(deps.now, signalBudgetOf(deps.settings.waitpointSignalsPerMinute));
   }
 
   // ------------------------------------------------------------------ wait_create / check / cancel
@@ -221,13 +238,13 @@ export class Waitpoints {
     return outcome;
   }
 
-  #queue: Array<{ body: SignalBody; resolve: (o: SignalOutcome) => void; reject: (e: unknown) => void }> = [];
+  #queue: Array<{ body: SignalInput; resolve: (o: SignalOutcome) => void; reject: (e: unknown) => void }> = [];
 
   /**
    * The route's path: signals arriving in the same tick share one transaction (group commit), and
    * each answer is sent only after the commit that holds it, so a 202 still survives kill -9.
    */
-  signalBatched(body: SignalBody): Promise<SignalOutcome> {
+  signalBatched(body: SignalInput): Promise<SignalOutcome> {
     return new Promise((resolve, reject) => {
       if (this.#queue.push({ body, resolve, reject }) === 1) setImmediate(() => void this.#flush());
     });
@@ -302,22 +319,22 @@ export class Waitpoints {
   }
 
   async #signalInTx(t: Tables, body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): Promise<SignalOutcome> {
-    const { shield } = this.deps;
-    const { device } = origin;
     // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
-    const secret = body.secret ?? "";
     const wp = await t.waitpoints.target(body.id);
     // …and only for this host's waitpoints: another host's owner needs the secret like anyone (#37).
     const trusted =
       body.secret === undefined &&
+      body.proof === undefined &&
       origin.owner === true &&
       (wp === undefined || (await isSessionOf(t, wp.sessionId, this.deps.hostId)));
+    const holdsSecret = (secretHash: string) => trusted || holds(body, Buffer.from(secretHash, "hex"));
     const removed = wp ? undefined : await t.waitpoints.tombstoneOf(body.id);
-    if (removed !== undefined && (trusted || timingSafeEqual(hash(secret), Buffer.from(removed, "hex")))) {
+    if (removed !== undefined && holdsSecret(removed)) {
       // It existed and the caller holds its secret: the owner removed the session. Gone, not a miss.
       return {
         verdict: "ended",
         body: { error: `Waitpoint ${body.id} was removed with its session`, state: "removed" },
+        ...(body.proof === undefined ? {} : { proofKey: removed }),
       };
     }
     if (!wp)
@@ -326,9 +343,27 @@ export class Waitpoints {
         body: { error: `Unknown waitpoint ${body.id} (never armed, or purged 3 days after it resolved)` },
         miss: true,
       };
-    if (!trusted && !timingSafeEqual(hash(secret), Buffer.from(wp.secretHash, "hex"))) {
-      return { verdict: "wrong_secret", body: { error: `Wrong secret for waitpoint ${wp.id}` }, miss: true };
+    if (!holdsSecret(wp.secretHash)) {
+      const what = body.proof === undefined ? "secret" : "proof (not made with its secret, or the signal was altered)";
+      return { verdict: "wrong_secret", body: { error: `Wrong ${what} for waitpoint ${wp.id}` }, miss: true };
     }
+    // A proven signal's answer is signed; its nonce is its key when it names none, so a captured
+    // proof replayed is that same signal's duplicate.
+    if (body.proof === undefined) return this.#acceptInTx(t, wp, body, via, origin);
+    const proven = { ...body, key: body.key ?? `proof:${body.nonce}` };
+    return { ...(await this.#acceptInTx(t, wp, proven, via, origin)), proofKey: wp.secretHash };
+  }
+
+  /** The signal's secret (or proof) held: stored, or refused for what the waitpoint is now. */
+  async #acceptInTx(
+    t: Tables,
+    wp: SignalTarget,
+    body: SignalInput,
+    via: SignalVia,
+    origin: SignalOrigin,
+  ): Promise<SignalOutcome> {
+    const { shield } = this.deps;
+    const { device } = origin;
     // A device's file resolves only that device's waitpoints (HTTP and the local spool: any); a
     // device added again under the same name is another device (another id).
     if (device !== undefined && wp.deviceId !== device.id) {
@@ -364,6 +399,20 @@ export class Waitpoints {
           error: `Waitpoint ${wp.id} names its members (${wp.members.join(", ")}); got ${got}`,
           members: wp.members,
         },
+      };
+    }
+    const kind = body.status === "progress" ? "progress" : "ending";
+    const waitMs = this.#budget.take(wp.id, kind);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      const { perMinute, burst } = this.#budget.budget;
+      return {
+        verdict: "too_many_signals",
+        body: {
+          error: `Waitpoint ${wp.id} takes at most ${perMinute} ${kind === "progress" ? "progress" : "ok/fail"} signals a minute (bursts of ${burst}); this one was not stored: send it again in ${seconds} s`,
+          retryAfterSeconds: seconds,
+        },
+        retryAfterSeconds: seconds,
       };
     }
     const now = this.deps.now();
@@ -470,6 +519,7 @@ export class Waitpoints {
       pending: (await t.waitpoints.signalsAfter(record.uid, record.wakedSeq)).map(toBarrier),
       wakesSent: await t.waitpoints.wakeCount(record.uid),
       maxSignals: wp.maxSignals,
+      progressDropped: wp.progressDropped,
     });
   }
 

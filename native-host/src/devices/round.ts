@@ -9,7 +9,7 @@ import type { SignalBody } from "../../../shared/schemas/inputs.js";
 import { envConfig } from "../base/config.js";
 import type { Logger } from "../base/log.js";
 import type { SignalOrigin, SignalOutcome } from "../core/waitpoints.js";
-import { isTaken, parseSignalFile } from "../intake/spool.js";
+import { isDeferred, isTaken, parseSignalFile } from "../intake/spool.js";
 import type { Engine } from "../store/engine.js";
 import type { SignalVia } from "../store/waitpoints.js";
 import { ACT_SCRIPT, type Action, encodeActions, LIST_SCRIPT, parseActed, parseListing } from "./listing.js";
@@ -47,7 +47,7 @@ export async function collectRound(deps: RoundDeps): Promise<number> {
     }
     const { action, isNew } = await take(deps, entry.name, entry.bytes);
     if (isNew) stored += 1;
-    actions.push(action);
+    if (action) actions.push(action);
   }
   if (stored > 0) fault("device-stored");
   if (actions.length > 0) {
@@ -63,7 +63,7 @@ export async function collectRound(deps: RoundDeps): Promise<number> {
 }
 
 /** Stores one file's signal (or finds it already stored): what to do with the file on the device. */
-async function take(deps: RoundDeps, name: string, bytes: Buffer): Promise<{ action: Action; isNew: boolean }> {
+async function take(deps: RoundDeps, name: string, bytes: Buffer): Promise<{ action?: Action; isNew: boolean }> {
   const { store, now, device, deviceId } = deps;
   if (await store.tables.devices.isCollected(device, name)) return { action: { op: "rm", name }, isNew: false };
   const parsed = parseSignalFile(bytes.toString("utf8"));
@@ -78,5 +78,7 @@ async function take(deps: RoundDeps, name: string, bytes: Buffer): Promise<{ act
     deps.log.info(`device ${device}: collected ${name} (${outcome.verdict})`);
     return { action: { op: "rm", name }, isNew: true };
   }
+  // Over the waitpoint's signal budget: the file stays on the device for a later round.
+  if (isDeferred(outcome)) return { isNew: false };
   return { action: { op: "bad", name, reason: `${outcome.verdict}: ${String(outcome.body.error)}` }, isNew: false };
 }

@@ -82,9 +82,15 @@ export async function readJson(req: IncomingMessage, limitBytes: number): Promis
  * The body is encoded once: `Buffer.byteLength` and then writing the string would walk a large reply
  * (the side panel's pages: 300–600 KB) twice (bench/panel.js profile, issue #26).
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const bytes = Buffer.from(body === undefined ? "" : JSON.stringify(body), "utf8");
   res.writeHead(status, {
+    ...headers,
     "content-type": "application/json; charset=utf-8",
     "content-length": bytes.length,
     "cache-control": "no-store",

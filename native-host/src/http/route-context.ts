@@ -49,6 +49,8 @@ export interface RouteContext {
 export interface Reply {
   status: number;
   body?: unknown;
+  /** Extra response headers (a signal over its budget: `Retry-After`). */
+  headers?: Record<string, string>;
 }
 
 export type Handler = (context: RouteContext) => Promise<Reply> | Reply;

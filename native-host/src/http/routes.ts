@@ -14,17 +14,18 @@ import {
   SessionCreateSchema,
   SessionPatchSchema,
   SIGNAL_LIMITS,
-  SignalBodySchema,
   TurnSchema,
   VaultKeySchema,
   VaultSetSchema,
   WaitCreateSchema,
+  WebhookSignalSchema,
 } from "../../../shared/schemas/inputs.js";
 import { BrowserObserveSchema } from "../../../shared/schemas/sources.js";
 import type { SessionView } from "../../../shared/schemas/views.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { BrowserError, NOT_CONNECTED } from "../browser/link.js";
+import { ANSWER_PROOF_HEADER, answerProof } from "../core/signal-proof.js";
 import type { SignalOutcome } from "../core/waitpoints.js";
 import { MAX_CLAIM_WAIT_SECONDS } from "../delivery/delivery.js";
 import { forgetHost, hostViews } from "../engine/host.js";
@@ -34,7 +35,7 @@ import { unreachableText } from "../store/pg/connection.js";
 import type { SessionRow } from "../store/sessions.js";
 import { HttpError } from "./json-io.js";
 import { panelQuery } from "./panel-query.js";
-import type { ApiServices, Routes } from "./route-context.js";
+import type { ApiServices, Reply, Routes } from "./route-context.js";
 import { errorBody, SIGNAL_STATUS } from "./status.js";
 
 const sessionView = (
@@ -88,11 +89,17 @@ function param(value: string | undefined, schema: z.ZodType<string>): string {
 }
 
 /** 202 for an accepted signal; a refusal in the one error shape, its code the verdict (`wrong_secret`, `ended`, …). */
-function signalReply(outcome: SignalOutcome) {
+function signalReply(outcome: SignalOutcome, asked?: { id: string; nonce?: string }): Reply {
   const status = SIGNAL_STATUS[outcome.verdict];
-  if (outcome.verdict === "accepted") return { status, body: outcome.body };
+  const headers: Record<string, string> = {};
+  if (outcome.retryAfterSeconds !== undefined) headers["retry-after"] = String(outcome.retryAfterSeconds);
+  // A proven signal's answer is signed with the key its proof was made with (core/signal-proof.ts).
+  if (outcome.proofKey !== undefined && asked?.nonce !== undefined) {
+    headers[ANSWER_PROOF_HEADER] = answerProof(Buffer.from(outcome.proofKey, "hex"), asked.nonce, asked.id, status);
+  }
+  if (outcome.verdict === "accepted") return { status, body: outcome.body, headers };
   const { error, ...details } = outcome.body;
-  return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }) };
+  return { status, body: errorBody(status, String(error), { ...details, code: outcome.verdict }), headers };
 }
 
 export function registerRoutes(routes: Routes, services: ApiServices): void {
@@ -304,9 +311,10 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     await engine.control(record.sessionId, record.id, "cancel");
     return { status: 200, body: await waitpoints.view(await queries.monitor(record.sessionId, record.id)) };
   });
-  routes.on("signal", async (c) =>
-    signalReply(await waitpoints.signalBatched(await c.body(SignalBodySchema, SIGNAL_LIMITS.bodyBytes))),
-  );
+  routes.on("signal", async (c) => {
+    const body = await c.body(WebhookSignalSchema, SIGNAL_LIMITS.bodyBytes);
+    return signalReply(await waitpoints.signalBatched(body), body);
+  });
   routes.on("signalOwner", async (c) => {
     const body = await c.body(OwnerSignalSchema, SIGNAL_LIMITS.bodyBytes);
     const id = param(c.params.wid, WaitpointIdSchema);

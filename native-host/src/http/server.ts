@@ -196,7 +196,7 @@ export function createApiServer(options: {
     const query = mark === -1 ? {} : Object.fromEntries(new URLSearchParams(raw.slice(mark + 1)));
     const context = new RequestContext(req, res, found.params, query);
     const reply = await stored.handler(context);
-    sendJson(res, reply.status, reply.body);
+    sendJson(res, reply.status, reply.body, reply.headers);
   }
 
   const server = createServer(

@@ -29,6 +29,7 @@ export const SIGNAL_STATUS: Record<SignalVerdict, 202 | 401 | 403 | 404 | 410 | 
   ended: 410,
   not_a_member: 422,
   too_many_misses: 429,
+  too_many_signals: 429,
   /** Only a device's files hear it; HTTP names no device. */
   wrong_device: 403,
 };

@@ -130,6 +130,10 @@ export class Spool {
       );
       return false;
     }
+    if (isDeferred(outcome)) {
+      this.options.log.info(`spool: ${name} stays for a later sweep: ${String(outcome.body.error)}`);
+      return false;
+    }
     if (isTaken(outcome)) {
       this.#remove(path);
       this.options.log.info(
@@ -200,6 +204,9 @@ export function parseSignalFile<S extends z.ZodType<SignalInput> = typeof Signal
 /** The file has done its work (accepted, or its waitpoint already ended): it is deleted, not parked. */
 export const isTaken = (outcome: SignalOutcome): boolean =>
   outcome.verdict === "accepted" || outcome.verdict === "ended";
+
+/** The waitpoint takes no more signals this minute: the file is good and waits for a later sweep. */
+export const isDeferred = (outcome: SignalOutcome): boolean => outcome.verdict === "too_many_signals";
 
 /** Reads a regular file of at most the body cap; refuses any other kind by name, without reading it. */
 function readEntry(path: string): Read {

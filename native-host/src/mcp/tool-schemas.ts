@@ -363,7 +363,10 @@ export const WaitpointOut = z
     wakesThisHour: z.number().describe("wakes sent in the last hour"),
     maxWakesPerHour: z.number().describe("the hourly wake cap"),
     heldUntil: TimeOrNull("until when the hourly cap holds a wake back"),
-    signals: z.array(SignalOut).describe("its signals"),
+    earlierSignals: z
+      .number()
+      .describe("signals before those listed (only the last 20 are listed, the last 100 progress reports kept)"),
+    signals: z.array(SignalOut).describe("its last 20 signals, oldest first"),
   })
   .describe("a waitpoint");
 

@@ -12,6 +12,7 @@ import type { Source } from "../../../shared/schemas/sources.js";
 import type { Engine } from "./engine.js";
 import { INTERRUPTED_KEY, type NewMonitor } from "./monitors.js";
 import type { ListFilter, PanelFilter } from "./panel.js";
+import { PROGRESS_KEPT } from "./waitpoints.js";
 
 import { type NewWake, toDeliveryView, toWakeView } from "./wakes.js";
 
@@ -382,6 +383,7 @@ export function storeContract(harness: ContractHarness): void {
       expect(row).toEqual({
         ...waitpoint(uid, "wp_a", { members: ["x", "y"], failFast: false, device: "gpu" }),
         stallNotifiedFor: null,
+        progressDropped: 0,
       });
       expect(await waitpoints.byUid(uid)).toEqual(row);
       expect(await waitpoints.byId("wp_none")).toBeUndefined();
@@ -910,17 +912,46 @@ export function storeContract(harness: ContractHarness): void {
       expect(await store.tables.waitpoints.hasKey(uid, "k-1")).toBe(true);
       await store.tx(async (t) => {
         for (let i = 2; i <= 300; i++) {
-          const { eventSeq: __, ...next } = signal(uid, "progress", i);
+          const { eventSeq: __, ...next } = signal(uid, "progress", i, i === 300 ? "k-300" : null);
           expect(await t.waitpoints.recordSignal(next, `progress ${i}`)).toBe(i);
         }
       });
       expect(await harness.count("SELECT count(*) AS n FROM events WHERE monitor_uid = $1", uid)).toBe(212);
-      expect(await harness.count("SELECT count(*) AS n FROM signals WHERE monitor_uid = $1", uid)).toBe(300);
-      const { eventSeq: ___, ...again } = signal(uid, "ok", 301, "k-1");
+      // Only the last PROGRESS_KEPT progress signals are kept; the rest are counted.
+      expect(await harness.count("SELECT count(*) AS n FROM signals WHERE monitor_uid = $1", uid)).toBe(PROGRESS_KEPT);
+      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(300 - PROGRESS_KEPT);
+      const { eventSeq: ___, ...again } = signal(uid, "ok", 301, "k-300");
       await expect(store.tx((t) => t.waitpoints.recordSignal(again, "ok"))).rejects.toThrow(/unique|UNIQUE/);
       expect((await store.tables.monitors.byUid(uid))?.eventCount).toBe(300);
       const { eventSeq: ____, ...lost } = signal(9999, "ok", 1);
       await expect(store.tx((t) => t.waitpoints.recordSignal(lost, "x"))).rejects.toThrow("Expected monitor 9999");
+    });
+    test("a flood of progress keeps the last 100 and counts the rest; ok/fail signals are never let go (issue #37)", async () => {
+      const uid = await store.tables.monitors.insert(monitor("flood"));
+      await store.tables.waitpoints.insert(waitpoint(uid, "wp_flood", { members: ["a", "b"] }));
+      const other = await store.tables.monitors.insert(monitor("other"));
+      await store.tables.waitpoints.insert(waitpoint(other, "wp_other"));
+      const record = (monitorUid: number, status: "ok" | "fail" | "progress", seq: number) => {
+        const { eventSeq: _, ...next } = signal(monitorUid, status, seq);
+        return store.tx((t) => t.waitpoints.recordSignal(next, `${status} ${seq}`));
+      };
+      await record(uid, "ok", 1);
+      await record(other, "progress", 1);
+      for (let i = 2; i <= 250; i++) await record(uid, i === 120 ? "fail" : "progress", i);
+      const kept = await store.tables.waitpoints.signals(uid);
+      expect(kept.filter((s) => s.status === "progress")).toHaveLength(PROGRESS_KEPT);
+      expect(kept.filter((s) => s.status !== "progress").map((s) => [s.status, s.eventSeq])).toEqual([
+        ["ok", 1],
+        ["fail", 120],
+      ]);
+      // The newest are the ones kept.
+      expect(kept.at(-1)?.eventSeq).toBe(250);
+      expect(kept.find((s) => s.status === "progress")?.eventSeq).toBe(250 - PROGRESS_KEPT + 1);
+      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(248 - PROGRESS_KEPT);
+      expect((await store.tables.waitpoints.target("wp_flood"))?.progressDropped).toBe(248 - PROGRESS_KEPT);
+      // Another waitpoint's signals are its own.
+      expect(await store.tables.waitpoints.signals(other)).toHaveLength(1);
+      expect((await store.tables.waitpoints.byUid(other))?.progressDropped).toBe(0);
     });
   });
 

@@ -23,7 +23,15 @@ export interface WaitpointRow {
   device: string | null;
   /** That device's id when the waitpoint was armed: only files of that very device count. */
   deviceId: string | null;
+  /** Progress signals no longer kept (only the last `PROGRESS_KEPT` are). */
+  progressDropped: number;
 }
+
+/**
+ * How many progress signals a waitpoint keeps (issue #37 finding 5): an older one is deleted when a
+ * newer one comes and counted in `progress_dropped`. ok/fail signals are never deleted.
+ */
+export const PROGRESS_KEPT = 100;
 
 export interface SignalRow {
   id: number;
@@ -60,6 +68,7 @@ export interface RawWaitpoint {
   stall_notified_for: number | null;
   device: string | null;
   device_id: string | null;
+  progress_dropped: number;
 }
 
 export interface RawTarget extends RawWaitpoint {
@@ -91,6 +100,7 @@ export const toWaitpoint = (raw: RawWaitpoint): WaitpointRow => ({
   stallNotifiedFor: raw.stall_notified_for,
   device: raw.device,
   deviceId: raw.device_id,
+  progressDropped: Number(raw.progress_dropped),
 });
 
 // One literal with every field (no spread of toWaitpoint's result): this runs once per signal, and
@@ -107,6 +117,7 @@ export const toTarget = (raw: RawTarget): SignalTarget => ({
   stallNotifiedFor: raw.stall_notified_for,
   device: raw.device,
   deviceId: raw.device_id,
+  progressDropped: Number(raw.progress_dropped),
   sessionId: raw.session_id,
   state: raw.state as MonitorState,
   endingReason: raw.ending_reason as EndingReason | null,
@@ -140,6 +151,8 @@ export class WaitpointsTable {
   readonly #byUids;
   readonly #signalsOf;
   readonly #setStall;
+  readonly #dropProgress;
+  readonly #countDropped;
 
   readonly #tombstone;
   readonly #isTombstoned;
@@ -198,6 +211,13 @@ export class WaitpointsTable {
       "SELECT max(received_at) AS at FROM signals WHERE monitor_uid = ?",
     );
     this.#setStall = db.prepare("UPDATE waitpoints SET stall_notified_for = ? WHERE monitor_uid = ?");
+    this.#dropProgress = db.prepare<[number, number, number]>(
+      `DELETE FROM signals WHERE monitor_uid = ? AND status = 'progress' AND id <= (
+         SELECT id FROM signals WHERE monitor_uid = ? AND status = 'progress' ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+    );
+    this.#countDropped = db.prepare<[number, number]>(
+      "UPDATE waitpoints SET progress_dropped = progress_dropped + ? WHERE monitor_uid = ?",
+    );
     this.#purgeable = db.prepare<[number], { uid: number }>(
       `SELECT m.uid FROM monitors m JOIN waitpoints w ON w.monitor_uid = m.uid
        WHERE m.ending_at IS NOT NULL AND m.ending_at <= ?
@@ -205,7 +225,7 @@ export class WaitpointsTable {
     );
   }
 
-  insert(row: Omit<WaitpointRow, "stallNotifiedFor">): void {
+  insert(row: Omit<WaitpointRow, "stallNotifiedFor" | "progressDropped">): void {
     const { stallNotifiedFor: _, ...rest } = { ...row, stallNotifiedFor: null };
     this.#insert.run({
       ...rest,
@@ -258,6 +278,10 @@ export class WaitpointsTable {
   recordSignal(signal: NewSignal, text: string): number {
     const eventSeq = this.events.append(signal.monitorUid, text, signal.receivedAt);
     this.insertSignal({ ...signal, eventSeq });
+    if (signal.status === "progress") {
+      const { changes } = this.#dropProgress.run(signal.monitorUid, signal.monitorUid, PROGRESS_KEPT);
+      if (changes > 0) this.#countDropped.run(changes, signal.monitorUid);
+    }
     return eventSeq;
   }
 

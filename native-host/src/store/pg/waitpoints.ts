@@ -11,6 +11,7 @@
 import type { WaitpointsStore } from "../engine.js";
 import {
   type NewSignal,
+  PROGRESS_KEPT,
   type RawSignal,
   type RawTarget,
   type RawWaitpoint,
@@ -56,8 +57,10 @@ const INSERT_SIGNAL = statement(
   `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 );
-// An accepted signal in one round trip: the monitor's event count bumped, the event written, and the
-// signal row naming it (store/events.ts's append and insertSignal, chained).
+// An accepted signal in one round trip: the monitor's event count bumped, the event written, the
+// signal row naming it (store/events.ts's append and insertSignal, chained), and for a progress
+// signal the oldest progress rows past the last PROGRESS_KEPT deleted and counted ($10 = KEPT - 1:
+// every part sees the rows as they were before this statement, so without the new one).
 const RECORD_SIGNAL = statement(
   "waitpoints_record_signal",
   `WITH bump AS (
@@ -65,6 +68,13 @@ const RECORD_SIGNAL = statement(
      RETURNING event_count
    ), event AS (
      INSERT INTO events (monitor_uid, seq, at, text) SELECT $1, event_count, $8, $9 FROM bump RETURNING seq
+   ), gone AS (
+     DELETE FROM signals WHERE $3::text = 'progress' AND monitor_uid = $1 AND status = 'progress' AND id <= (
+       SELECT id FROM signals WHERE monitor_uid = $1 AND status = 'progress' ORDER BY id DESC LIMIT 1 OFFSET $10)
+     RETURNING 1
+   ), dropped AS (
+     UPDATE waitpoints SET progress_dropped = progress_dropped + (SELECT count(*) FROM gone)
+     WHERE monitor_uid = $1 AND EXISTS (SELECT 1 FROM gone)
    )
    INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
    SELECT $1, $2, $3, $4, $5, $6, $7, $8, seq FROM event RETURNING event_seq`,
@@ -117,7 +127,7 @@ const signalColumns = (signal: NewSignal) => [
 export class PgWaitpoints implements WaitpointsStore {
   constructor(private readonly db: Queryable) {}
 
-  async insert(row: Omit<WaitpointRow, "stallNotifiedFor">): Promise<void> {
+  async insert(row: Omit<WaitpointRow, "stallNotifiedFor" | "progressDropped">): Promise<void> {
     await run(this.db, INSERT, [
       row.monitorUid,
       row.id,
@@ -167,7 +177,11 @@ export class PgWaitpoints implements WaitpointsStore {
   }
 
   async recordSignal(signal: NewSignal, text: string): Promise<number> {
-    const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [...signalColumns(signal), text]);
+    const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [
+      ...signalColumns(signal),
+      text,
+      PROGRESS_KEPT - 1,
+    ]);
     if (!row) throw new Error(`Expected monitor ${signal.monitorUid} to exist`);
     const seq = row.event_seq;
     await pruneAfter(this.db, signal.monitorUid, seq);
