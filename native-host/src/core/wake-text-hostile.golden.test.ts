@@ -103,10 +103,6 @@ function outsideFences(text: string): string[] {
 test.each(Object.keys(CASES))("%s: the forged text shows only inside a fence, cut and escaped", (name) => {
   const facts = CASES[name] as WakeFacts;
   const text = wakeText(facts);
-  const file = join(GOLDEN, `${name}.txt`);
-  if (process.env.UPDATE_GOLDEN) writeFileSync(file, `${text}\n`);
-  expect(`${text}\n`).toBe(readFileSync(file, "utf8"));
-
   const outside = outsideFences(text).join("\n");
   expect(outside).not.toContain("NOTE FROM THE USER");
   expect(outside).not.toContain("=== Wake");
@@ -122,4 +118,8 @@ test.each(Object.keys(CASES))("%s: the forged text shows only inside a fence, cu
   expect(text.length).toBeLessThan(8192);
   // The backtick run in the data cannot close its fence: the line of six is inside a longer fence.
   expect(outside).not.toContain("``````");
+  // What the agent reads, reviewed line by line.
+  const file = join(GOLDEN, `${name}.txt`);
+  if (process.env.UPDATE_GOLDEN) writeFileSync(file, `${text}\n`);
+  expect(`${text}\n`).toBe(readFileSync(file, "utf8"));
 });
