@@ -74,27 +74,28 @@ export function fence(label: string, data: string): string {
 
 /** What the last check saw, capped: a command's last lines, or the start of a tool's summary and JSON. */
 function observationText(observation: unknown, monitorId: string): string | null {
+  const full = `vigil show ${monitorId} --json` as const;
   if (observation === null || observation === undefined) return null;
   if (typeof observation === "object" && "output" in observation) {
     const o = observation as { output?: unknown; exitCode?: unknown; timedOut?: unknown };
     const code = o.timedOut ? "check timed out" : `exit code ${String(o.exitCode)}`;
     const output = typeof o.output === "string" && o.output.length > 0 ? o.output : "(no output)";
-    return `${code}\n${outsideBlock(output, monitorId, "tail")}`;
+    return `${code}\n${outsideBlock(output, full, "tail")}`;
   }
   // A tool that writes its own summary (github__pr) has it shown as text, above the rest.
   if (typeof observation === "object" && typeof (observation as { summary?: unknown }).summary === "string") {
     const { summary, ...rest } = observation as { summary: string };
-    return outsideBlock(`${summary}\n\n${JSON.stringify(rest, null, 2)}`, monitorId, "head");
+    return outsideBlock(`${summary}\n\n${JSON.stringify(rest, null, 2)}`, full, "head");
   }
-  return outsideBlock(JSON.stringify(observation, null, 2), monitorId, "head");
+  return outsideBlock(JSON.stringify(observation, null, 2), full, "head");
 }
 
 /** Why it ended and its last error: one line each, in one fence (both may quote outside text). */
 function reportedText(facts: WakeFacts): string | null {
-  const { id } = facts.monitor;
+  const full = `vigil show ${facts.monitor.id}` as const;
   const lines = [
-    ...(facts.detail ? [`Why: ${outsideLine(facts.detail, id)}`] : []),
-    ...(facts.lastError ? [`Last error: ${outsideLine(facts.lastError, id)}`] : []),
+    ...(facts.detail ? [`Why: ${outsideLine(facts.detail, full)}`] : []),
+    ...(facts.lastError ? [`Last error: ${outsideLine(facts.lastError, full)}`] : []),
   ];
   return lines.length > 0 ? lines.join("\n") : null;
 }
@@ -122,13 +123,13 @@ export function wakeText(facts: WakeFacts): string {
   const { monitor } = facts;
   const lines: string[] = [];
   // The name and description were written at arming; still one line each, so a newline in them adds none.
-  const name = outsideLine(monitor.name, monitor.id, 200);
+  const name = outsideLine(monitor.name, `vigil show ${monitor.id}`, 200);
   lines.push(`Vigil wake for session ${facts.sessionId}: ${monitor.id} "${name}" (${KIND_NAMES[monitor.kind]}).`);
   const verb = facts.reason === "events" || facts.reason === "stalled" ? "Still running" : `Ended (${facts.reason})`;
   lines.push(
     `${verb}: ${(monitor.kind === "signal" && SIGNAL_HEADLINES[facts.reason]) || HEADLINES[facts.reason]}, after ${formatDuration(facts.at - facts.armedAt)} (armed ${payload.armedAt}, now ${new Date(facts.at).toISOString()}).`,
   );
-  lines.push(`Watching: ${outsideLine(monitor.description, monitor.id)}`);
+  lines.push(`Watching: ${outsideLine(monitor.description, `vigil show ${monitor.id}`)}`);
   if (facts.continuation) {
     const label = monitor.kind === "signal" ? "Your intent when you armed it" : "Your note from when you armed it";
     lines.push(`${label}: ${facts.continuation}`);
@@ -140,7 +141,9 @@ export function wakeText(facts: WakeFacts): string {
   if (payload.events.length > 0) {
     const omitted = payload.omittedEvents > 0 ? `, ${payload.omittedEvents} earlier omitted` : "";
     // One line per event: a newline inside an event's text cannot make it look like two.
-    const body = payload.events.map((event) => `[${event.at}] ${outsideLine(event.text, monitor.id)}`).join("\n");
+    const body = payload.events
+      .map((event) => `[${event.at}] ${outsideLine(event.text, `vigil events ${monitor.id}`)}`)
+      .join("\n");
     const what = monitor.kind === "signal" ? "Signals" : "Events";
     lines.push("", fence(`${what} (${payload.events.length} shown${omitted})`, body));
   }
