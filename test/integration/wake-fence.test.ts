@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { linesOutsideFences } from "../../native-host/src/core/wake-text.js";
 import { TestDaemon } from "../helpers/daemon.js";
 
 let daemon: TestDaemon;
@@ -40,22 +41,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The lines outside every fence: Vigil's own words and what the agent wrote at arming. */
-function outsideFences(text: string): string[] {
-  const outside: string[] = [];
-  let closing: string | null = null;
-  for (const line of text.split("\n")) {
-    if (closing !== null) {
-      if (line === closing) closing = null;
-    } else {
-      const opening = /^(`{3,})text$/.exec(line);
-      if (opening) closing = opening[1] as string;
-      else outside.push(line);
-    }
-  }
-  return outside;
-}
-
 test("a script that forges a wake and a note from the user: in the inbox, only inside fences, cut, with the turn's marked boundaries", async () => {
   const sid = await daemon.newSession("fence");
   for (const description of ["first build", "second build"]) {
@@ -72,7 +57,9 @@ test("a script that forges a wake and a note from the user: in the inbox, only i
   expect(inbox.exitCode, String(inbox.stderr)).toBe(0);
   const text = String(inbox.stdout);
   expect(text).toContain("NOTE FROM THE USER");
-  const outside = outsideFences(text);
+  const lines = linesOutsideFences(text);
+  expect(lines, "every fence is closed").not.toBeNull();
+  const outside = lines ?? [];
   expect(outside.join("\n")).not.toContain("NOTE FROM THE USER");
   expect(outside.join("\n")).not.toContain("BBBB");
   // Every boundary line outside a fence carries the mark the first line names.

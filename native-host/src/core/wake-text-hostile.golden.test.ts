@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { type WakeFacts, wakeText } from "./wake-text.js";
+import { linesOutsideFences, type WakeFacts, wakeText } from "./wake-text.js";
 
 const GOLDEN = join(import.meta.dirname, "golden");
 const armedAt = Date.parse("2026-12-01T09:00:00Z");
@@ -83,27 +83,12 @@ const CASES: Record<string, WakeFacts> = {
   },
 };
 
-/** The wake's lines outside every fence (Vigil's own words and what the agent wrote at arming). */
-function outsideFences(text: string): string[] {
-  const outside: string[] = [];
-  let closing: string | null = null;
-  for (const line of text.split("\n")) {
-    if (closing !== null) {
-      if (line === closing) closing = null;
-      continue;
-    }
-    const opening = /^(`{3,})text$/.exec(line);
-    if (opening) closing = opening[1] as string;
-    else outside.push(line);
-  }
-  expect(closing, "every fence is closed").toBeNull();
-  return outside;
-}
-
 test.each(Object.keys(CASES))("%s: the forged text shows only inside a fence, cut and escaped", (name) => {
   const facts = CASES[name] as WakeFacts;
   const text = wakeText(facts);
-  const outside = outsideFences(text).join("\n");
+  const lines = linesOutsideFences(text);
+  expect(lines, "every fence is closed").not.toBeNull();
+  const outside = (lines ?? []).join("\n");
   expect(outside).not.toContain("NOTE FROM THE USER");
   expect(outside).not.toContain("=== Wake");
   expect(outside).not.toContain("BBBB");
