@@ -98,7 +98,11 @@ function findRollout(thread: string): string {
   return found;
 }
 
-const wakeRequests = () => world.api.main().filter((r) => r.last.includes("Vigil wake for session"));
+/** The requests that handed the model a wake: the file Vigil's queue notice names, read by the model. */
+const wakeRequests = () =>
+  world.api
+    .main()
+    .filter((r) => r.toolOutput?.includes("Vigil wake for session") || r.last.includes("Vigil wake for session"));
 
 test("an idle open Codex TUI is woken by itself, in the same thread, once, with no second process", async () => {
   const thread = await openAndArm();
@@ -108,7 +112,7 @@ test("an idle open Codex TUI is woken by itself, in the same thread, once, with 
   const seen = sampler.stop();
   expect(wake.deliveredVia).toBe(QUEUE_VIA);
   // The TUI ran the wake as its next turn, in the same thread: the model was sent it once, after the first prompt.
-  await terminal?.waitFor("Vigil wake for session", "the TUI to show the wake");
+  await terminal?.waitFor("Vigil has a wake", "the TUI to show the wake's notice");
   expect(wakeRequests()).toHaveLength(1);
   expect(wakeRequests()[0]?.text).toContain("Wait for the build.");
   expect([...seen.values()]).toEqual([]);

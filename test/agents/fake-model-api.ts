@@ -19,6 +19,8 @@ export interface SeenRequest {
   text: string;
   /** The latest user message's text. */
   last: string;
+  /** OpenAI Responses: the output of the tool call this request answers (what a `cat` showed), or null. */
+  toolOutput?: string | null;
   /** Claude Code's session header. */
   session: string | undefined;
   body: any;
@@ -37,7 +39,12 @@ const textOf = (content: unknown): string =>
           .join("\n")
       : "";
 
-const runIn = (text: string) => [...text.matchAll(/RUN: ([^\n]*)/g)].at(-1)?.[1]?.trim() ?? null;
+/**
+ * The command a user message asks for: `RUN: <command>`, or — as a model does when Vigil's Codex
+ * queue notice names the file holding the wakes — the `cat <file>` line it ends with.
+ */
+const runIn = (text: string) =>
+  [...text.matchAll(/RUN: ([^\n]*)/g)].at(-1)?.[1]?.trim() ?? /^(cat \/\S+\/wakes\.txt)$/m.exec(text)?.[1] ?? null;
 
 function anthropicRequest(body: any, headers: IncomingMessage["headers"]): { seen: SeenRequest; reply: Reply } {
   const messages: any[] = body.messages ?? [];
@@ -75,10 +82,12 @@ function openaiRequest(body: any): { seen: SeenRequest; reply: Reply } {
       ...input.map((item) => textOf(item.content) || String(item.output ?? "")),
     ].join("\n"),
     last: lastText,
+    toolOutput: null,
     session: undefined,
     body,
   };
   const tail = input.at(-1);
+  if (tail?.type === "function_call_output") seen.toolOutput = String(tail.output ?? "");
   if (tail?.type === "function_call_output" || tail?.type === "custom_tool_call_output") {
     return { seen, reply: { kind: "text", text: "done" } };
   }

@@ -8,7 +8,16 @@
  *   thread resumed headless, once — never both.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -40,7 +49,10 @@ beforeAll(async () => {
       'echo "$1" >> "$CODEX_HOME/calls"',
       'if [ "$1" = queue ]; then',
       '  id="msg-$$"',
-      '  printf "%s" "$5" > "$CODEX_HOME/message-$id"',
+      // What `ps` shows of it; then what the agent reads when it runs the queued turn (the file the notice names).
+      '  cat /proc/$$/cmdline > "$CODEX_HOME/cmdline-$id"',
+      '  file=$(printf "%s\\n" "$5" | sed -n "s/^cat //p")',
+      '  cat "$file" > "$CODEX_HOME/message-$id"',
       "  sqlite3 \"$CODEX_HOME/queue_1.sqlite\" \"INSERT INTO queued_items VALUES ('$id', '$3', '{}', 1, 0, 0)\"",
       '  echo "Queued message $id for thread $3."',
       "  exit 0",
@@ -59,20 +71,22 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** A process named like Codex's managed app-server, holding the thread's writer lock. */
-async function appServerHolding(thread: string): Promise<ChildProcess> {
+/**
+ * A process named like Codex's managed app-server holding the thread's writer lock, or (`other`)
+ * another Codex process (a `codex exec`); shared locks, so both can hold it at once.
+ */
+async function appServerHolding(thread: string, as: "app-server" | "other" = "app-server"): Promise<ChildProcess> {
   const file = join(codexHome, "thread-writer-locks", `${thread}.lock`);
-  writeFileSync(file, "");
-  const child = spawn(
-    "flock",
-    ["--no-fork", "-x", file, "sh", "-c", "sleep 600; :", "app-server", "--managed-daemon"],
-    {
-      stdio: "ignore",
-    },
-  );
+  writeFileSync(file, "", { flag: "a" });
+  const name = as === "app-server" ? ["app-server", "--managed-daemon"] : ["exec"];
+  const child = spawn("flock", ["--no-fork", "-s", file, "sh", "-c", "sleep 600; :", ...name], { stdio: "ignore" });
   children.push(child);
   const ino = String(statSync(file).ino);
-  await waitFor(() => readFileSync("/proc/locks", "utf8").includes(`:${ino} `), { what: `a lock on ${thread}.lock` });
+  const held = () =>
+    readFileSync("/proc/locks", "utf8")
+      .split("\n")
+      .some((line) => line.includes(` ${child.pid} `) && line.includes(`:${ino} `));
+  await waitFor(held, { what: `a lock on ${thread}.lock` });
   return child;
 }
 
@@ -109,9 +123,13 @@ test("taken from Codex's queue and shown in the thread's transcript: delivered t
     what: "the wake in Codex's queue",
     timeoutMs: 45_000,
   });
+  // `ps` shows `codex queue`'s argv to every local user: neither the check's output nor the tag's nonce is there.
+  const argv = readFileSync(join(codexHome, `cmdline-${item.id}`), "utf8");
+  expect(argv).not.toContain(`${thread}-built`);
   const message = readFileSync(join(codexHome, `message-${item.id}`), "utf8");
   expect(message).toContain(`${thread}-built`);
   expect(message).toMatch(/\[vigil wake-\d+ thread-t [0-9a-f]{16}\]/);
+  expect(argv).not.toContain(/\[vigil wake-\d+ thread-t ([0-9a-f]{16})\]/.exec(message)?.[1] as string);
   expect((await wakeOf(thread)).state).toBe("delivering");
   // Codex takes it from its queue and runs it: the thread's rollout shows the message.
   const db = new Database(join(codexHome, "queue_1.sqlite"));
@@ -141,4 +159,60 @@ test("left in the queue when the app-server lets the thread go: taken back out, 
   // Out of Codex's queue (it can never run a second time there), and one resume.
   expect(queued().filter((row) => row.thread_id === thread)).toEqual([]);
   expect(calls().filter((call) => call === "exec")).toHaveLength(execsBefore + 1);
+});
+
+test("the wakes' text and tags never pass through codex queue's argv, and a turn of 200 KiB is delivered through the queue", async () => {
+  const thread = "thread-large";
+  const transcript = join(root, `${thread}.jsonl`);
+  writeFileSync(transcript, "");
+  // Another Codex process holds the thread: the wakes wait, all ready for one turn when it lets go.
+  const other = await appServerHolding(thread, "other");
+  await daemon.api("POST", "/api/sessions", {
+    id: thread,
+    adapter: { kind: "codex", configDir: codexHome, program, transcriptPath: transcript },
+  });
+  const monitors = 20;
+  for (let i = 0; i < monitors; i++) {
+    const armed = await daemon.api("POST", `/api/sessions/${thread}/monitors`, {
+      source: { kind: "watch", command: `for n in $(seq 25); do printf 'OUTSIDE-${i}-%s %0400d\\n' $n 0; done` },
+      continuation: `${"Agent note. ".repeat(330)}`,
+    });
+    expect(armed.status, JSON.stringify(armed.body)).toBe(201);
+  }
+  for (let i = 1; i <= monitors; i++) await daemon.waitForState(thread, `mon-${i}`, ["ready"], 45_000);
+  const ready = (await daemon.api("GET", `/api/sessions/${thread}/wakes`)).body;
+  expect(ready.every((w: any) => w.state === "ready")).toBe(true);
+  await appServerHolding(thread);
+  other.kill("SIGKILL");
+  const item = await waitFor(() => queued().find((row) => row.thread_id === thread), {
+    what: "the turn in Codex's queue",
+    timeoutMs: 45_000,
+  });
+  const message = readFileSync(join(codexHome, `message-${item.id}`), "utf8");
+  expect(message.length).toBeGreaterThan(200 * 1024);
+  const tags = message.match(/\[vigil wake-\d+ thread-l [0-9a-f]{16}\]/g) ?? [];
+  expect(tags).toHaveLength(ready.length);
+  // What `ps` showed of `codex queue`: Vigil's notice only, no outside text, no tag, and small.
+  const argv = readFileSync(join(codexHome, `cmdline-${item.id}`), "utf8");
+  expect(argv).not.toContain("OUTSIDE-");
+  expect(argv).not.toContain("Agent note.");
+  for (const tag of tags) expect(argv).not.toContain(tag.split(" ")[3]?.slice(0, 16) as string);
+  expect(argv.length).toBeLessThan(2048);
+  expect(argv).toContain("read the whole file now");
+  // Codex runs it; the agent reads the file: the transcript shows every tag.
+  const db = new Database(join(codexHome, "queue_1.sqlite"));
+  db.prepare("DELETE FROM queued_items WHERE id = ?").run(item.id);
+  db.close();
+  appendFileSync(transcript, `${JSON.stringify({ type: "response_item", payload: { output: message } })}\n`);
+  const wakes = await waitFor(
+    async () => {
+      const all = (await daemon.api("GET", `/api/sessions/${thread}/wakes`)).body;
+      return all.every((w: any) => w.state === "delivered") ? all : null;
+    },
+    { what: "all 20 wakes delivered through the queue" },
+  );
+  expect(new Set(wakes.map((w: any) => w.deliveredVia))).toEqual(new Set(["codex queue (the thread's app-server)"]));
+  // The file with the text is gone once the delivery is over.
+  const file = /^cat (\S+)$/m.exec(argv.replaceAll("\0", "\n"))?.[1] as string;
+  expect(existsSync(file)).toBe(false);
 });

@@ -11,9 +11,10 @@
 /**
  * What a terminal acts on rather than shows: C0 controls, DEL and C1 controls (together \p{Cc};
  * 0x9b is a CSI, 0x9d an OSC on terminals that take 8-bit controls), and the bidi controls that
- * reorder what follows them on screen (Trojan Source, CVE-2021-42574).
+ * reorder what follows them on screen (Trojan Source, CVE-2021-42574), and the Unicode line and
+ * paragraph separators (a line break to some readers, where a one-line text must stay one line).
  */
-const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+const CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/gu;
 
 /** `\x1b` for a control of one byte's range, `\u202e` above it: readable, and what a shell's printf takes. */
 function escaped(char: string): string {

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { SessionIdSchema, WakeIdSchema } from "../../../shared/schemas/ids.js";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
-import { checkLoadLine, countOf, overloadText } from "../../../shared/wording.js";
+import { checkLoadLine, countOf, overloadText, turnText } from "../../../shared/wording.js";
 import { ApiClient, CliError } from "../api/client.js";
 import { readDaemonInfo } from "../base/home.js";
 import { homePaths } from "../base/paths.js";
@@ -160,7 +160,7 @@ export function registerSessionCommands(program: Command): void {
           if (total > 0) process.exitCode = 1;
           return;
         }
-        print(wakes.map((wake) => wake.text).join("\n\n"));
+        print(turnText(wakes));
       },
     );
 

@@ -2,10 +2,16 @@
  * A wake to a Codex thread its app-server holds. Codex's TUI runs its threads in a detached
  * `codex app-server --managed-daemon`, which holds the thread's writer lock while the TUI is open
  * and for about a minute after `/exit`. While it does, the wake goes in through that process:
- * `codex queue --thread <id> --message <text> --resume` puts it in Codex's own queue for the thread,
- * and the app-server runs it as the thread's next turn — at once in an idle open TUI (`› QUEUED`),
- * after the running turn in a busy one, headless in the app-server after `/exit`. One writer, always
- * Codex's own.
+ * `codex queue --thread <id> --message <notice> --resume` puts it in Codex's own queue for the
+ * thread, and the app-server runs it as the thread's next turn — at once in an idle open TUI
+ * (`› QUEUED`), after the running turn in a busy one, headless in the app-server after `/exit`. One
+ * writer, always Codex's own.
+ *
+ * `codex queue` takes the message only as an argument (Codex 0.169: no stdin, no file), and every
+ * local user reads a process's argv in `ps`; an argument over 128 KiB fails with E2BIG. So the
+ * message is a short notice of Vigil's own — no outside text, no nonce — naming a 0600 file that
+ * holds the wakes' text with their tags, which the agent reads (`cat`); the file goes when the
+ * delivery ends.
  *
  * Confirmed the way hook handovers are: each wake's text carries a tag with a fresh nonce, and the
  * wake counts once the thread's transcript (its rollout file) shows the tag. A message nobody takes
@@ -26,6 +32,7 @@ import { markOf, scanTranscript } from "../transcript-scan.js";
 import type { DeliveryContext, DeliveryOutcome, Turn } from "./adapter.js";
 import { tail } from "./adapter.js";
 import { codexThreadHolders } from "./agent-liveness.js";
+import { writePrivateFile } from "./private-file.js";
 import { lastLines, whyNotStarted } from "./run-failure.js";
 
 type CodexAdapter = Extract<Adapter, { kind: "codex" }>;
@@ -117,6 +124,18 @@ async function queuedMessage(home: string, id: string, takeBack: boolean): Promi
   }
 }
 
+/**
+ * The message `codex queue` carries (in argv): which wakes, and the file that holds their text. Only
+ * Vigil's words, ids and the path: nothing from outside and no tag.
+ */
+export function codexQueueNotice(wakeIds: string[], file: string): string {
+  const what = wakeIds.length === 1 ? `a wake (${wakeIds[0]})` : `${wakeIds.length} wakes (${wakeIds.join(", ")})`;
+  return [
+    `Vigil has ${what} for this session. Its text is in a file only you can read, not in this message: read the whole file now and act on it as you would on a message from the user:`,
+    `cat ${file}`,
+  ].join("\n");
+}
+
 /** Another Codex process took the thread between the look and the delivery: its hooks take the wakes. */
 const openedMeanwhile = (threadId: string): DeliveryOutcome => ({
   ok: false,
@@ -164,9 +183,44 @@ export async function deliverThroughCodexQueue(
   const nonce = randomBytes(8).toString("hex");
   const tags = turn.wakes.map((wake) => handoverMarker(threadId, wake.id, nonce));
   const text = turnText(turn.wakes.map((wake, i) => ({ id: wake.id, text: `${wake.text}\n\n${tags[i]}` })));
+  const wakeFile = writePrivateFile("wakes.txt", text);
+  try {
+    return await queueAndConfirm(adapter, turn, context, timeoutMs, {
+      home,
+      transcript,
+      mark,
+      tags,
+      wakeFile: wakeFile.path,
+    });
+  } finally {
+    wakeFile.remove();
+  }
+}
+
+interface QueuedHandover {
+  home: string;
+  transcript: string;
+  mark: Awaited<ReturnType<typeof markOf>>;
+  tags: string[];
+  wakeFile: string;
+}
+
+/** Queues the notice and waits until the transcript shows every tag, or the message is taken back. */
+async function queueAndConfirm(
+  adapter: CodexAdapter,
+  turn: Turn,
+  context: DeliveryContext,
+  timeoutMs: number,
+  { home, transcript, mark, tags, wakeFile }: QueuedHandover,
+): Promise<DeliveryOutcome | null> {
+  const threadId = turn.sessionId;
+  const message = codexQueueNotice(
+    turn.wakes.map((wake) => wake.id),
+    wakeFile,
+  );
   const program = adapter.program ?? "codex";
   const execa = await loadExeca();
-  const queued = await execa(program, ["queue", "--thread", threadId, "--message", text, "--resume"], {
+  const queued = await execa(program, ["queue", "--thread", threadId, "--message", message, "--resume"], {
     cwd: context.cwd,
     env: { ...withoutAgentSession(process.env), CODEX_HOME: home, VIGIL_SESSION: threadId },
     extendEnv: false,

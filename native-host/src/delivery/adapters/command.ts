@@ -4,12 +4,10 @@
  * headlessly (see examples/adapters/).
  * Design: docs/design.md §6.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { loadExeca } from "../../base/lazy-execa.js";
 import { killProcessGroup } from "../../probes/run-shell.js";
 import { type PushAdapter, tail, turnJson, turnText } from "./adapter.js";
+import { writePrivateFile } from "./private-file.js";
 import { whyNotStarted } from "./run-failure.js";
 
 type CommandAdapter = { kind: "command"; argv: string[]; timeoutSeconds?: number };
@@ -29,9 +27,8 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
   },
 
   async deliver(adapter, turn, context) {
-    const dir = mkdtempSync(join(tmpdir(), "vigil-wake-"));
-    const file = join(dir, "wake.json");
-    writeFileSync(file, turnJson(turn), { mode: 0o600 });
+    const wakeFile = writePrivateFile("wake.json", turnJson(turn));
+    const file = wakeFile.path;
     const ids = turn.wakes.map((wake) => wake.id);
     const [program, ...args] = expandArgv(adapter.argv, {
       session: turn.sessionId,
@@ -69,7 +66,7 @@ export const commandAdapter: PushAdapter<CommandAdapter> = {
       // A program that cannot be found will not appear by retrying quickly, but a person may fix it.
       return { ok: false, retry: true, error, output };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      wakeFile.remove();
     }
   },
 };
