@@ -80,7 +80,7 @@ export class TestDaemon {
 
   async spawn(): Promise<void> {
     this.stderr = "";
-    const child = spawn(process.execPath, [BIN, "serve", "--home", this.home, "--port", "0"], {
+    const child = spawn(process.execPath, [BIN, "--home", this.home, "serve", "--port", "0"], {
       env: { ...process.env, ...this.env, VIGIL_HOME: this.home },
       stdio: ["ignore", "ignore", "pipe"],
     });
