@@ -19,6 +19,7 @@ const view = (overrides: Partial<MonitorView> = {}): MonitorView => ({
   eventCount: 1,
   lastEvent: null,
   lastObservation: null,
+  sandbox: null,
   lastError: null,
   errorCount: 0,
   consecutive: null,

@@ -5,9 +5,11 @@
  * built by the composition root and handed in.
  * Design: docs/design.md §1, §4.
  */
+
 import { unrunnableRegex } from "../../../shared/conditions.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
+import type { SessionSandbox } from "../../../shared/schemas/sandbox.js";
 import type { CheckLoadView, EndingReason, MonitorView, WakeView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
@@ -26,6 +28,7 @@ import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import { checkLimits, monitorRow, prepareMonitor } from "./arming.js";
 import { CheckRunner, type SignalTriggers } from "./check-runner.js";
+import { checkSandboxFor } from "./check-sandbox.js";
 import { Queries } from "./queries.js";
 import { SecretEnv } from "./run-context.js";
 import { Scheduler } from "./scheduler.js";
@@ -253,6 +256,12 @@ export class Engine {
     return host ? `${host.name} (${id})` : id;
   }
 
+  /** What the session's agent reports of its sandbox; checks armed before keep theirs. */
+  async setSessionSandbox(id: string, sandbox: SessionSandbox): Promise<void> {
+    await this.queries.session(id);
+    await this.#store.tables.sessions.setSandbox(id, sandbox);
+  }
+
   async setSessionLabel(id: string, label: string): Promise<void> {
     await this.queries.session(id);
     await this.#store.tables.sessions.setLabel(id, label);
@@ -293,10 +302,14 @@ export class Engine {
     const record = await this.#store.tx(async (t) => {
       await t.sessions.lockForUpdate(sessionId);
       await checkLimits(t, sessionId, probe);
+      // Read under the session's lock: the sandbox it reports now is the one the check keeps.
+      const current = (await t.sessions.get(sessionId)) ?? session;
+      const sandbox = checkSandboxFor(current, source.kind);
       const id = `mon-${await t.sessions.nextMonitorSeq(sessionId)}`;
-      const uid = await t.monitors.insert(
-        monitorRow(sessionId, id, body, prepared, this.#endings.shield, now, session.hostId),
-      );
+      const uid = await t.monitors.insert({
+        ...monitorRow(sessionId, id, body, prepared, this.#endings.shield, now, session.hostId),
+        sandbox,
+      });
       return recordOf(t, uid);
     });
     await this.#secretEnv.resolve(record, "start");

@@ -5,10 +5,15 @@
  */
 
 import type { ConditionState } from "../../../shared/conditions.js";
+import type { CheckSandbox } from "../../../shared/schemas/sandbox.js";
 import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
 import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 import { wideRows } from "./wide-rows.js";
+
+/** A trigger's sandbox column: JSON, or NULL for none. */
+export const sandboxText = (sandbox: CheckSandbox | null | undefined): string | null =>
+  sandbox ? JSON.stringify(sandbox) : null;
 
 export interface MonitorRecord {
   uid: number;
@@ -47,6 +52,8 @@ export interface TriggerRecord {
   conditionState: ConditionState;
   /** The host whose machine its checks need (team mode); null: any host may check it. */
   hostId: string | null;
+  /** The sandbox its commands run in, fixed when it was armed (issue #37); null: none. */
+  sandbox: CheckSandbox | null;
 }
 
 export interface RawMonitor {
@@ -80,6 +87,7 @@ export interface RawMonitor {
   unrunnable_streak: number | null;
   condition_state: string | null;
   host_id: string | null;
+  sandbox: string | null;
 }
 
 export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
@@ -118,12 +126,13 @@ export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
             unrunnableStreak: raw.unrunnable_streak ?? 0,
             conditionState: JSON.parse(raw.condition_state ?? "{}") as ConditionState,
             hostId: raw.host_id,
+            sandbox: raw.sandbox === null ? null : (JSON.parse(raw.sandbox) as CheckSandbox),
           },
   };
 }
 
 export const MONITOR_SELECT =
-  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
+  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id, t.sandbox FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
 
 export type NewMonitor = Pick<
   MonitorRecord,
@@ -132,6 +141,8 @@ export type NewMonitor = Pick<
   Pick<TriggerRecord, "mode" | "nextDueAt" | "deadlineAt"> & {
     /** The host whose machine its checks need (team mode); null or absent: any host may run them. */
     hostId?: string | null;
+    /** The sandbox its commands run in (issue #37); null or absent: none. */
+    sandbox?: CheckSandbox | null;
   };
 
 /**
@@ -199,7 +210,7 @@ export class MonitorsTable {
        VALUES (@sessionId, @id, @name, @kind, @source, @continuation, @intervalMs, @timeoutMs, @createdAt)`,
     );
     this.#insertTrigger = db.prepare(
-      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id, sandbox) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#byId = db.prepare<[string, string], RawMonitor>(`${MONITOR_SELECT} WHERE m.session_id = ? AND m.id = ?`);
     this.#byUid = db.prepare<[number], RawMonitor>(`${MONITOR_SELECT} WHERE m.uid = ?`);
@@ -282,7 +293,14 @@ export class MonitorsTable {
   insert(monitor: NewMonitor): number {
     const { lastInsertRowid } = this.#insertMonitor.run({ ...monitor, source: JSON.stringify(monitor.source) });
     const uid = Number(lastInsertRowid);
-    this.#insertTrigger.run(uid, monitor.mode, monitor.nextDueAt, monitor.deadlineAt, monitor.hostId ?? null);
+    this.#insertTrigger.run(
+      uid,
+      monitor.mode,
+      monitor.nextDueAt,
+      monitor.deadlineAt,
+      monitor.hostId ?? null,
+      sandboxText(monitor.sandbox),
+    );
     return uid;
   }
 

@@ -3,6 +3,7 @@
  * Design: docs/design.md §9.
  */
 import type { Adapter } from "../../../shared/schemas/inputs.js";
+import type { SessionSandbox } from "../../../shared/schemas/sandbox.js";
 import type { Db } from "./db.js";
 
 export interface SessionRow {
@@ -17,6 +18,8 @@ export interface SessionRow {
   busyUntil: number | null;
   /** The host it was made on, where its agent runs (team mode); null before hosts existed. */
   hostId: string | null;
+  /** The sandbox its agent reported (Codex); null: none known. */
+  sandbox: SessionSandbox | null;
 }
 
 export interface RawSession {
@@ -28,6 +31,7 @@ export interface RawSession {
   webhook_secret: string | null;
   busy_until: number | null;
   host_id: string | null;
+  sandbox: string | null;
 }
 
 export const toSessionRow = (raw: RawSession): SessionRow => ({
@@ -39,6 +43,7 @@ export const toSessionRow = (raw: RawSession): SessionRow => ({
   webhookSecret: raw.webhook_secret,
   busyUntil: raw.busy_until,
   hostId: raw.host_id,
+  sandbox: raw.sandbox === null ? null : (JSON.parse(raw.sandbox) as SessionSandbox),
 });
 
 /** A new session: `hostId` is the host it is made on (absent: none, as before hosts existed). */
@@ -55,6 +60,7 @@ export class SessionsTable {
   readonly #nextMonitorSeq;
   readonly #setAdapter;
   readonly #setLabel;
+  readonly #setSandbox;
   readonly #setBusy;
   readonly #nextTurn;
 
@@ -71,6 +77,7 @@ export class SessionsTable {
     );
     this.#setAdapter = db.prepare("UPDATE sessions SET adapter = ?, webhook_secret = ? WHERE id = ?");
     this.#setLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ?");
+    this.#setSandbox = db.prepare("UPDATE sessions SET sandbox = ? WHERE id = ?");
     this.#setBusy = db.prepare("UPDATE sessions SET busy_until = ? WHERE id = ?");
     this.#nextTurn = db.prepare<[string], { turn_seq: number }>(
       "UPDATE sessions SET turn_seq = turn_seq + 1 WHERE id = ? RETURNING turn_seq",
@@ -101,6 +108,10 @@ export class SessionsTable {
 
   setLabel(id: string, label: string | null): void {
     this.#setLabel.run(label, id);
+  }
+
+  setSandbox(id: string, sandbox: SessionSandbox | null): void {
+    this.#setSandbox.run(sandbox === null ? null : JSON.stringify(sandbox), id);
   }
 
   setBusy(id: string, until: number | null): void {

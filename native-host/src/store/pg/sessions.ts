@@ -4,6 +4,7 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
+import type { SessionSandbox } from "../../../../shared/schemas/sandbox.js";
 import type { SessionsStore } from "../engine.js";
 import { type NewSession, type RawSession, type SessionRow, toSessionRow } from "../sessions.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
@@ -25,6 +26,7 @@ const SET_ADAPTER = statement(
   "UPDATE sessions SET adapter = $1, webhook_secret = $2 WHERE id = $3",
 );
 const SET_LABEL = statement("sessions_set_label", "UPDATE sessions SET label = $1 WHERE id = $2");
+const SET_SANDBOX = statement("sessions_set_sandbox", "UPDATE sessions SET sandbox = $1 WHERE id = $2");
 const SET_BUSY = statement("sessions_set_busy", "UPDATE sessions SET busy_until = $1 WHERE id = $2");
 const NEXT_TURN = statement(
   "sessions_next_turn",
@@ -65,6 +67,10 @@ export class PgSessions implements SessionsStore {
 
   async setLabel(id: string, label: string | null): Promise<void> {
     await run(this.db, SET_LABEL, [label, id]);
+  }
+
+  async setSandbox(id: string, sandbox: SessionSandbox | null): Promise<void> {
+    await run(this.db, SET_SANDBOX, [sandbox === null ? null : JSON.stringify(sandbox), id]);
   }
 
   async setBusy(id: string, until: number | null): Promise<void> {
