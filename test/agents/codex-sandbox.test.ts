@@ -8,8 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { BIN, TestDaemon, waitFor } from "../helpers/daemon.js";
 import { cliBinDir } from "./agent-clis.js";
 
 // Codex's workspace-write lets the sandbox write /tmp: what must stay unwritten lies outside it.
@@ -104,4 +106,43 @@ test("a sandbox reported after arming never changes an armed check; danger-full-
   expect(existsSync(join(outside, "full"))).toBe(true);
   expect(hits).toBe(1);
   expect(full.view.sandbox).toBeNull();
+});
+
+test("MCP: a check Codex arms through `vigil mcp` (no session named) runs read-only", async () => {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    ...daemon.env,
+    VIGIL_HOME: daemon.home,
+  };
+  for (const name of ["CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "VIGIL_SESSION"]) delete env[name];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "--home", daemon.home, "mcp"],
+    env,
+    stderr: "pipe",
+    cwd: work,
+  });
+  // What Codex 0.169 calls itself in the MCP handshake.
+  const client = new Client({ name: "codex-mcp-client", version: "0.169.0" });
+  await client.connect(transport);
+  try {
+    const result = (await client.callTool({
+      name: "wait_for_command",
+      arguments: { command: attack("mcp"), until: 5, description: "escape" },
+    })) as { content: Array<{ text: string }> };
+    const { session, monitor } = JSON.parse(result.content[0]?.text ?? "{}");
+    const view = await waitFor(
+      async () => {
+        const { body } = await daemon.api("GET", `/api/sessions/${session}/monitors/${monitor.id}`);
+        return body.lastCheckAt ? body : null;
+      },
+      { timeoutMs: 30_000, what: "the MCP-armed check" },
+    );
+    expect(view.sandbox).toBe(`runs in Codex's sandbox (read-only, ${work})`);
+    expect(existsSync(join(work, "mcp-inside"))).toBe(false);
+    expect(existsSync(join(outside, "mcp"))).toBe(false);
+    expect(hits).toBe(0);
+  } finally {
+    await client.close();
+  }
 });
