@@ -67,6 +67,16 @@ describe("statusLine (vigil ls)", () => {
   });
 });
 
+describe("a check that runs in Codex's sandbox (issue #37)", () => {
+  test("ls and show say so, with the mode and the folder; a check without one says nothing", () => {
+    const sandbox = "runs in Codex's sandbox (workspace-write, /work/p)";
+    expect(statusLine(view({ sandbox }), NOW)).toContain(`· 1 event · ${sandbox} · next check`);
+    expect(monitorBlock(view({ sandbox }), NOW)).toContain(`\n  sandbox:   ${sandbox}\n`);
+    expect(statusLine(view(), NOW)).not.toContain("sandbox");
+    expect(monitorBlock(view(), NOW)).not.toContain("sandbox");
+  });
+});
+
 describe("monitorBlock (vigil show)", () => {
   test("the timeout reads 7d, not 604800s; the interval 30s; an overdue check is overdue", () => {
     const block = monitorBlock(view(), NOW);
