@@ -29,9 +29,9 @@ async function verdict(...command: string[]): Promise<string | undefined> {
   return (JSON.parse(result.stdout) as { decision?: string }).decision;
 }
 
-test("Codex lets out only ls/show/inbox/status/events/checks: never serve, vault, setup, wait or --home", async () => {
+test("Codex lets out only ls/show/inbox/status/events/checks and wait/watch: never serve, vault, setup or --home", async () => {
   for (const program of ["vigil", LAUNCHER]) {
-    for (const verb of ["ls", "show", "inbox", "status", "events", "checks"])
+    for (const verb of ["ls", "show", "inbox", "status", "events", "checks", "wait", "watch"])
       expect(await verdict(program, verb, "x"), `${program} ${verb}`).toBe("allow");
     for (const attack of [
       ["serve"],
@@ -41,7 +41,7 @@ test("Codex lets out only ls/show/inbox/status/events/checks: never serve, vault
       ["devices", "add"],
       ["install"],
       ["mcp"],
-      ["wait", "--", "touch /root/x"],
+      ["wait-pr", "1"],
       ["signal", "--url", "http://example.com"],
       ["--home", "/tmp/evil", "ls"],
       ["--home=/tmp/evil", "ls"],
@@ -60,5 +60,18 @@ test("the CLI refuses --home after the command (a prefix rule would have matched
     const result = await execa(process.execPath, [BIN, ...args], { reject: false, env: { VIGIL_HOME: dir } });
     expect(result.exitCode, args.join(" ")).toBe(2);
     expect(result.stderr).toContain("unknown option '--home");
+  }
+});
+
+test("inside a Codex session, wait and watch arm only for that session (its sandbox), never another", async () => {
+  for (const args of [["wait", "--until", "5"], ["watch"]]) {
+    const result = await execa(process.execPath, [BIN, ...args, "--session", "default", "--", "true"], {
+      reject: false,
+      env: { VIGIL_HOME: dir, CODEX_THREAD_ID: "019-thread" },
+    });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      "Expected --session (or $VIGIL_SESSION) to name this Codex session 019-thread or nothing: a check armed from Codex runs in its session's sandbox; got default",
+    );
   }
 });

@@ -141,7 +141,7 @@ describe("codex", () => {
     // The sandbox rules: only the `vigil` verbs that run nothing may leave Codex's sandbox, said so.
     const rules = join(home, ".codex", "rules", "vigil.rules");
     expect(read(rules)).toContain(
-      'prefix_rule(pattern = ["vigil", ["ls", "show", "inbox", "status", "events", "checks"]], decision = "allow")',
+      'prefix_rule(pattern = ["vigil", ["ls", "show", "inbox", "status", "events", "checks", "wait", "watch"]], decision = "allow")',
     );
     const again = await setup("codex");
     expect(again.stdout).toContain(`${rules}: Codex's sandbox forbids connecting to the Vigil daemon's socket`);

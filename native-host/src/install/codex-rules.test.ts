@@ -16,14 +16,25 @@ const OLD_RULES = [
 ].join("\n");
 
 describe("the sandbox rules file", () => {
-  test("lets out only the verbs that run nothing, each right after `vigil` or the launcher", () => {
+  test("lets out only the verbs that run nothing and wait/watch, each right after `vigil` or the launcher", () => {
     const rules = codexRules(LAUNCHER);
     const verbs = JSON.stringify(UNSANDBOXED_VERBS).replaceAll(",", ", ");
     expect(rules).toContain(`prefix_rule(pattern = ["vigil", ${verbs}], decision = "allow")`);
     expect(rules).toContain(`prefix_rule(pattern = ["${LAUNCHER}", ${verbs}], decision = "allow")`);
     // No rule is one word long: none lets out `vigil serve`, `vigil --home X …` or anything else.
     expect(rules).not.toMatch(/pattern = \["[^"]*"\]/);
-    for (const verb of ["serve", "setup", "sessions", "vault", "devices", "install", "mcp", "hook", "wait", "watch"])
+    for (const verb of [
+      "serve",
+      "setup",
+      "sessions",
+      "vault",
+      "devices",
+      "install",
+      "mcp",
+      "hook",
+      "signal",
+      "wait-pr",
+    ])
       expect(UNSANDBOXED_VERBS).not.toContain(verb);
   });
 
