@@ -65,7 +65,7 @@ export class Daemon {
   }
 
   async start() {
-    this.child = spawn(process.execPath, [...this.nodeArgs, this.bin, "serve", "--home", this.home, "--port", "0"], {
+    this.child = spawn(process.execPath, [...this.nodeArgs, this.bin, "--home", this.home, "serve", "--port", "0"], {
       env: { ...process.env, ...this.env, VIGIL_HOME: this.home, VIGIL_LOG_LEVEL: "warn" },
       stdio: ["ignore", "ignore", "inherit"],
     });

@@ -94,6 +94,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
           ")",
         )
       : null,
+    monitor.sandbox ? h("div", { class: "muted sandbox" }, monitor.sandbox) : null,
     waitpoint?.intent ? h("div", { class: "muted intent" }, waitpoint.intent) : null,
     monitor.lastEvent ? h("div", { class: "muted" }, monitor.lastEvent) : null,
     monitor.lastError ? h("div", { class: "error" }, monitor.lastError) : null,

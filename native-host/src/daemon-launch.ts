@@ -19,7 +19,7 @@ export async function ensureDaemon(home: string, { timeoutMs = 15_000 } = {}): P
   const port = home === join(homedir(), ".vigil") ? String(envConfig().VIGIL_PORT ?? DEFAULT_PORT) : "0";
   const child = spawn(
     process.execPath,
-    [join(packageRoot, "bin", "vigil.js"), "serve", "--home", home, "--port", port],
+    [join(packageRoot, "bin", "vigil.js"), "--home", home, "serve", "--port", port],
     {
       detached: true,
       stdio: "ignore",

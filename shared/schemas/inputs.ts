@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { SessionIdSchema } from "./ids.js";
+import { SessionSandboxSchema } from "./sandbox.js";
 import { HttpUrl, SourceSchema } from "./sources.js";
 
 export const EventPostSchema = z.strictObject({
@@ -115,6 +116,8 @@ export const isAgentAdapter = (adapter: Adapter): adapter is AgentAdapter =>
 export const SessionPatchSchema = z.strictObject({
   label: z.string().max(200).optional(),
   adapter: AdapterSchema.optional(),
+  /** The sandbox the session's agent runs under (its hooks report it); checks armed later run no stronger. */
+  sandbox: SessionSandboxSchema.optional(),
 });
 
 export const TurnSchema = z.strictObject({
@@ -128,6 +131,7 @@ export const SessionCreateSchema = z.strictObject({
   label: z.string().max(200).optional(),
   root: z.string().min(1).max(4096).optional(),
   adapter: AdapterSchema.optional(),
+  sandbox: SessionSandboxSchema.optional(),
 });
 export type SessionCreate = z.infer<typeof SessionCreateSchema>;
 

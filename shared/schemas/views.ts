@@ -64,6 +64,11 @@ export interface MonitorView {
   continuation: string | null;
   /** Its latest wake's delivery, once it has one. */
   delivery: DeliveryView | null;
+  /**
+   * While armed: where its command runs when that is a sandbox, fixed when it was armed (issue #37),
+   * as "runs in Codex's sandbox (workspace-write, /path)"; null: as the daemon's user.
+   */
+  sandbox: string | null;
   /** In the reply that armed it: each value raised or lowered from what was asked. */
   adjusted?: Adjustment[];
   /**

@@ -132,6 +132,8 @@ test("a Codex thread's wakes are held by its own writer lock, not by a lock anot
   await daemon.api("POST", "/api/sessions", {
     id: "codex-own",
     adapter: { kind: "codex", configDir: codexHome, program },
+    // As its hooks report it: full access, so its checks run as before (#37).
+    sandbox: { agent: "codex", mode: "danger-full-access", root: "/" },
   });
   await lockedBy("codex-own", ["env"]);
   await armWake("codex-own");
@@ -142,6 +144,8 @@ test("a Codex thread's wakes are held by its own writer lock, not by a lock anot
   await daemon.api("POST", "/api/sessions", {
     id: "codex-other",
     adapter: { kind: "codex", configDir: codexHome, program },
+    // As its hooks report it: full access, so its checks run as before (#37).
+    sandbox: { agent: "codex", mode: "danger-full-access", root: "/" },
   });
   await lockedBy("codex-other", ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]);
   await armWake("codex-other");

@@ -90,7 +90,7 @@ export class TestDaemon {
 
   async spawn(): Promise<void> {
     this.stderr = "";
-    const child = spawn(process.execPath, [BIN, "serve", "--home", this.home, "--port", "0"], {
+    const child = spawn(process.execPath, [BIN, "--home", this.home, "serve", "--port", "0"], {
       env: { ...process.env, ...this.env, VIGIL_HOME: this.home, ...(this.user ? { HOME: this.home } : {}) },
       stdio: ["ignore", "ignore", "pipe"],
       ...(this.user ? { uid: this.user.uid, gid: this.user.gid } : {}),

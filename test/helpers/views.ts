@@ -13,6 +13,7 @@ export function monitorView(at: (offsetMs: number) => string, overrides: Partial
     eventCount: 0,
     lastEvent: null,
     lastObservation: null,
+    sandbox: null,
     lastError: null,
     errorCount: 0,
     consecutive: null,

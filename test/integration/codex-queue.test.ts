@@ -95,6 +95,8 @@ async function threadWithWake(thread: string, transcript: string): Promise<void>
   await daemon.api("POST", "/api/sessions", {
     id: thread,
     adapter: { kind: "codex", configDir: codexHome, program, transcriptPath: transcript },
+    // As its hooks report it: full access, so its checks run as before (#37).
+    sandbox: { agent: "codex", mode: "danger-full-access", root: "/" },
   });
   await daemon.api("POST", `/api/sessions/${thread}/monitors`, {
     source: { kind: "command", command: `echo ${thread}-built` },

@@ -240,6 +240,9 @@ describe("vigil mcp for clients without channels (Codex, Cursor, the Inspector)"
 
   test("launched by an agent, it binds to the agent's own session: one agent session, one Vigil session", async () => {
     const thread = "019a-thread-test";
+    // As Codex's hooks report it: full access, so its checks run as before (no codex binary needed).
+    const sandbox = { agent: "codex", mode: "danger-full-access", root: "/" };
+    expect((await daemon.api("POST", "/api/sessions", { id: thread, sandbox })).status).toBe(201);
     for (let i = 0; i < 2; i++) {
       const { call, client } = await connect(daemon.home, [], undefined, { env: { CODEX_THREAD_ID: thread } });
       const armed = await call("wait_for_command", { command: "false", until: 5, description: `try ${i}` });

@@ -138,9 +138,11 @@ describe("codex", () => {
     expect(text).toContain(`[hooks.state."${config()}:stop:1:0"]`);
     expect(text).toContain(`[hooks.state."${config()}:session_start:0:0"]`);
     expect(text).toMatch(/trusted_hash = "sha256:[0-9a-f]{64}"/);
-    // The sandbox rules: `vigil` commands may leave Codex's sandbox (its socket is closed to it), said so.
+    // The sandbox rules: only the `vigil` verbs that run nothing may leave Codex's sandbox, said so.
     const rules = join(home, ".codex", "rules", "vigil.rules");
-    expect(read(rules)).toContain('prefix_rule(pattern = ["vigil"], decision = "allow")');
+    expect(read(rules)).toContain(
+      'prefix_rule(pattern = ["vigil", ["ls", "show", "inbox", "status", "events", "checks", "wait", "watch"]], decision = "allow")',
+    );
     const again = await setup("codex");
     expect(again.stdout).toContain(`${rules}: Codex's sandbox forbids connecting to the Vigil daemon's socket`);
     expect(read(config())).toBe(text);

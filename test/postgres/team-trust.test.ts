@@ -273,6 +273,31 @@ describe("two hosts, two Unix users, one database", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  test("a sandbox a peer clears or widens in the database arms nothing: A refuses command checks from that row (409), nothing runs", async () => {
+    const box = { agent: "codex", mode: "read-only", root: markerDir };
+    for (const sid of ["dev-a-cleared", "dev-a-widened"]) {
+      const made = await a.api("POST", "/api/sessions", { id: sid, sandbox: box });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    await sql("UPDATE sessions SET sandbox = NULL WHERE id = 'dev-a-cleared'");
+    await sql("UPDATE sessions SET sandbox = $1 WHERE id = 'dev-a-widened'", [
+      JSON.stringify({ ...box, mode: "danger-full-access" }),
+    ]);
+    for (const sid of ["dev-a-cleared", "dev-a-widened"]) {
+      // What the sandboxed agent itself asks, through A's own daemon.
+      const armed = await a.api("POST", `/api/sessions/${sid}/monitors`, {
+        source: { kind: "command", command: attack },
+        intervalSeconds: 60,
+        timeoutSeconds: 600,
+      });
+      expect(armed.status).toBe(409);
+      expect((armed.body as { error: { message: string } }).error.message).toContain(
+        `Expected session ${sid}'s row to carry this host's seal to arm a command check`,
+      );
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("A's vault value appears nowhere B can read: B's home, B's answers, the database", async () => {
     expect(homeText(b.home)).not.toContain(TOKEN);
     expect(JSON.stringify((await b.api("GET", "/api/panel")).body)).not.toContain(TOKEN);

@@ -12,7 +12,7 @@ export { agentOfShell };
 import { resolveHome } from "../base/paths.js";
 import { defaultSessionOf } from "../base/team-file.js";
 import { exactJson, forTerminal } from "../base/terminal-text.js";
-import { parseId } from "./options.js";
+import { parseId, usageError } from "./options.js";
 
 /** The help of every `--session` option (what sessionOf does). */
 export const SESSION_HELP =
@@ -35,6 +35,22 @@ export function sessionOf(options: { session?: string }, command: Command): stri
   const fromEnv = envConfig().VIGIL_SESSION;
   if (fromEnv !== undefined) return parseId(SessionIdSchema, fromEnv, "$VIGIL_SESSION");
   return agentOfShell()?.id ?? defaultSessionOf(homeOf(command));
+}
+
+/**
+ * The session a command check or watch is armed for. Inside a Codex session (CODEX_THREAD_ID, which
+ * Codex sets for its tools and a command its rules let out cannot drop) it is that session only:
+ * the check runs in that session's sandbox, so arming it for another session (one with full
+ * access) would run it with more power than the agent that armed it (issue #37).
+ */
+export function armingSessionOf(options: { session?: string }, command: Command): string {
+  const sid = sessionOf(options, command);
+  const agent = agentOfShell();
+  if (agent?.kind === "codex" && sid !== agent.id)
+    throw usageError(
+      `Expected --session (or $VIGIL_SESSION) to name this Codex session ${agent.id} or nothing: a check armed from Codex runs in its session's sandbox; got ${sid}`,
+    );
+  return sid;
 }
 
 /**

@@ -19,6 +19,7 @@ const view = (overrides: Partial<MonitorView> = {}): MonitorView => ({
   eventCount: 1,
   lastEvent: null,
   lastObservation: null,
+  sandbox: null,
   lastError: null,
   errorCount: 0,
   consecutive: null,
@@ -63,6 +64,16 @@ describe("statusLine (vigil ls)", () => {
     expect(line).toMatch(/^wp_0123456789ab stalled · last heartbeat 7m ago · signal · train-arm2 · 2 events/);
     expect(line).not.toContain("waiting");
     expect(statusLine(waitpoint(), NOW)).toMatch(/^wp_0123456789ab waiting · signal/);
+  });
+});
+
+describe("a check that runs in Codex's sandbox (issue #37)", () => {
+  test("ls and show say so, with the mode and the folder; a check without one says nothing", () => {
+    const sandbox = "runs in Codex's sandbox (workspace-write, /work/p)";
+    expect(statusLine(view({ sandbox }), NOW)).toContain(`· 1 event · ${sandbox} · next check`);
+    expect(monitorBlock(view({ sandbox }), NOW)).toContain(`\n  sandbox:   ${sandbox}\n`);
+    expect(statusLine(view(), NOW)).not.toContain("sandbox");
+    expect(monitorBlock(view(), NOW)).not.toContain("sandbox");
   });
 });
 

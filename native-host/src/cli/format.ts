@@ -27,10 +27,11 @@ export function statusLine(view: MonitorView, now = Date.now()): string {
   const error = view.lastError ? ` · last error: ${view.lastError.split("\n")[0]}` : "";
   const delivery = view.ending && view.delivery ? ` · ${deliveryText(view.delivery, now)}` : "";
   const streak = view.consecutive && !view.ending ? ` · ${view.consecutive}` : "";
+  const sandbox = view.sandbox ? ` · ${view.sandbox}` : "";
   const away = view.waitingForHost
     ? ` · ${hostWaitText(view.waitingForHost, relative(view.waitingForHost.since, now))}`
     : "";
-  return `${view.id} ${stateText(view, now)}${ending} · ${view.kind} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${away}${next}${deadline}${error}${delivery}`;
+  return `${view.id} ${stateText(view, now)}${ending} · ${view.kind} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${sandbox}${away}${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {
@@ -40,6 +41,7 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
     `  kind:      ${view.kind}`,
     `  state:     ${stateText(view, now)}`,
   ];
+  if (view.sandbox) lines.push(`  sandbox:   ${view.sandbox}`);
   if (view.waitingForHost)
     lines.push(`  host:      ${hostWaitText(view.waitingForHost, relative(view.waitingForHost.since, now))}`);
   if (view.ending)

@@ -11,6 +11,7 @@
  * A hook never breaks the agent: any failure is one line on stderr and exit 0.
  * Design: docs/design.md §6.
  */
+
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Command } from "commander";
@@ -20,6 +21,7 @@ import { ApiClient } from "../api/client.js";
 import { isAlive } from "../base/home.js";
 import { processStart } from "../base/process-start.js";
 import { ensureDaemon } from "../daemon-launch.js";
+import { codexSandboxOf } from "./codex-sandbox-report.js";
 import { homeOf, printError, printJson } from "./context.js";
 import { COPILOT_EVENTS, type CopilotEvent, runCopilotHook } from "./copilot-hooks.js";
 import { GEMINI_EVENTS, type GeminiEvent, runGeminiHook } from "./gemini-hooks.js";
@@ -153,6 +155,12 @@ function isOneShot(pid: number | undefined): boolean {
   return print && !streaming;
 }
 
+/** The sandbox the Codex session's newest turn runs under, told to the daemon (checks armed later keep it). */
+async function reportCodexSandbox(api: ApiClient, sid: string, transcriptPath: string | null | undefined) {
+  const sandbox = transcriptPath ? codexSandboxOf(transcriptPath) : null;
+  if (sandbox) await api.call("updateSession", { params: { sid }, body: { sandbox } });
+}
+
 async function run(agent: AgentKind, event: HookEvent, home: string): Promise<void> {
   const input = parseHookJson(await readStdin(), HookInputSchema);
   const sid = input.session_id;
@@ -171,6 +179,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
         body: { adapter: agentAdapter(agent, input, session.adapter, live) },
       });
     }
+    if (agent === "codex") await reportCodexSandbox(api, sid, input.transcript_path);
     if (live) {
       printJson(
         { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: sessionNote(AGENTS[agent], sid) } },
@@ -180,6 +189,7 @@ async function run(agent: AgentKind, event: HookEvent, home: string): Promise<vo
     return;
   }
   const api = new ApiClient(home);
+  if (agent === "codex") await reportCodexSandbox(api, sid, input.transcript_path);
   if (event === "rewake") {
     // A one-shot `claude -p` cannot be woken (it ends with its turn) and would wait for this hook.
     const agentProcess = agentPid(agent);

@@ -61,7 +61,10 @@ export function buildProgram(): Command {
   const program = new Command("vigil")
     .description("Durable wake-me-when monitors for AI agents")
     .version(packageVersion(), "-v, --version", "print the version")
-    .option("--home <dir>", "Vigil's home folder (default: $VIGIL_HOME or ~/.vigil)")
+    .option("--home <dir>", "Vigil's home folder (default: $VIGIL_HOME or ~/.vigil); before the command only")
+    // `--home` is taken before the command only: Codex's rules let `vigil ls …` out of its sandbox by
+    // its first words, so `vigil ls --home DIR` (a daemon on a home the agent wrote) must not parse.
+    .enablePositionalOptions()
     .helpCommand("help [command...]", "print a command's help")
     .addHelpText("after", EXIT_CODES_HELP)
     .exitOverride();

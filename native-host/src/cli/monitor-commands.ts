@@ -9,7 +9,7 @@ import { MonitorRefSchema } from "../../../shared/schemas/ids.js";
 import type { MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
-import { homeOf, print, printError, printJson, SESSION_HELP, sessionOf } from "./context.js";
+import { armingSessionOf, homeOf, print, printError, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { follow } from "./follow.js";
 import { monitorBlock, statusLine } from "./format.js";
 import { existingFolder, optionalSeconds, parseId, parseNumber, parseSeconds, usageError } from "./options.js";
@@ -180,7 +180,7 @@ export function registerMonitorCommands(program: Command): void {
       const cwd = existingFolder("--cwd", options.cwd);
       const condition = predicateCondition(options);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options, command);
+      const sid = armingSessionOf(options, command);
       await ensureSession(client, sid);
       const view = await client.call("createMonitor", {
         params: { sid },
@@ -213,7 +213,7 @@ export function registerMonitorCommands(program: Command): void {
       const timeoutSeconds = optionalSeconds("--timeout", options.timeout);
       const cwd = existingFolder("--cwd", options.cwd);
       const client = new ApiClient(homeOf(command));
-      const sid = sessionOf(options, command);
+      const sid = armingSessionOf(options, command);
       await ensureSession(client, sid);
       const view = await client.call("createMonitor", {
         params: { sid },

@@ -1,4 +1,5 @@
 /** The monitor view (design.md §11): what the API, CLI and side panel show. Shielded on the way out. */
+import { sandboxSummary } from "../../../shared/schemas/sandbox.js";
 import type { DeliveryView, MonitorView } from "../../../shared/schemas/views.js";
 import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";
@@ -39,5 +40,6 @@ export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: D
     source: record.source,
     continuation: record.continuation,
     delivery,
+    sandbox: trigger?.sandbox ? sandboxSummary(trigger.sandbox) : null,
   }) as MonitorView;
 }

@@ -75,7 +75,7 @@ export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
 
 import { INTERRUPTED, UNSEALED_ADAPTER } from "../core/review-causes.js";
-import { adapterRuns, type Sealer } from "../engine/seals.js";
+import type { Sealer } from "../engine/seals.js";
 
 export { INTERRUPTED };
 
@@ -196,9 +196,13 @@ export class Delivery {
         throw new ValidationError(`adapter.headers: Vault key ${missing} is not set (vigil vault set ${missing})`);
     }
     const webhookSecret = adapter.kind === "webhook" ? newWebhookSecret() : null;
-    const stored = { ...session, adapter: withPidStart(adapter), webhookSecret };
-    const seal = adapterRuns(stored.adapter) ? this.#sealer.sealSession(stored) : null;
-    await this.#store.tables.sessions.setAdapter(session.id, stored.adapter, webhookSecret, seal);
+    // Sealed with the rest of the row (its sandbox too) under its lock: engine/seals.ts.
+    await this.#store.tx(async (t) => {
+      await t.sessions.lockForUpdate(session.id);
+      const current = (await t.sessions.get(session.id)) ?? session;
+      const stored = { ...current, adapter: withPidStart(adapter), webhookSecret };
+      await t.sessions.setAdapter(session.id, stored.adapter, webhookSecret, this.#sealer.sealSession(stored));
+    });
     this.#changes.emit(session.id);
     return webhookSecret ? { webhookSecret } : {};
   }

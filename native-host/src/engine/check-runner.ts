@@ -236,6 +236,7 @@ export class CheckRunner {
         timeoutMs,
         browser: this.deps.browser,
         label: record.name,
+        sandbox: record.trigger?.sandbox ?? null,
       });
     } catch (error) {
       result = { outcome: "error", error: toError(error).message };

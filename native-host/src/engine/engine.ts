@@ -5,9 +5,11 @@
  * built by the composition root and handed in.
  * Design: docs/design.md §1, §4.
  */
+
 import { unrunnableRegex } from "../../../shared/conditions.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { ControlAction, EventPost, MonitorCreate, SessionCreate } from "../../../shared/schemas/inputs.js";
+import type { SessionSandbox } from "../../../shared/schemas/sandbox.js";
 import type { CheckLoadView, EndingReason, MonitorView, WakeView } from "../../../shared/schemas/views.js";
 import { ConflictError, NotFoundError } from "../base/errors.js";
 import { type Logger, toError } from "../base/log.js";
@@ -26,6 +28,7 @@ import type { MonitorRecord } from "../store/monitors.js";
 import type { SessionRow } from "../store/sessions.js";
 import { checkLimits, monitorRow, prepareMonitor } from "./arming.js";
 import { CheckRunner, type SignalTriggers } from "./check-runner.js";
+import { checkSandboxFor, spawnsCommand } from "./check-sandbox.js";
 import { Queries } from "./queries.js";
 import { SecretEnv } from "./run-context.js";
 import { Scheduler } from "./scheduler.js";
@@ -230,14 +233,9 @@ export class Engine {
       const found = await t.sessions.get(id);
       if (found) return found;
       // The adapter is set through Delivery.setAdapter (a webhook needs its secret made there).
-      await t.sessions.insert({
-        id,
-        label: input.label ?? null,
-        root: input.root ?? null,
-        adapter: { kind: "inbox" },
-        createdAt: this.#now(),
-        hostId,
-      });
+      const row = { id, label: input.label ?? null, root: input.root ?? null, adapter: { kind: "inbox" as const } };
+      const adapterSeal = this.#sealer.sealSession({ ...row, webhookSecret: null, sandbox: null });
+      await t.sessions.insert({ ...row, createdAt: this.#now(), hostId, adapterSeal });
       return undefined;
     });
     if (existing) {
@@ -272,6 +270,17 @@ export class Engine {
   async #hostName(id: string): Promise<string> {
     const host = await this.#store.tables.hosts.byId(id);
     return host ? `${host.name} (${id})` : id;
+  }
+
+  /** What the session's agent reports of its sandbox; checks armed before keep theirs. */
+  async setSessionSandbox(id: string, sandbox: SessionSandbox): Promise<void> {
+    await this.queries.session(id);
+    // Sealed with the rest of the row under its lock, so a check armed later trusts only this.
+    await this.#store.tx(async (t) => {
+      await t.sessions.lockForUpdate(id);
+      const current = await t.sessions.get(id);
+      if (current) await t.sessions.setSandbox(id, sandbox, this.#sealer.sealSession({ ...current, sandbox }));
+    });
   }
 
   async setSessionLabel(id: string, label: string): Promise<void> {
@@ -309,11 +318,21 @@ export class Engine {
     const record = await this.#store.tx(async (t) => {
       await t.sessions.lockForUpdate(sessionId);
       await checkLimits(t, sessionId, probe);
+      // Read under the session's lock: the sandbox it reports now is the one the check keeps.
+      const current = (await t.sessions.get(sessionId)) ?? session;
+      // A row this host did not seal (a peer's write, one made before seals on PostgreSQL) may have
+      // had its sandbox cleared or widened: nothing that runs a command is armed from it.
+      if (spawnsCommand(source.kind) && !this.#sealer.sessionVerifies(current))
+        throw new ConflictError(
+          `Expected session ${sessionId}'s row to carry this host's seal to arm a ${source.kind} check, got one this host did not seal (changed by another host, or made before seals); start a new session`,
+        );
+      const sandbox = checkSandboxFor(current, source.kind);
       const id = `mon-${await t.sessions.nextMonitorSeq(sessionId)}`;
-      const uid = await t.monitors.insert(
-        monitorRow(sessionId, id, body, prepared, this.#endings.shield, now, session.hostId),
-      );
-      // Sealed over the row as stored (uid included), in the transaction that makes it.
+      const uid = await t.monitors.insert({
+        ...monitorRow(sessionId, id, body, prepared, this.#endings.shield, now, session.hostId),
+        sandbox,
+      });
+      // Sealed over the row as stored (uid and sandbox included), in the transaction that makes it.
       const stored = await recordOf(t, uid);
       if (needsSeal(stored)) await t.monitors.setSeal(uid, this.#sealer.sealTrigger(stored));
       return recordOf(t, uid);

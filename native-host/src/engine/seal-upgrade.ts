@@ -7,9 +7,9 @@
  * Design: docs/design.md §8, §9.1.
  */
 import type { Engine as Store } from "../store/engine.js";
-import { adapterRuns, needsSeal, type Sealer } from "./seals.js";
+import { needsSeal, type Sealer } from "./seals.js";
 
-/** Seals the armed host-bound triggers and push adapters that have no seal; returns how many. */
+/** Seals the armed host-bound triggers and the sessions that have no seal; returns how many. */
 export async function sealUnsealedRows(store: Store, sealer: Sealer): Promise<number> {
   if (store.engine !== "sqlite") return 0;
   let sealed = 0;
@@ -22,7 +22,7 @@ export async function sealUnsealedRows(store: Store, sealer: Sealer): Promise<nu
       }
     }
     for (const session of await t.sessions.list()) {
-      if (session.adapterSeal !== null || !adapterRuns(session.adapter)) continue;
+      if (session.adapterSeal !== null) continue;
       await t.sessions.setAdapter(session.id, session.adapter, session.webhookSecret, sealer.sealSession(session));
       sealed += 1;
     }

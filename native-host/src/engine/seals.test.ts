@@ -45,6 +45,7 @@ function commandRecord(overrides: Partial<MonitorRecord> = {}): MonitorRecord {
       conditionState: {},
       hostId: HOST,
       seal: null,
+      sandbox: { mode: "workspace-write", root: "/srv/app", codex: "/usr/local/bin/codex" },
     },
     ...overrides,
   };
@@ -83,6 +84,18 @@ describe("trigger seals", () => {
     },
   );
 
+  test("its seal on a row whose sandbox a peer cleared or widened does not verify", () => {
+    const trigger = good.trigger as NonNullable<MonitorRecord["trigger"]>;
+    for (const sandbox of [
+      null,
+      { ...(trigger.sandbox as NonNullable<typeof trigger.sandbox>), mode: "danger-full-access" as never },
+      { ...(trigger.sandbox as NonNullable<typeof trigger.sandbox>), root: "/" },
+      { ...(trigger.sandbox as NonNullable<typeof trigger.sandbox>), codex: "/tmp/fake-codex" },
+    ]) {
+      expect(sealer.triggerVerifies({ ...good, trigger: { ...trigger, sandbox } })).toBe(false);
+    }
+  });
+
   test("another host's key, or the same key under another host id, does not verify it", () => {
     expect(new Sealer(randomBytes(32), HOST).triggerVerifies(good)).toBe(false);
     expect(new Sealer(KEY, "h_bbbbbbbbbbbb").triggerVerifies(good)).toBe(false);
@@ -94,14 +107,20 @@ describe("trigger seals", () => {
     }
   });
 
-  test("a host-free check (http__get, a time) needs no seal; one holding a ${secret:…} does", () => {
+  test("a host-free check (http__get with anyHost, a time) needs no seal; a host-bound http__get or one holding a ${secret:…} does", () => {
     const time = commandRecord({ kind: "time", source: { kind: "time", at: "2030-01-01T00:00:00Z" } as never });
     expect(sealer.triggerVerifies(time)).toBe(true);
     const get = commandRecord({
       kind: "tool",
-      source: { kind: "tool", name: "http__get", args: { url: "https://example.com" } } as never,
+      source: { kind: "tool", name: "http__get", args: { url: "https://example.com" }, anyHost: true } as never,
     });
     expect(sealer.triggerVerifies(get)).toBe(true);
+    const hostBound = commandRecord({
+      kind: "tool",
+      source: { kind: "tool", name: "http__get", args: { url: "https://example.com" } } as never,
+    });
+    expect(sealer.triggerVerifies(hostBound)).toBe(false);
+    expect(sealer.triggerVerifies(sealed(sealer, hostBound))).toBe(true);
     const secret = commandRecord({
       kind: "tool",
       source: {
@@ -128,6 +147,7 @@ describe("trigger seals", () => {
       HOST,
       "command",
       canonicalJson(good.source),
+      canonicalJson(good.trigger?.sandbox),
     ]);
   });
 });
@@ -144,6 +164,7 @@ describe("adapter seals", () => {
     busyUntil: null,
     hostId: HOST,
     adapterSeal: null,
+    sandbox: null,
   };
   const good = { ...session, adapterSeal: sealer.sealSession(session) };
 
@@ -158,12 +179,23 @@ describe("adapter seals", () => {
     ["root", { root: "/tmp/evil" }],
     ["adapter", { adapter: { kind: "command", argv: ["/bin/sh", "-c", "id > /tmp/pwned"] } }],
     ["webhook secret", { webhookSecret: "whsec_forged" }],
+    ["sandbox", { sandbox: { agent: "codex", mode: "danger-full-access", root: "/" } }],
   ] as Array<[string, Partial<SessionRow>]>)(
     "its seal on a session with another %s does not verify",
     (_field, change) => {
       expect(sealer.adapterVerifies({ ...good, ...change })).toBe(false);
     },
   );
+
+  test("a sandboxed session's seal covers its sandbox: cleared or widened, the row no longer verifies", () => {
+    const boxed: SessionRow = { ...session, sandbox: { agent: "codex", mode: "workspace-write", root: "/srv/app" } };
+    const sealedBoxed = { ...boxed, adapterSeal: sealer.sealSession(boxed) };
+    expect(sealer.sessionVerifies(sealedBoxed)).toBe(true);
+    expect(sealer.sessionVerifies({ ...sealedBoxed, sandbox: null })).toBe(false);
+    // An inbox session runs nothing when woken, but its sandbox still decides its checks' power.
+    const inbox: SessionRow = { ...boxed, adapter: { kind: "inbox" } };
+    expect(sealer.sessionVerifies({ ...inbox, adapterSeal: sealer.sealSession(inbox), sandbox: null })).toBe(false);
+  });
 
   test("no seal, or another host's, does not verify", () => {
     expect(sealer.adapterVerifies(session)).toBe(false);
@@ -175,6 +207,7 @@ describe("adapter seals", () => {
       "/srv/app",
       canonicalJson(session.adapter),
       null,
+      "null",
     ]);
   });
 });

@@ -3,7 +3,7 @@
  * credentials, so a row in the database says nothing about who wrote it; each host keeps a random
  * key in its 0700 home (`$VIGIL_HOME/host.key`, base/home.ts `ensureHostKey`) and seals, with
  * HMAC-SHA256, what decides what runs and with what power: a host-bound trigger's command or source
- * and a session's push adapter. Before a check, a watch or an adapter runs, the host verifies the
+ * its sandbox, and a session's push adapter. Before a check, a watch or an adapter runs, the host verifies the
  * seal (constant-time); a row it cannot verify — a peer's INSERT, a seal copied onto another source,
  * a row made before seals on PostgreSQL — is refused, never run.
  * Design: docs/design.md §8, §9.1.
@@ -19,10 +19,12 @@ import type { SessionRow } from "../store/sessions.js";
 import { isHostBound } from "./arming.js";
 
 /** What a trigger's seal is made over (the columns of a monitor and its trigger that matter). */
-export type SealedTrigger = Pick<MonitorRecord, "uid" | "id" | "sessionId" | "kind" | "source">;
+export type SealedTrigger = Pick<MonitorRecord, "uid" | "id" | "sessionId" | "kind" | "source"> & {
+  trigger: Pick<NonNullable<MonitorRecord["trigger"]>, "sandbox"> | null;
+};
 
 /** What an adapter's seal is made over. */
-export type SealedSession = Pick<SessionRow, "id" | "root" | "adapter" | "webhookSecret">;
+export type SealedSession = Pick<SessionRow, "id" | "root" | "adapter" | "webhookSecret" | "sandbox">;
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */
 export function canonicalJson(value: unknown): string {
@@ -38,12 +40,31 @@ export function canonicalJson(value: unknown): string {
  * runs (or with what power) is covered by adding it here.
  */
 export function sealedTriggerFields(row: SealedTrigger, hostId: string): unknown[] {
-  return ["trigger", row.uid, row.id, row.sessionId, hostId, row.kind, canonicalJson(row.source)];
+  return [
+    "trigger",
+    row.uid,
+    row.id,
+    row.sessionId,
+    hostId,
+    row.kind,
+    canonicalJson(row.source),
+    // The sandbox its commands run in: a peer that clears it would give the check the daemon's power.
+    canonicalJson(row.trigger?.sandbox ?? null),
+  ];
 }
 
 /** Everything an adapter's seal covers: where delivery runs (root) and what it runs or sends to. */
 export function sealedSessionFields(row: SealedSession, hostId: string): unknown[] {
-  return ["session", row.id, hostId, row.root, canonicalJson(row.adapter), row.webhookSecret];
+  return [
+    "session",
+    row.id,
+    hostId,
+    row.root,
+    canonicalJson(row.adapter),
+    row.webhookSecret,
+    // The sandbox its agent reported: checks armed for it take theirs from it (engine/check-sandbox.ts).
+    canonicalJson(row.sandbox ?? null),
+  ];
 }
 
 /** Whether a monitor's checks run something only its host may: it must carry that host's seal. */
@@ -96,6 +117,14 @@ export class Sealer {
   /** True for an adapter that runs nothing, or whose seal this host made over exactly these fields. */
   adapterVerifies(session: SessionRow): boolean {
     if (!adapterRuns(session.adapter)) return true;
+    return this.sessionVerifies(session);
+  }
+
+  /**
+   * True only for a session row this host sealed as it stands: every session this host makes or
+   * changes is sealed, so a row a peer wrote or changed (its sandbox cleared or widened) is not.
+   */
+  sessionVerifies(session: SessionRow): boolean {
     return this.#verifies(sealedSessionFields(session, this.hostId), session.adapterSeal);
   }
 }

@@ -77,6 +77,7 @@ export class WatchRunner {
       signal: controller.signal,
       cwd: cwdFor(record, session),
       env: this.deps.secretEnv.of(record.uid),
+      sandbox: record.trigger?.sandbox ?? null,
       onLine: (line) => batch.line(line),
       onExit: (_exitCode, detail) => {
         batch.close();

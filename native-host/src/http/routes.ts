@@ -169,6 +169,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
   routes.on("createSession", async (c) => {
     const input = await c.body(SessionCreateSchema);
     const { session, created } = await engine.createSession(input);
+    if (input.sandbox !== undefined) await engine.setSessionSandbox(session.id, input.sandbox);
     const extra = input.adapter ? await delivery.setAdapter(session.id, input.adapter) : {};
     return {
       status: created ? 201 : 200,
@@ -180,6 +181,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
     await queries.session(sid);
     const patch = await c.body(SessionPatchSchema);
     if (patch.label !== undefined) await engine.setSessionLabel(sid, patch.label);
+    if (patch.sandbox !== undefined) await engine.setSessionSandbox(sid, patch.sandbox);
     const extra = patch.adapter ? await delivery.setAdapter(sid, patch.adapter) : {};
     return { status: 200, body: sessionView(await queries.session(sid), await queries.hosts(), extra) };
   });

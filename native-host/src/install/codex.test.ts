@@ -1,6 +1,6 @@
 import { parse } from "smol-toml";
 import { describe, expect, test } from "vitest";
-import { codexRules, planCodex, withoutBlock, withoutRules } from "./codex.js";
+import { planCodex, withoutBlock } from "./codex.js";
 
 const paths = { home: "/h/.codex", config: "/h/.codex/config.toml", rules: "/h/.codex/rules/vigil.rules" };
 const setUp = (config: string | null) =>
@@ -31,16 +31,5 @@ describe("Vigil's part of config.toml is exactly its own tables", () => {
     const theirs = '[hooks.state."/h/.codex/config.toml:stop:5:0"]\ntrusted_hash = "sha256:00"\n';
     const left = withoutBlock(written.replace("# <<< vigil <<<", `${theirs}# <<< vigil <<<`));
     expect(parse(left)).toEqual(parse(theirs));
-  });
-});
-
-describe("the sandbox rules file", () => {
-  test("holds `vigil` and the launcher; without Vigil's lines it is nothing, or the user's own rules", () => {
-    const ours = codexRules("/h/.local/bin/vigil");
-    expect(ours).toContain('prefix_rule(pattern = ["vigil"], decision = "allow")');
-    expect(ours).toContain('prefix_rule(pattern = ["/h/.local/bin/vigil"], decision = "allow")');
-    expect(withoutRules(ours)).toBeNull();
-    const mine = 'prefix_rule(pattern = ["make"], decision = "allow")\n';
-    expect(withoutRules(`${mine}${ours}`)).toBe(mine);
   });
 });

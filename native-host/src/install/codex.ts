@@ -11,13 +11,14 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parse, TomlError } from "smol-toml";
 import { ValidationError } from "../base/errors.js";
+import { codexRules, SANDBOX_NOTE, withoutRules } from "./codex-rules.js";
 import { quote } from "./launcher.js";
 import { type PlannedFile, readText } from "./managed-files.js";
 
 export interface CodexPaths {
   home: string;
   config: string;
-  /** Vigil's exec-policy rules: `vigil` commands run outside Codex's sandbox. */
+  /** Vigil's exec-policy rules: the `vigil` verbs that run nothing run outside Codex's sandbox. */
   rules: string;
 }
 
@@ -25,32 +26,6 @@ export function codexPaths(env: NodeJS.ProcessEnv = process.env): CodexPaths {
   const home = env.CODEX_HOME || join(homedir(), ".codex");
   return { home, config: join(home, "config.toml"), rules: join(home, "rules", "vigil.rules") };
 }
-
-const RULES_HEADER = [
-  "# Written by `vigil setup codex` (`vigil setup codex --remove` takes it out).",
-  "# Codex's sandbox forbids connecting to the Vigil daemon's owner-only socket, so `vigil wait` from",
-  "# the shell tool could not arm anything: these rules let commands that start with `vigil` run",
-  "# outside the sandbox. (The checks they arm run in the Vigil daemon, outside any sandbox, anyway.)",
-];
-const isRuleOfVigil = (line: string) =>
-  line.startsWith("# ")
-    ? RULES_HEADER.includes(line)
-    : /^prefix_rule\(pattern = \["(vigil|[^"]*\/vigil)"\], decision = "allow"\)$/.test(line);
-
-/** Vigil's rules file: `vigil`, and the launcher by its absolute path, allowed outside the sandbox. */
-export function codexRules(launcher: string): string {
-  const patterns = [...new Set(["vigil", launcher])];
-  return `${[...RULES_HEADER, ...patterns.map((p) => `prefix_rule(pattern = [${toml(p)}], decision = "allow")`)].join("\n")}\n`;
-}
-
-/** The rules file without Vigil's lines; null when nothing of anyone else's is left. */
-export function withoutRules(text: string): string | null {
-  const rest = text.split("\n").filter((line) => !isRuleOfVigil(line));
-  return rest.every((line) => line.trim() === "") ? null : rest.join("\n");
-}
-
-export const SANDBOX_NOTE =
-  "Codex's sandbox forbids connecting to the Vigil daemon's socket: the rules file lets commands that start with `vigil` run outside it, so the agent can arm waits from its shell tool (the checks run in the Vigil daemon, outside any sandbox, either way)";
 
 const BEGIN = "# >>> vigil (written by `vigil setup codex`; `vigil setup codex --remove` takes it out) >>>";
 const END = "# <<< vigil <<<";

@@ -94,6 +94,9 @@ const compact = (view: MonitorView) => ({
   ...(view.adjusted ? { adjusted: view.adjusted } : {}),
 });
 
+/** The name Codex 0.169 gives itself as an MCP client (`clientInfo.name`). */
+const CODEX_MCP_CLIENT = "codex-mcp-client";
+
 export async function runMcpServer(options: McpOptions): Promise<void> {
   const log = options.log ?? ((message: string) => process.stderr.write(`vigil mcp: ${message}\n`));
   await ensureDaemon(options.home);
@@ -115,8 +118,13 @@ export async function runMcpServer(options: McpOptions): Promise<void> {
         return bound;
       }
       const client = server.server.getClientVersion()?.name ?? "an MCP client";
+      // Codex names no session here, so its sandbox is unknown: its checks run read-only (issue #37).
+      const sandbox =
+        client === CODEX_MCP_CLIENT
+          ? { sandbox: { agent: "codex" as const, mode: "read-only" as const, root: process.cwd() } }
+          : {};
       const created = await api.call("createSession", {
-        body: { label: `${client} via vigil mcp`, root: process.cwd(), adapter: { kind: "mcp" } },
+        body: { label: `${client} via vigil mcp`, root: process.cwd(), adapter: { kind: "mcp" }, ...sandbox },
       });
       made = created.id;
       log(`created session ${created.id}`);

@@ -2,6 +2,7 @@
 import { EXIT_ZERO } from "../../../shared/schemas/conditions.js";
 import { type CommandSource, CommandSourceSchema } from "../../../shared/schemas/sources.js";
 import { rewriteForShell } from "../secrets/references.js";
+import { sandboxedCommand } from "./codex-sandbox.js";
 import type { PollProbe } from "./probe.js";
 import { runShell, validateCwd } from "./run-shell.js";
 import { commandWaitTiming } from "./timing.js";
@@ -29,7 +30,9 @@ export const commandProbe: PollProbe<CommandSource> = {
   validate: (source) => validateCwd(source.cwd),
 
   async check(source, context) {
-    const result = await runShell(rewriteForShell(source.command), {
+    const script = rewriteForShell(source.command);
+    const command = context.sandbox ? sandboxedCommand(script, context.cwd, context.sandbox) : script;
+    const result = await runShell(command, {
       cwd: context.cwd,
       env: context.env,
       timeoutMs: context.timeoutMs,

@@ -4,8 +4,10 @@
  * whose lines become events.
  * Design: docs/design.md §4.1.
  */
+
 import type { z } from "zod";
 import type { Condition } from "../../../shared/schemas/conditions.js";
+import type { CheckSandbox } from "../../../shared/schemas/sandbox.js";
 import type { Source } from "../../../shared/schemas/sources.js";
 import type { BrowserRequester } from "../browser/link.js";
 import type { CheckResult } from "../core/check-result.js";
@@ -21,6 +23,8 @@ export interface CheckContext {
   browser: BrowserRequester;
   /** The monitor's name, shown on the tab it reads. */
   label: string;
+  /** Codex's sandbox its command runs in, fixed when it was armed (issue #37); null: none. */
+  sandbox: CheckSandbox | null;
 }
 
 export type { CheckResult };
@@ -29,6 +33,7 @@ export interface StreamContext {
   signal: AbortSignal;
   cwd: string;
   env: Record<string, string>;
+  sandbox: CheckSandbox | null;
   onLine(line: string): void;
   onExit(exitCode: number | null, detail: string): void;
 }

@@ -3,6 +3,7 @@ import { type WatchSource, WatchSourceSchema } from "../../../shared/schemas/sou
 import { loadExeca } from "../base/lazy-execa.js";
 import { LineSplitter } from "../base/line-splitter.js";
 import { rewriteForShell } from "../secrets/references.js";
+import { sandboxedCommand } from "./codex-sandbox.js";
 import type { StreamContext, StreamProbe } from "./probe.js";
 import { killProcessGroup, validateCwd } from "./run-shell.js";
 import { watchTiming } from "./timing.js";
@@ -32,7 +33,9 @@ export const watchProbe: StreamProbe<WatchSource> = {
 };
 
 function run(execa: Awaited<ReturnType<typeof loadExeca>>, source: WatchSource, context: StreamContext) {
-  const subprocess = execa("/bin/sh", ["-c", rewriteForShell(source.command)], {
+  const script = rewriteForShell(source.command);
+  const command = context.sandbox ? sandboxedCommand(script, context.cwd, context.sandbox) : script;
+  const subprocess = execa("/bin/sh", ["-c", command], {
     cwd: context.cwd,
     env: context.env,
     detached: true,

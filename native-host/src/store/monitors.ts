@@ -5,10 +5,15 @@
  */
 
 import type { ConditionState } from "../../../shared/conditions.js";
+import type { CheckSandbox } from "../../../shared/schemas/sandbox.js";
 import type { Source, SourceKind } from "../../../shared/schemas/sources.js";
 import type { EndingReason, MonitorState } from "../../../shared/schemas/views.js";
 import type { Db } from "./db.js";
 import { wideRows } from "./wide-rows.js";
+
+/** A trigger's sandbox column: JSON, or NULL for none. */
+export const sandboxText = (sandbox: CheckSandbox | null | undefined): string | null =>
+  sandbox ? JSON.stringify(sandbox) : null;
 
 export interface MonitorRecord {
   uid: number;
@@ -49,6 +54,8 @@ export interface TriggerRecord {
   hostId: string | null;
   /** Its host's seal over what it runs (engine/seals.ts); null: not sealed. */
   seal: string | null;
+  /** The sandbox its commands run in, fixed when it was armed (issue #37); null: none. */
+  sandbox: CheckSandbox | null;
 }
 
 export interface RawMonitor {
@@ -83,6 +90,7 @@ export interface RawMonitor {
   condition_state: string | null;
   host_id: string | null;
   seal: string | null;
+  sandbox: string | null;
 }
 
 export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
@@ -122,12 +130,13 @@ export function toMonitorRecord(raw: RawMonitor): MonitorRecord {
             conditionState: JSON.parse(raw.condition_state ?? "{}") as ConditionState,
             hostId: raw.host_id,
             seal: raw.seal,
+            sandbox: raw.sandbox === null ? null : (JSON.parse(raw.sandbox) as CheckSandbox),
           },
   };
 }
 
 export const MONITOR_SELECT =
-  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id, t.seal FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
+  "SELECT m.*, t.mode, t.next_due_at, t.deadline_at, t.lease_until, t.polls, t.unrunnable_streak, t.condition_state, t.host_id, t.seal, t.sandbox FROM monitors m LEFT JOIN triggers t ON t.monitor_uid = m.uid";
 
 export type NewMonitor = Pick<
   MonitorRecord,
@@ -136,6 +145,8 @@ export type NewMonitor = Pick<
   Pick<TriggerRecord, "mode" | "nextDueAt" | "deadlineAt"> & {
     /** The host whose machine its checks need (team mode); null or absent: any host may run them. */
     hostId?: string | null;
+    /** The sandbox its commands run in (issue #37); null or absent: none. */
+    sandbox?: CheckSandbox | null;
   };
 
 /**
@@ -204,7 +215,7 @@ export class MonitorsTable {
        VALUES (@sessionId, @id, @name, @kind, @source, @continuation, @intervalMs, @timeoutMs, @createdAt)`,
     );
     this.#insertTrigger = db.prepare(
-      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id, sandbox) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.#byId = db.prepare<[string, string], RawMonitor>(`${MONITOR_SELECT} WHERE m.session_id = ? AND m.id = ?`);
     this.#byUid = db.prepare<[number], RawMonitor>(`${MONITOR_SELECT} WHERE m.uid = ?`);
@@ -288,7 +299,14 @@ export class MonitorsTable {
   insert(monitor: NewMonitor): number {
     const { lastInsertRowid } = this.#insertMonitor.run({ ...monitor, source: JSON.stringify(monitor.source) });
     const uid = Number(lastInsertRowid);
-    this.#insertTrigger.run(uid, monitor.mode, monitor.nextDueAt, monitor.deadlineAt, monitor.hostId ?? null);
+    this.#insertTrigger.run(
+      uid,
+      monitor.mode,
+      monitor.nextDueAt,
+      monitor.deadlineAt,
+      monitor.hostId ?? null,
+      sandboxText(monitor.sandbox),
+    );
     return uid;
   }
 

@@ -3,6 +3,7 @@
  * Design: docs/design.md §9.
  */
 import type { Adapter } from "../../../shared/schemas/inputs.js";
+import type { SessionSandbox } from "../../../shared/schemas/sandbox.js";
 import type { Db } from "./db.js";
 
 export interface SessionRow {
@@ -19,6 +20,8 @@ export interface SessionRow {
   hostId: string | null;
   /** Its host's seal over what delivery runs or sends to (engine/seals.ts); null: not sealed. */
   adapterSeal: string | null;
+  /** The sandbox its agent reported (Codex); null: none known. */
+  sandbox: SessionSandbox | null;
 }
 
 export interface RawSession {
@@ -31,6 +34,7 @@ export interface RawSession {
   busy_until: number | null;
   host_id: string | null;
   adapter_seal: string | null;
+  sandbox: string | null;
 }
 
 export const toSessionRow = (raw: RawSession): SessionRow => ({
@@ -43,11 +47,13 @@ export const toSessionRow = (raw: RawSession): SessionRow => ({
   busyUntil: raw.busy_until,
   hostId: raw.host_id,
   adapterSeal: raw.adapter_seal,
+  sandbox: raw.sandbox === null ? null : (JSON.parse(raw.sandbox) as SessionSandbox),
 });
 
 /** A new session: `hostId` is the host it is made on (absent: none, as before hosts existed). */
 export type NewSession = Pick<SessionRow, "id" | "label" | "root" | "adapter" | "createdAt"> & {
   hostId?: string | null;
+  adapterSeal?: string | null;
 };
 
 export class SessionsTable {
@@ -59,6 +65,7 @@ export class SessionsTable {
   readonly #nextMonitorSeq;
   readonly #setAdapter;
   readonly #setLabel;
+  readonly #setSandbox;
   readonly #setBusy;
   readonly #nextTurn;
 
@@ -67,7 +74,7 @@ export class SessionsTable {
     this.#root = db.prepare<[string], { root: string | null }>("SELECT root FROM sessions WHERE id = ?");
     this.#list = db.prepare<[], RawSession>("SELECT * FROM sessions ORDER BY created_at, id");
     this.#insert = db.prepare(
-      "INSERT INTO sessions (id, label, root, adapter, created_at, host_id) VALUES (@id, @label, @root, @adapter, @createdAt, @hostId)",
+      "INSERT INTO sessions (id, label, root, adapter, created_at, host_id, adapter_seal) VALUES (@id, @label, @root, @adapter, @createdAt, @hostId, @adapterSeal)",
     );
     this.#delete = db.prepare("DELETE FROM sessions WHERE id = ?");
     this.#nextMonitorSeq = db.prepare<[string], { monitor_seq: number }>(
@@ -75,6 +82,7 @@ export class SessionsTable {
     );
     this.#setAdapter = db.prepare("UPDATE sessions SET adapter = ?, webhook_secret = ?, adapter_seal = ? WHERE id = ?");
     this.#setLabel = db.prepare("UPDATE sessions SET label = ? WHERE id = ?");
+    this.#setSandbox = db.prepare("UPDATE sessions SET sandbox = ?, adapter_seal = ? WHERE id = ?");
     this.#setBusy = db.prepare("UPDATE sessions SET busy_until = ? WHERE id = ?");
     this.#nextTurn = db.prepare<[string], { turn_seq: number }>(
       "UPDATE sessions SET turn_seq = turn_seq + 1 WHERE id = ? RETURNING turn_seq",
@@ -96,7 +104,12 @@ export class SessionsTable {
   }
 
   insert(row: NewSession): void {
-    this.#insert.run({ ...row, adapter: JSON.stringify(row.adapter), hostId: row.hostId ?? null });
+    this.#insert.run({
+      ...row,
+      adapter: JSON.stringify(row.adapter),
+      hostId: row.hostId ?? null,
+      adapterSeal: row.adapterSeal ?? null,
+    });
   }
 
   /** `seal`: the host's seal over the new adapter (engine/seals.ts), null for one that runs nothing. */
@@ -106,6 +119,11 @@ export class SessionsTable {
 
   setLabel(id: string, label: string | null): void {
     this.#setLabel.run(label, id);
+  }
+
+  /** `seal`: the host's seal over the session with this sandbox (engine/seals.ts). */
+  setSandbox(id: string, sandbox: SessionSandbox | null, seal: string | null = null): void {
+    this.#setSandbox.run(sandbox === null ? null : JSON.stringify(sandbox), seal, id);
   }
 
   setBusy(id: string, until: number | null): void {

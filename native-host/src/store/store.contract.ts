@@ -130,6 +130,14 @@ export function storeContract(harness: ContractHarness): void {
     });
   });
 
+  test("a trigger keeps the sandbox its check was armed with (issue #37); none is null", async () => {
+    const sandbox = { mode: "workspace-write" as const, root: "/r", codex: "/usr/bin/codex" };
+    const uid = await store.tables.monitors.insert(monitor("boxed", { sandbox }));
+    expect((await store.tables.monitors.byUid(uid))?.trigger?.sandbox).toEqual(sandbox);
+    const plain = await store.tables.monitors.insert(monitor("plain"));
+    expect((await store.tables.monitors.byUid(plain))?.trigger?.sandbox).toBeNull();
+  });
+
   describe("sessions", () => {
     test("insert, get, root, list in creation order; adapter, label, busy; delete", async () => {
       const { sessions } = store.tables;
@@ -140,6 +148,7 @@ export function storeContract(harness: ContractHarness): void {
         busyUntil: null,
         hostId: null,
         adapterSeal: null,
+        sandbox: null,
       });
       expect(await sessions.root("s")).toBe("/r");
       expect(await sessions.root("a")).toBeNull();
@@ -148,11 +157,14 @@ export function storeContract(harness: ContractHarness): void {
       await sessions.setAdapter("s", { kind: "mcp" }, "whsec_x");
       await sessions.setLabel("s", "named");
       await sessions.setBusy("s", 99);
+      const sandbox = { agent: "codex" as const, mode: "workspace-write" as const, root: "/r" };
+      await sessions.setSandbox("s", sandbox);
       expect(await sessions.get("s")).toMatchObject({
         adapter: { kind: "mcp" },
         webhookSecret: "whsec_x",
         label: "named",
         busyUntil: 99,
+        sandbox,
       });
       expect(await sessions.delete("a")).toBe(true);
       expect(await sessions.delete("a")).toBe(false);

@@ -15,6 +15,7 @@ import {
   type MonitorRecord,
   type NewMonitor,
   type RawMonitor,
+  sandboxText,
   type TriggerRecord,
   toMonitorRecord,
 } from "../monitors.js";
@@ -30,7 +31,7 @@ const INSERT_MONITOR = statement(
 );
 const INSERT_TRIGGER = statement(
   "monitors_insert_trigger",
-  "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id) VALUES ($1, $2, $3, $4, $5)",
+  "INSERT INTO triggers (monitor_uid, mode, next_due_at, deadline_at, host_id, sandbox) VALUES ($1, $2, $3, $4, $5, $6)",
 );
 const BY_ID = statement("monitors_by_id", `${MONITOR_SELECT} WHERE m.session_id = $1 AND m.id = $2`);
 const BY_UID = statement("monitors_by_uid", `${MONITOR_SELECT} WHERE m.uid = $1`);
@@ -144,6 +145,7 @@ export class PgMonitors implements MonitorsStore {
       monitor.nextDueAt,
       monitor.deadlineAt,
       monitor.hostId ?? null,
+      sandboxText(monitor.sandbox),
     ]);
     return row.uid;
   }

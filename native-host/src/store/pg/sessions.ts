@@ -4,6 +4,7 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { Adapter } from "../../../../shared/schemas/inputs.js";
+import type { SessionSandbox } from "../../../../shared/schemas/sandbox.js";
 import type { SessionsStore } from "../engine.js";
 import { type NewSession, type RawSession, type SessionRow, toSessionRow } from "../sessions.js";
 import { all, one, type Queryable, run, statement } from "./statement.js";
@@ -13,7 +14,7 @@ const ROOT = statement("sessions_root", "SELECT root FROM sessions WHERE id = $1
 const LIST = statement("sessions_list", "SELECT * FROM sessions ORDER BY created_at, id");
 const INSERT = statement(
   "sessions_insert",
-  "INSERT INTO sessions (id, label, root, adapter, created_at, host_id) VALUES ($1, $2, $3, $4, $5, $6)",
+  "INSERT INTO sessions (id, label, root, adapter, created_at, host_id, adapter_seal) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 );
 const DELETE = statement("sessions_delete", "DELETE FROM sessions WHERE id = $1");
 const NEXT_MONITOR_SEQ = statement(
@@ -25,6 +26,10 @@ const SET_ADAPTER = statement(
   "UPDATE sessions SET adapter = $1, webhook_secret = $2, adapter_seal = $3 WHERE id = $4",
 );
 const SET_LABEL = statement("sessions_set_label", "UPDATE sessions SET label = $1 WHERE id = $2");
+const SET_SANDBOX = statement(
+  "sessions_set_sandbox",
+  "UPDATE sessions SET sandbox = $1, adapter_seal = $2 WHERE id = $3",
+);
 const SET_BUSY = statement("sessions_set_busy", "UPDATE sessions SET busy_until = $1 WHERE id = $2");
 const NEXT_TURN = statement(
   "sessions_next_turn",
@@ -56,6 +61,7 @@ export class PgSessions implements SessionsStore {
       JSON.stringify(row.adapter),
       row.createdAt,
       row.hostId ?? null,
+      row.adapterSeal ?? null,
     ]);
   }
 
@@ -70,6 +76,10 @@ export class PgSessions implements SessionsStore {
 
   async setLabel(id: string, label: string | null): Promise<void> {
     await run(this.db, SET_LABEL, [label, id]);
+  }
+
+  async setSandbox(id: string, sandbox: SessionSandbox | null, seal: string | null = null): Promise<void> {
+    await run(this.db, SET_SANDBOX, [sandbox === null ? null : JSON.stringify(sandbox), seal, id]);
   }
 
   async setBusy(id: string, until: number | null): Promise<void> {
