@@ -172,6 +172,8 @@ test("the wakes' text and tags never pass through codex queue's argv, and a turn
   await daemon.api("POST", "/api/sessions", {
     id: thread,
     adapter: { kind: "codex", configDir: codexHome, program, transcriptPath: transcript },
+    // As its hooks report a full-access Codex: the watches run as before, outside Codex's sandbox.
+    sandbox: { agent: "codex", mode: "danger-full-access", root },
   });
   const monitors = 20;
   for (let i = 0; i < monitors; i++) {

@@ -326,7 +326,8 @@ describe("vigil signal (the real CLI)", () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe(`${w.id}: Waitpoint ${w.id} is already resolved`);
     const [wake] = await waitFor(async () => ((await wakes(w.sid)).length ? wakes(w.sid) : null));
-    expect(wake.text).toContain("fail: exit=3\ndata: tail of the log");
+    // One signal is one line inside its fence: its newline is shown escaped (core/outside-text.ts).
+    expect(wake.text).toContain("fail: exit=3\\x0adata: tail of the log");
   });
 
   test("unreachable: spooled (exit 0), or exit 1 with --no-spool; the spool is collected at start", async () => {
