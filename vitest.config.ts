@@ -79,6 +79,17 @@ export default defineConfig({
         },
       },
       {
+        // The npm package (#39): packs a copy of the checkout, installs the tarball into a temp
+        // prefix with --omit=dev (better-sqlite3 compiles: minutes), runs the quick start from there.
+        test: {
+          name: "package",
+          include: ["test/package/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 900_000,
+        },
+      },
+      {
         // Devices over SSH against a real sshd; sshd.ts installs openssh-server and makes the user.
         test: {
           name: "devices",

@@ -65,10 +65,12 @@ export class TestDaemon {
     readonly env: Record<string, string>,
     /** Another Unix user the daemon runs as (the test runs as root; its home is that user's, 0700). */
     readonly user?: { uid: number; gid: number },
+    /** The `vigil` it runs: the checkout's, or an installed package's (test/package). */
+    readonly bin = BIN,
   ) {}
 
   static async start(
-    options: { home?: string; env?: Record<string, string>; user?: { uid: number; gid: number } } = {},
+    options: { home?: string; env?: Record<string, string>; user?: { uid: number; gid: number }; bin?: string } = {},
   ): Promise<TestDaemon> {
     const database = await testDatabase(options.env);
     const home = options.home ?? mkdtempSync(join(tmpdir(), "vigil-test-"));
@@ -83,6 +85,7 @@ export class TestDaemon {
         ...options.env,
       },
       options.user,
+      options.bin,
     );
     await daemon.spawn();
     return daemon;
@@ -90,7 +93,7 @@ export class TestDaemon {
 
   async spawn(): Promise<void> {
     this.stderr = "";
-    const child = spawn(process.execPath, [BIN, "--home", this.home, "serve", "--port", "0"], {
+    const child = spawn(process.execPath, [this.bin, "--home", this.home, "serve", "--port", "0"], {
       env: { ...process.env, ...this.env, VIGIL_HOME: this.home, ...(this.user ? { HOME: this.home } : {}) },
       stdio: ["ignore", "ignore", "pipe"],
       ...(this.user ? { uid: this.user.uid, gid: this.user.gid } : {}),
@@ -221,7 +224,7 @@ export class TestDaemon {
 
   /** Runs the real CLI binary against this daemon's home. */
   cli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<Result> {
-    return execa(process.execPath, [BIN, ...args], {
+    return execa(process.execPath, [this.bin, ...args], {
       env: { ...this.env, ...options.env, VIGIL_HOME: this.home },
       reject: false,
       input: options.input,

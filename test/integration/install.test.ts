@@ -22,8 +22,9 @@ afterAll(async () => {
 });
 
 test("install writes a manifest only for the browsers this machine has, naming the extension and an absolute launcher", async () => {
+  // No browser profile is a failure to say how to fix (exit 1), not a usage mistake (exit 2).
   const none = await daemon.cli(["install"]);
-  expect(none.exitCode).toBe(2);
+  expect(none.exitCode).toBe(1);
   expect(String(none.stderr)).toContain("vigil install --browser chromium");
 
   mkdirSync(join(home, ".config", "chromium"), { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * The store's contract (native-host/src/store/store.contract.ts) on PostgreSQL: `PgEngine` on the
+ * The store's contract (test/helpers/store-contract.ts) on PostgreSQL: `PgEngine` on the
  * run's shared server, one database for this file, emptied before each test. The same suite runs
  * on SQLite in native-host/src/store/store-contract.test.ts.
  */
@@ -8,8 +8,8 @@ import { afterAll, beforeAll } from "vitest";
 import { createPool } from "../../native-host/src/store/pg/connection.js";
 import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { PgEngine } from "../../native-host/src/store/pg/store.js";
-import { storeContract } from "../../native-host/src/store/store.contract.js";
 import { VaultFile } from "../../native-host/src/store/vault-file.js";
+import { storeContract } from "../helpers/store-contract.js";
 import { sharedPostgres } from "./shared.js";
 
 let pool: pg.Pool;

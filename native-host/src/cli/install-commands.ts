@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { EXTENSION_ID, EXTENSION_KEY, GECKO_ID } from "../../../shared/extension-identity.js";
-import { ApiClient } from "../api/client.js";
+import { ApiClient, CliError } from "../api/client.js";
 import { ValidationError } from "../base/errors.js";
 import { answers, readDaemonInfo } from "../base/home.js";
 import { vigilCommand, vigilCommandLine } from "../base/how-to-run.js";
@@ -76,8 +76,9 @@ export function registerInstallCommands(program: Command): void {
     .action((options: BrowserOptions, command: Command) => {
       const home = homeOf(command);
       const list = chosenTargets(options);
+      // Nothing wrong with the command line: the machine lacks what it needs, so a failure (exit 1).
       if (list.length === 0)
-        throw usageError(
+        throw new CliError(
           "Found no Chrome, Chromium, Edge, Brave or Firefox profile folder: name the browser, e.g. vigil install --browser chromium",
         );
       const written = install({ vigilHome: home, targets: list, extensionId: options.extensionId });

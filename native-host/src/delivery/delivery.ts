@@ -9,42 +9,30 @@
  */
 
 import { homedir } from "node:os";
-import { type Adapter, isAgentAdapter } from "../../../shared/schemas/inputs.js";
+import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { envConfig } from "../base/config.js";
 import { ConflictError, NotFoundError, ValidationError } from "../base/errors.js";
 import { inBackground, type Logger, toError } from "../base/log.js";
 import type { Changes } from "../core/changes.js";
 import { sessionOrThrow } from "../core/lookup.js";
-import { nextState, type StateChange } from "../core/states.js";
+import { INTERRUPTED, UNSEALED_ADAPTER } from "../core/review-causes.js";
 import { Scheduler } from "../engine/scheduler.js";
+import type { Sealer } from "../engine/seals.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
-import type { Engine, Tables } from "../store/engine.js";
+import type { Engine } from "../store/engine.js";
 import type { SessionRow } from "../store/sessions.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
-import { claudeAdapter, codexAdapter } from "./adapters/agent.js";
-import { processStart } from "./adapters/agent-liveness.js";
-import { commandAdapter } from "./adapters/command.js";
-import { copilotAdapter } from "./adapters/copilot.js";
-import { geminiAdapter } from "./adapters/gemini.js";
-import { opencodeAdapter } from "./adapters/opencode.js";
-import { webhookAdapter } from "./adapters/webhook.js";
-import { type RetryPolicy, retryDelayMs, retryPolicyFromEnv } from "./backoff.js";
+import { type RetryPolicy, retryPolicyFromEnv } from "./backoff.js";
 import { HANDOVER_RECHECK_MS, HANDOVER_UNSEEN, Handovers, handoverConfirmMs, transcriptOf } from "./handovers.js";
+import { PUSH_ADAPTERS, PUSH_KINDS, withPidStart } from "./push-adapters.js";
 import { newWebhookSecret } from "./signature.js";
 import { markOf } from "./transcript-scan.js";
+import { moveMonitors, recordTurnOutcome } from "./turn-records.js";
 
-const PUSH_ADAPTERS: Record<string, PushAdapter> = {
-  command: commandAdapter as unknown as PushAdapter,
-  webhook: webhookAdapter as unknown as PushAdapter,
-  claude: claudeAdapter as unknown as PushAdapter,
-  codex: codexAdapter as unknown as PushAdapter,
-  gemini: geminiAdapter as unknown as PushAdapter,
-  opencode: opencodeAdapter as unknown as PushAdapter,
-  copilot: copilotAdapter as unknown as PushAdapter,
-};
+export { INTERRUPTED };
 
 /** Calls to the result until `schedule` runs its callback cost one `act`. */
 function coalesce(schedule: (run: () => void) => unknown, act: () => void): () => void {
@@ -63,7 +51,6 @@ function coalesce(schedule: (run: () => void) => unknown, act: () => void): () =
 const REMOTE_POKE_MS = 20;
 /** How often a session whose wakes are held (a live agent) is looked at again. */
 const HELD_RECHECK_MS = 2000;
-const PUSH_KINDS = Object.keys(PUSH_ADAPTERS);
 
 /**
  * Time a lease allows beyond the adapter's own timeout before the delivery counts as interrupted
@@ -73,23 +60,6 @@ const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
 /** Longest single long-poll. */
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
-
-import { INTERRUPTED, UNSEALED_ADAPTER } from "../core/review-causes.js";
-import type { Sealer } from "../engine/seals.js";
-
-export { INTERRUPTED };
-
-/**
- * An agent adapter's pid with its start time: the one the caller sent (the hook reads it under the
- * agent, or keeps it with a recorded pid), else read now; none without a pid.
- */
-function withPidStart(adapter: Adapter): Adapter {
-  if (!isAgentAdapter(adapter)) return adapter;
-  const { pidStart, ...rest } = adapter;
-  if (!rest.pid) return rest;
-  const started = pidStart ?? processStart(rest.pid);
-  return started ? { ...rest, pidStart: started } : rest;
-}
 
 export interface DeliveryOptions {
   store: Engine;
@@ -255,11 +225,11 @@ export class Delivery {
             // The lease outlasts the deadline: the last look at the transcript decides, not the lease
             // (which decides only after a restart, when the handover is no longer watched).
             const leased = await t.wakes.claim(sessionId, turn, until + leaseGraceMs());
-            await this.#moveMonitors(t, leased, "deliver");
+            await moveMonitors(t, leased, "deliver");
             return leased;
           }
           const claimed = await t.wakes.claimDelivered(sessionId, turn, now, options.via);
-          await this.#moveMonitors(t, claimed, "delivered");
+          await moveMonitors(t, claimed, "delivered");
           return claimed;
         });
         // Watched once committed (the transaction's body may run twice on PostgreSQL).
@@ -306,7 +276,7 @@ export class Delivery {
     if (!row || number === null) throw new NotFoundError(`Unknown wake ${wakeId} in session ${sessionId}`);
     const retried = await this.#store.tx(async (t) => {
       if (!(await t.wakes.retry(number))) return false;
-      await this.#moveMonitors(t, [row], "retry");
+      await moveMonitors(t, [row], "retry");
       return true;
     });
     if (!retried)
@@ -375,8 +345,8 @@ export class Delivery {
       const why = problem ? `${HANDOVER_UNSEEN}; the transcript was not read: ${problem}` : HANDOVER_UNSEEN;
       await this.#store.tx(async (t) => {
         if (shown) {
-          if (await t.wakes.markDelivered(wake, now, via, null)) await this.#moveMonitors(t, [row], "delivered");
-        } else if (await t.wakes.markReview(wake, why, null)) await this.#moveMonitors(t, [row], "review");
+          if (await t.wakes.markDelivered(wake, now, via, null)) await moveMonitors(t, [row], "delivered");
+        } else if (await t.wakes.markReview(wake, why, null)) await moveMonitors(t, [row], "review");
       });
       if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${why}`);
       this.#changes.emit(sessionId);
@@ -388,7 +358,7 @@ export class Delivery {
     const expired = await this.#store.tx(async (t) => {
       const ids = await t.wakes.expireLeases(now, INTERRUPTED);
       const rows = await t.wakes.byIds(ids);
-      await this.#moveMonitors(t, rows, "review");
+      await moveMonitors(t, rows, "review");
       return rows;
     });
     for (const row of expired) {
@@ -445,7 +415,7 @@ export class Delivery {
         if (controller.signal.aborted || (await t.wakes.turnInFlight(sessionId))) return { turn: 0, rows: [] };
         const turn = await t.sessions.nextTurn(sessionId);
         const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
-        await this.#moveMonitors(t, rows, "deliver");
+        await moveMonitors(t, rows, "deliver");
         return { turn, rows };
       });
     } catch (error) {
@@ -495,26 +465,9 @@ export class Delivery {
       // Stopping the daemon aborts a turn: its lease decides after the restart, never a blind repeat.
       if (this.#stopped || !(await this.#store.tables.sessions.get(sessionId))) return;
       const now = this.#now();
-      const output = outcome.output === null ? null : this.#shield.text(outcome.output);
-      await this.#store.tx(async (t) => {
-        for (const row of rows) {
-          if (outcome.ok) {
-            if (await t.wakes.markDelivered(row.id, now, outcome.via, output)) {
-              await this.#moveMonitors(t, [row], "delivered");
-            }
-            continue;
-          }
-          const error = this.#shield.text(outcome.error);
-          const attempts = row.attempts; // the claim counted this attempt
-          if (outcome.retry && attempts < this.#policy.maxAttempts) {
-            const at = now + retryDelayMs(attempts, this.#policy);
-            if (await t.wakes.markFailed(row.id, at, error, output)) await this.#moveMonitors(t, [row], "requeue");
-          } else {
-            const why = outcome.retry ? `${error} (gave up after ${attempts} attempts)` : error;
-            if (await t.wakes.markReview(row.id, why, output)) await this.#moveMonitors(t, [row], "review");
-          }
-        }
-      });
+      await this.#store.tx((t) =>
+        recordTurnOutcome(t, rows, outcome, { now, policy: this.#policy, shield: this.#shield }),
+      );
     } finally {
       // Out of flight once its wakes are recorded: a pull in between would take a turn beside it.
       this.#land(sessionId, controller);
@@ -527,16 +480,5 @@ export class Delivery {
   /** The session's turn is over (or never began): its next one may start. */
   #land(sessionId: string, controller: AbortController): void {
     if (this.#inFlight.get(sessionId) === controller) this.#inFlight.delete(sessionId);
-  }
-
-  /** Keeps an ended monitor's state in step with its ending wake (events wakes leave it alone). */
-  async #moveMonitors(t: Tables, rows: RawWake[], event: StateChange): Promise<void> {
-    for (const row of rows) {
-      if (row.kind !== "ending") continue;
-      await t.monitors.lockForUpdate(row.monitor_uid);
-      const record = await t.monitors.byUid(row.monitor_uid);
-      const to = record && nextState(record.state, event);
-      if (record && to) await t.monitors.setState(record.uid, record.state, to);
-    }
   }
 }

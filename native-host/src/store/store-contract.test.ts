@@ -1,11 +1,11 @@
 /**
- * The store's contract (store.contract.ts) on SQLite: today's synchronous Store through
+ * The store's contract (test/helpers/store-contract.ts) on SQLite: today's synchronous Store through
  * `SqliteEngine`, an in-memory database per test. The same suite runs on PostgreSQL in
  * test/postgres/store-contract.test.ts.
  */
 import { afterEach } from "vitest";
+import { storeContract } from "../../../test/helpers/store-contract.js";
 import { SqliteEngine } from "./engine.js";
-import { storeContract } from "./store.contract.js";
 import { Store } from "./store.js";
 
 let engine: SqliteEngine | null = null;

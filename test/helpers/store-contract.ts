@@ -1,6 +1,6 @@
 /**
  * The store's contract (team mode, #27; docs/team-mode-plan.md §2.2): the same behavioural tests
- * run against both engines — SQLite through `SqliteEngine` (store-contract.test.ts, unit project)
+ * run against both engines — SQLite through `SqliteEngine` (native-host/src/store/store-contract.test.ts, unit project)
  * and PostgreSQL through `PgEngine` (test/postgres/store-contract.test.ts). A table ported to
  * PostgreSQL is done when its part of this suite passes on both.
  * Includes the concurrency tests of plan §4.3: read-then-write transactions run at once keep every
@@ -8,13 +8,12 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import { beforeEach, describe, expect, test } from "vitest";
-import type { Source } from "../../../shared/schemas/sources.js";
-import type { Engine } from "./engine.js";
-import { INTERRUPTED_KEY, type NewMonitor } from "./monitors.js";
-import type { ListFilter, PanelFilter } from "./panel.js";
-import { PROGRESS_KEPT } from "./waitpoints.js";
-
-import { type NewWake, toDeliveryView, toWakeView } from "./wakes.js";
+import type { Engine } from "../../native-host/src/store/engine.js";
+import { INTERRUPTED_KEY, type NewMonitor } from "../../native-host/src/store/monitors.js";
+import type { ListFilter, PanelFilter } from "../../native-host/src/store/panel.js";
+import { PROGRESS_KEPT } from "../../native-host/src/store/waitpoints.js";
+import { type NewWake, toDeliveryView, toWakeView } from "../../native-host/src/store/wakes.js";
+import type { Source } from "../../shared/schemas/sources.js";
 
 /** What the suite needs of an engine: a fresh, empty one per test, and a row count for checks. */
 export interface ContractHarness {
