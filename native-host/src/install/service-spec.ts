@@ -24,9 +24,13 @@ export interface ServiceSpec {
   env: ReadonlyArray<{ name: string; value: string }>;
 }
 
-/** The daemon's command line: `--home` comes before the command (main.ts takes it there only). */
+/**
+ * The daemon's command line: `--home` comes before the command (main.ts takes it there only). As
+ * daemon-launch.ts does, the default home gets the default port and any other home a free one.
+ */
 export function serviceArgv(spec: ServiceSpec): string[] {
-  return [spec.node, spec.script, ...(spec.home === null ? [] : ["--home", spec.home]), "serve"];
+  if (spec.home === null) return [spec.node, spec.script, "serve"];
+  return [spec.node, spec.script, "--home", spec.home, "serve", "--port", "0"];
 }
 
 /** Absolute PATH entries, each once, in order; npm's temporary ones (npx) left out. */

@@ -126,7 +126,10 @@ async function stopOutsideDaemon(home: string, servicePid: number | null, say: (
   const info = readDaemonInfo(paths);
   if (!info || info.pid === servicePid || !isAlive(info.pid) || !(await answers(paths))) return;
   process.kill(info.pid, "SIGTERM");
-  if (!(await pollUntil(() => !isAlive(info.pid), 10_000)))
+  // Stopped once it is gone or has taken its daemon.json away (its last step: an orphan in a
+  // container may stay a zombie, which kill(pid, 0) still finds).
+  const stopped = () => !isAlive(info.pid) || readDaemonInfo(paths)?.pid !== info.pid;
+  if (!(await pollUntil(stopped, 10_000)))
     throw new Error(
       `The daemon running outside the service (pid ${info.pid}) did not stop within 10 s: stop it (kill ${info.pid}) and run vigil service install again`,
     );
