@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { GOLDEN_LAUNCHD, GOLDEN_SPEC, GOLDEN_SYSTEMD } from "../../../test/golden/service-inputs.js";
 import { LAUNCHD_LABEL, launchdManager, renderPlist } from "./service-launchd.js";
-import { HIDDEN, namedVariables, servicePath, withHiddenValues } from "./service-spec.js";
+import { HIDDEN, installedScript, namedVariables, servicePath, withHiddenValues } from "./service-spec.js";
 import { renderEnvFile, renderUnit, systemdManager } from "./service-systemd.js";
 
 const golden = (name: string) =>
@@ -106,5 +106,11 @@ describe("what --env and PATH take", () => {
     expect(
       servicePath({ PATH: "/usr/bin:relative:/root/.npm/_npx/1/node_modules/.bin:/bin:/usr/bin::./x", HOME: "/root" }),
     ).toBe("/usr/bin:/bin");
+  });
+  test("the service runs an installed vigil, never the copy npx keeps in npm's cache", () => {
+    expect(installedScript("/usr/local/lib/node_modules/vigil")).toBe("/usr/local/lib/node_modules/vigil/bin/vigil.js");
+    expect(() => installedScript("/home/ada/.npm/_npx/0a1b/node_modules/vigil")).toThrow(
+      "Expected an installed vigil for the service to run (npm install -g vigil), got the copy npx runs from npm's cache (/home/ada/.npm/_npx/0a1b/node_modules/vigil/bin/vigil.js), which npm may remove",
+    );
   });
 });

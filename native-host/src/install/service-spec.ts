@@ -6,7 +6,7 @@
  * service-launchd.ts). Design: docs/design.md §7.
  */
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, sep } from "node:path";
 import { ValidationError } from "../base/errors.js";
 import { userPathEntries } from "../base/how-to-run.js";
 import { packageRoot } from "../base/paths.js";
@@ -63,10 +63,20 @@ export function namedVariables(names: readonly string[], env: NodeJS.ProcessEnv)
 }
 
 /** The spec for this process: its node, this package's bin/vigil.js, `home`, PATH and `--env` names. */
+/** The package's `bin/vigil.js`, refused when npx runs it from npm's cache (npm may clear it). */
+export function installedScript(root: string): string {
+  const script = join(root, "bin", "vigil.js");
+  if (script.split(sep).includes("_npx"))
+    throw new Error(
+      `Expected an installed vigil for the service to run (npm install -g vigil), got the copy npx runs from npm's cache (${script}), which npm may remove`,
+    );
+  return script;
+}
+
 export function currentSpec(home: string, envNames: readonly string[], env = process.env): ServiceSpec {
   return {
     node: process.execPath,
-    script: join(packageRoot, "bin", "vigil.js"),
+    script: installedScript(packageRoot),
     home: home === join(homedir(), ".vigil") ? null : home,
     path: servicePath(env),
     env: namedVariables(envNames, env),
