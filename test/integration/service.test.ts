@@ -153,7 +153,7 @@ describe("with systemctl --user (a recording stand-in that runs the unit's ExecS
       "ran systemctl --user enable vigil.service",
       `stopped the daemon that ran outside the service (pid ${outside.pid}); the service's daemon takes over its monitors`,
       "ran systemctl --user restart vigil.service",
-      `the daemon answers on ${join(vigilHome, "api.sock")} (pid ${pid}); it starts at login. Logs: journalctl --user -u vigil`,
+      `the daemon answers on ${join(vigilHome, "api.sock")} (pid ${pid}); it starts when you log in and stops after your last session ends (to keep it running without one: loginctl enable-linger). Logs: journalctl --user -u vigil`,
     ]);
     expect(isAlive(outside.pid)).toBe(false);
     expect(daemonPid()).toBe(pid);

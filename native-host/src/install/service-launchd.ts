@@ -103,6 +103,7 @@ export function launchdManager(uid: number, files: LaunchdFiles = launchdFiles()
         detail: `${state}${pid > 0 ? `, pid ${pid}` : ""}`,
       };
     },
+    atLogin: "it starts when you log in",
     logs: files.log,
   };
 }

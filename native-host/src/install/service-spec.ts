@@ -137,6 +137,8 @@ export interface ServiceManager {
   status: string[];
   /** The manager's view from the status command's exit code and output. */
   parseStatus(exitCode: number | undefined, stdout: string): ManagerView;
+  /** When it runs, for the person: `it starts at login …`. */
+  atLogin: string;
   /** Where its log is read. */
   logs: string;
 }

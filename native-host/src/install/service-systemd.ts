@@ -117,6 +117,8 @@ export function systemdManager(files: SystemdFiles = systemdFiles()): ServiceMan
           : `not loaded (${show.get("LoadState") ?? "no answer"})`,
       };
     },
+    atLogin:
+      "it starts when you log in and stops after your last session ends (to keep it running without one: loginctl enable-linger)",
     logs: "journalctl --user -u vigil",
   };
 }

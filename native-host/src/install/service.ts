@@ -5,7 +5,7 @@
  * a command line or into the output. Where no manager can be reached (a container, CI) it says so
  * and gives the one line that runs the daemon instead. Design: docs/design.md §7.
  */
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { answers, isAlive, readDaemonInfo } from "../base/home.js";
 import { vigilCommandLine } from "../base/how-to-run.js";
@@ -138,10 +138,14 @@ async function stopOutsideDaemon(home: string, servicePid: number | null, say: (
   );
 }
 
+/** Written whole under a temporary name with its mode, then renamed: never readable with a looser one. */
 function writeServiceFile(file: ServiceFile): void {
   mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
-  writeFileSync(file.path, file.text, { mode: file.mode });
-  chmodSync(file.path, file.mode); // an existing file keeps its old mode through writeFileSync
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  rmSync(temporary, { force: true });
+  writeFileSync(temporary, file.text, { mode: file.mode, flag: "wx" });
+  chmodSync(temporary, file.mode); // the umask may have taken bits off
+  renameSync(temporary, file.path);
 }
 
 export interface InstallOptions {
@@ -176,7 +180,7 @@ export async function installService(options: InstallOptions): Promise<void> {
   if (!(await pollUntil(() => answers(paths), options.answerTimeoutMs ?? 20_000)))
     throw new Error(`The service started, but no daemon answers on ${paths.apiSocket}: see ${manager.logs}`);
   say(
-    `the daemon answers on ${paths.apiSocket} (pid ${readDaemonInfo(paths)?.pid ?? "?"}); it starts at login. Logs: ${manager.logs}`,
+    `the daemon answers on ${paths.apiSocket} (pid ${readDaemonInfo(paths)?.pid ?? "?"}); ${manager.atLogin}. Logs: ${manager.logs}`,
   );
 }
 
