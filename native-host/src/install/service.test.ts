@@ -3,9 +3,9 @@
  * run here), a manager's failure, and the state `vigil doctor` reads. The files go to a temporary
  * HOME. The whole flow against systemd runs in test/integration/service.test.ts.
  */
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { installService, NoServiceManagerError, type RunResult, serviceState, uninstallService } from "./service.js";
 import type { ServiceSpec } from "./service-spec.js";
@@ -102,6 +102,19 @@ describe("launchd (macOS)", () => {
 });
 
 describe("systemd (Linux)", () => {
+  test("an env file left looser (0644) is replaced by one that is 0600", async () => {
+    const envFile = join(home, ".config", "vigil", "service.env");
+    mkdirSync(dirname(envFile), { recursive: true });
+    writeFileSync(envFile, "OLD=1\n", { mode: 0o644 });
+    const { context } = manager("linux", {});
+    await expect(installService({ spec: spec(), home, say: () => {}, context, answerTimeoutMs: 0 })).rejects.toThrow(
+      "no daemon answers",
+    );
+    expect(lstatSync(envFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(envFile, "utf8")).toContain(`ANTHROPIC_API_KEY="${SECRET}"`);
+    expect(readFileSync(envFile, "utf8")).not.toContain("OLD=1");
+  });
+
   test("a command the manager refuses stops install with its words", async () => {
     const { context } = manager("linux", {
       "systemctl --user enable": { exitCode: 1, stderr: "Failed to enable unit: Unit file vigil.service is masked." },
