@@ -14,6 +14,7 @@ import { registerHostCommands } from "./host-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
 import { checkHostName, EXIT, parseInteger, usageError } from "./options.js";
+import { registerServiceCommands } from "./service-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
 import { registerSetupCommands } from "./setup-commands.js";
 import { registerSignalCommand } from "./signal-command.js";
@@ -138,6 +139,7 @@ export function buildProgram(): Command {
   registerSignalCommand(program);
   registerInstallCommands(program);
   registerSetupCommands(program);
+  registerServiceCommands(program);
   registerHookCommands(program);
   configureErrors(program);
   return program;
