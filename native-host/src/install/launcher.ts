@@ -73,6 +73,6 @@ export function planLauncher(env: NodeJS.ProcessEnv = process.env, remove = fals
     file: { path, before: existing, after: launcherText(), mode: 0o755 },
     note: onPath
       ? `vigil is callable by name: ${path}`
-      : `wrote ${path}; add ~/.local/bin to PATH to type \`vigil\` yourself (hooks use the full path)`,
+      : `wrote ${path}; new login shells have ~/.local/bin on PATH (setup adds it to your shell profiles): open a new terminal to type \`vigil\``,
   };
 }
