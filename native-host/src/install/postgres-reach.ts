@@ -36,7 +36,10 @@ export async function postgresFinding(url: string, where: string): Promise<Findi
     return {
       ok: false,
       what: `team mode: PostgreSQL at ${shown} (${where}) does not answer: ${message || (error as { code?: string }).code || "no reason given"}`,
-      fix: `start PostgreSQL or correct ${where}; check with: psql '${shown}' -c 'SELECT 1'`,
+      fix:
+        where === "VIGIL_DATABASE_URL"
+          ? `start PostgreSQL or correct VIGIL_DATABASE_URL; check with: psql "$VIGIL_DATABASE_URL" -c 'SELECT 1'`
+          : `start PostgreSQL or correct databaseUrl in ${where}`,
     };
   } finally {
     await client.end().catch(() => undefined);

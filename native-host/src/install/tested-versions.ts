@@ -35,7 +35,7 @@ export const installCommand = (cli: AgentCli): string => `npm install -g ${cli.n
 
 /** The version in a CLI's `--version` output ("2.1.328 (Claude Code)", "codex-cli 0.169.0"), or null. */
 export function parseVersion(output: string): string | null {
-  return /\b(\d+\.\d+\.\d+(?:-[\w.]+)?)/.exec(output)?.[1] ?? null;
+  return /(\d+\.\d+\.\d+(?:-[\w.]+)?)/.exec(output)?.[1] ?? null;
 }
 
 export const isTestedVersion = (cli: AgentCli, version: string): boolean => cli.tested.includes(version);
