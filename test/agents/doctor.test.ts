@@ -5,7 +5,16 @@
  * hooks whose program is gone; a real daemon and the real native host; exit codes and --json.
  * A temporary HOME; commands run as the user types them, with nothing of the test run's environment.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
@@ -36,14 +45,17 @@ afterAll(async () => {
 });
 
 /** The user's terminal: this HOME, bash, node and the system on PATH, no VIGIL_DATABASE_URL. */
-const vigil = (...args: string[]) =>
+const vigil = (...args: string[]) => vigilWithPath([], ...args);
+
+/** The same, with `dirs` first on PATH. */
+const vigilWithPath = (dirs: string[], ...args: string[]) =>
   execa(process.execPath, [BIN, "--home", daemon.home, ...args], {
     env: {
       HOME: home,
       USER: process.env.USER ?? "user",
       SHELL: "/bin/bash",
       LANG: "C.UTF-8",
-      PATH: [dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
+      PATH: [...dirs, dirname(process.execPath), "/usr/bin", "/bin"].join(":"),
     },
     extendEnv: false,
     reject: false,
@@ -224,4 +236,22 @@ test("setup --remove takes out the shell files it wrote and keeps the user's own
   // The test emptied ~/.zprofile of Vigil's block once (a user's edit), so what remains is that: empty.
   expect(readIfThere(join(home, ".zprofile")) ?? "").toBe("");
   expect(() => readFileSync(join(home, ".config", "fish", "conf.d", "vigil.fish"))).toThrow();
+});
+
+test("vigil installed elsewhere on PATH (as a global npm install puts it): setup writes no launcher nor shell file, and doctor says which folder each shell lacks", async () => {
+  const global = join(root, "global-bin");
+  mkdirSync(global, { recursive: true });
+  symlinkSync(BIN, join(global, "vigil"));
+  const setup = await vigilWithPath([global], "setup", "claude-code");
+  expect(setup.exitCode, setup.stderr).toBe(0);
+  expect(setup.stdout).toContain(`vigil is on PATH already: ${join(global, "vigil")}`);
+  expect(existsSync(launcher())).toBe(false);
+  expect(readIfThere(join(home, ".zprofile")) ?? "").not.toContain("vigil");
+
+  const doctor = await vigilWithPath([global], "doctor");
+  expect(doctor.exitCode).toBe(1);
+  expect(doctor.stdout).toContain(
+    `FIX  zsh's login shell does not find vigil (zsh -lc 'command -v vigil': not found); an agent's \`vigil wait …\` there would fail → put ${global} on PATH in ~/.zprofile, where vigil is installed\n`,
+  );
+  expect((await vigilWithPath([global], "setup", "claude-code", "--remove")).exitCode).toBe(0);
 });

@@ -10,9 +10,9 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { isTemporaryPathEntry } from "../base/how-to-run.js";
+import { isExecutable, isTemporaryPathEntry, userPathEntries } from "../base/how-to-run.js";
 import type { Finding } from "./install.js";
-import { quote } from "./launcher.js";
+import { isLauncher, quote } from "./launcher.js";
 import { lookUp, SHELLS, type ShellName, shellProgram } from "./login-shell.js";
 import { type PlannedFile, readText } from "./managed-files.js";
 
@@ -100,10 +100,25 @@ export function shellPathRemovers(env: NodeJS.ProcessEnv = process.env): [string
 }
 
 /**
- * For each login shell this machine has: does it find `vigil`, outside npm's temporary folders?
- * `fix` is the setup command that writes the shell's PATH block.
+ * What mends a login shell that does not find `vigil`: `setup` (the setup command), which writes the
+ * PATH block for its launcher — unless `vigil` is installed elsewhere on this PATH (a global npm
+ * install, where setup writes no launcher): then that folder goes on the shell's PATH.
  */
-export async function shellPathFindings(fix: string, env: NodeJS.ProcessEnv = process.env): Promise<Finding[]> {
+function pathFix(setup: string, file: string, env: NodeJS.ProcessEnv): string {
+  const launcher = join(env.HOME ?? homedir(), ".local", "bin", "vigil");
+  const elsewhere = userPathEntries(env).find(
+    (dir) => isExecutable(join(dir, "vigil")) && join(dir, "vigil") !== launcher,
+  );
+  return isLauncher(readText(launcher)) || elsewhere === undefined
+    ? `${setup} (puts ~/.local/bin on PATH in ${file})`
+    : `put ${elsewhere} on PATH in ${file}, where vigil is installed`;
+}
+
+/**
+ * For each login shell this machine has: does it find `vigil`, outside npm's temporary folders?
+ * `setup` is the setup command that writes the shell's PATH block.
+ */
+export async function shellPathFindings(setup: string, env: NodeJS.ProcessEnv = process.env): Promise<Finding[]> {
   const shells = SHELLS.filter((shell) => shellProgram(shell) !== null);
   const files = shellFiles(env);
   return Promise.all(
@@ -119,7 +134,7 @@ export async function shellPathFindings(fix: string, env: NodeJS.ProcessEnv = pr
       return {
         ok: false,
         what: `${shell}'s login shell does not find vigil (${run.shown}: ${why}); an agent's \`vigil wait …\` there would fail`,
-        fix: `${fix} (puts ~/.local/bin on PATH in ${files[shell].replace(files.home, "~")})`,
+        fix: pathFix(setup, files[shell].replace(files.home, "~"), env),
       };
     }),
   );
