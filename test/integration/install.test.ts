@@ -56,7 +56,9 @@ test("install writes a manifest only for the browsers this machine has, naming t
 test("doctor says what is fine and exactly what to fix", async () => {
   const report = await daemon.cli(["doctor"]);
   const out = String(report.stdout);
-  expect(out).toContain(`ok   daemon running at ${daemon.url}`);
+  expect(out).toContain(
+    `ok   daemon (pid ${daemon.child?.pid}) answers /api/status on ${join(daemon.home, "api.sock")}`,
+  );
   expect(out).toContain(`ok   chromium: ${chromium} allows the Vigil extension`);
   // No browser is connected in this test: that is the one thing to fix, so the exit code is 1.
   expect(out).toContain("FIX  no browser is connected to the daemon");
@@ -68,13 +70,13 @@ test("doctor says what is fine and exactly what to fix", async () => {
   );
   const wrongId = String((await daemon.cli(["doctor", "--browser", "chromium"])).stdout);
   expect(wrongId).toContain(`does not allow the Vigil extension (chrome-extension://${EXTENSION_ID}/)`);
-  expect(wrongId).toContain(`→ run: ${VIGIL} install --browser chromium`);
+  expect(wrongId).toContain(`→ ${VIGIL} install --browser chromium`);
 });
 
 test("doctor --browser firefox names what is missing: the manifest, the add-on id it allows, site permissions", async () => {
   const firefox = join(home, ".mozilla", "native-messaging-hosts", "dev.vigil.host.json");
   const missing = String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout);
-  expect(missing).toContain(`FIX  firefox: ${firefox} is missing\n     → run: ${VIGIL} install --browser firefox`);
+  expect(missing).toContain(`FIX  firefox: ${firefox} is missing → ${VIGIL} install --browser firefox`);
   expect(missing).toMatch(
     /ok {3}Firefox extension built at .*firefox-mv3 \(vigil@vigil\.dev\); load it from about:debugging/,
   );
@@ -87,7 +89,7 @@ test("doctor --browser firefox names what is missing: the manifest, the add-on i
   );
   writeFileSync(firefox, JSON.stringify({ ...JSON.parse(readFileSync(firefox, "utf8")), allowed_extensions: ["x@y"] }));
   expect(String((await daemon.cli(["doctor", "--browser", "firefox"])).stdout)).toContain(
-    `FIX  firefox: ${firefox} does not allow the Vigil extension (vigil@vigil.dev)\n     → run: ${VIGIL} install --browser firefox`,
+    `FIX  firefox: ${firefox} does not allow the Vigil extension (vigil@vigil.dev) → ${VIGIL} install --browser firefox`,
   );
   rmSync(firefox);
 });

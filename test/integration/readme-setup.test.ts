@@ -119,9 +119,7 @@ test("the README's npx vigil setup lines leave `vigil` callable in the agent's l
   });
 
   const doctor = (await agentShell("vigil doctor")).stdout;
-  expect(doctor).toContain(
-    `ok   vigil resolves in your login shell (/bin/bash -l): ${join(home, ".local", "bin", "vigil")}`,
-  );
+  expect(doctor).toContain(`ok   bash's login shell finds vigil: ${join(home, ".local", "bin", "vigil")}`);
   expect(doctor).toMatch(/ok {3}claude-code's hooks run \S+\/\.local\/bin\/vigil\n/);
   expect(doctor).toMatch(/ok {3}codex's hooks run \S+\/\.local\/bin\/vigil\n/);
 });

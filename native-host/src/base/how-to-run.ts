@@ -32,7 +32,7 @@ export function userPathEntries(env: NodeJS.ProcessEnv = process.env): string[] 
   return (env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && !isTemporaryPathEntry(dir, env));
 }
 
-const isExecutable = (path: string) => {
+export const isExecutable = (path: string): boolean => {
   try {
     accessSync(path, constants.X_OK);
     return true;

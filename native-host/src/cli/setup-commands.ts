@@ -5,21 +5,21 @@
  * Design: docs/design.md §6, §7.
  */
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { ensureDaemon } from "../daemon-launch.js";
+import { AGENTS, type Agent, isAgent, isSetUp } from "../install/agents.js";
 import { claudePaths, claudeRemovers, planClaudeCode } from "../install/claude-code.js";
 import { codexPaths, codexRemovers, planCodex } from "../install/codex.js";
-import { copilotMcpRemover, copilotPaths, copilotRemover, isCopilotSetUp, planCopilot } from "../install/copilot.js";
-import { geminiPaths, geminiRemover, isGeminiSetUp, planGemini } from "../install/gemini.js";
+import { copilotMcpRemover, copilotPaths, copilotRemover, planCopilot } from "../install/copilot.js";
+import { geminiPaths, geminiRemover, planGemini } from "../install/gemini.js";
 import { planLauncher } from "../install/launcher.js";
 import { changed, describeChange, ManagedFiles, type PlannedFile, readText } from "../install/managed-files.js";
 import { isOpencodeSetUp, opencodePaths, planOpencode } from "../install/opencode.js";
-import { homeOf, print } from "./context.js";
+import { planShellPath, shellPathRemovers } from "../install/shell-path.js";
+import { homeOf, print, printError } from "./context.js";
 import { usageError } from "./options.js";
-
-const AGENTS = ["claude-code", "codex", "gemini", "opencode", "copilot"] as const;
-type Agent = (typeof AGENTS)[number];
+import { agentCliWarning } from "./setup-warning.js";
 
 interface Plan {
   files: PlannedFile[];
@@ -35,7 +35,8 @@ function namedHome(home: string): string | null {
 function planSetup(agent: Agent, home: string): Plan {
   const launcher = planLauncher();
   const vigilHome = namedHome(home);
-  const files = launcher.file ? [launcher.file] : [];
+  // The launcher Vigil writes in ~/.local/bin goes on PATH for each login shell the user has.
+  const files = launcher.file ? [launcher.file, ...planShellPath(dirname(launcher.path))] : [];
   if (agent === "claude-code") {
     const paths = claudePaths();
     files.push(
@@ -135,16 +136,11 @@ function planRemoval(agent: Agent, managed: ManagedFiles): PlannedFile[] {
   }
   // The launcher serves every agent: it goes only when no other agent is set up.
   if (launcher.file && !AGENTS.some((other) => other !== agent && isSetUp(other)))
-    files.push({ ...launcher.file, after: null });
+    files.push(
+      { ...launcher.file, after: null },
+      ...shellPathRemovers().map(([path, without]) => restore(path, without)),
+    );
   return files;
-}
-
-function isSetUp(agent: Agent): boolean {
-  if (agent === "claude-code") return /hook claude session-start/.test(readText(claudePaths().settings) ?? "");
-  if (agent === "gemini") return isGeminiSetUp(readText(geminiPaths().settings));
-  if (agent === "opencode") return isOpencodeSetUp(readText(opencodePaths().plugin));
-  if (agent === "copilot") return isCopilotSetUp(readText(copilotPaths().hooks));
-  return /# >>> vigil/.test(readText(codexPaths().config) ?? "");
 }
 
 export function registerSetupCommands(program: Command): void {
@@ -156,18 +152,22 @@ export function registerSetupCommands(program: Command): void {
     .option("--dry-run", "print the change, write nothing")
     .option("--remove", "take out exactly what setup added")
     .action(async (agent: string, options: { dryRun?: boolean; remove?: boolean }, command: Command) => {
-      if (!(AGENTS as readonly string[]).includes(agent)) {
+      if (!isAgent(agent)) {
         throw usageError(`Expected an agent: ${AGENTS.slice(0, -1).join(", ")} or ${AGENTS.at(-1)}, got ${agent}`);
       }
       const home = homeOf(command);
       const managed = new ManagedFiles(join(home, "setup"));
       const plan: Plan = options.remove
-        ? { files: planRemoval(agent as Agent, managed), notes: [], next: [] }
-        : planSetup(agent as Agent, home);
+        ? { files: planRemoval(agent, managed), notes: [], next: [] }
+        : planSetup(agent, home);
+      // Setup still writes the config when the agent is not installed (it may be installed next),
+      // but says so, and does not tell the person to start an agent that is not there.
+      const warning = options.remove ? null : await agentCliWarning(agent);
       const todo = changed(plan.files);
       if (options.dryRun) {
-        if (todo.length === 0) return print(`${agent}: nothing to change`);
+        if (todo.length === 0) print(`${agent}: nothing to change`);
         for (const file of todo) print(describeChange(file));
+        for (const line of warning?.lines ?? []) printError(line);
         return;
       }
       managed.apply(todo);
@@ -183,6 +183,7 @@ export function registerSetupCommands(program: Command): void {
         const url = await ensureDaemon(home);
         print(`the Vigil daemon runs at ${url}`);
       }
-      if (todo.length > 0) for (const line of plan.next) print(line);
+      for (const line of warning?.lines ?? []) printError(line);
+      if (todo.length > 0) for (const line of warning?.next ?? plan.next) print(line);
     });
 }

@@ -2,14 +2,12 @@
  * `vigil doctor` for the agents: is Claude Code set up (its hooks and MCP entry present), is Gemini
  * CLI set up, is Copilot CLI set up, is Codex set up, and are Codex's hooks trusted — an untrusted Codex hook silently does not run, so a
  * session would never bind itself and an open one would never take its wakes. Once one is set up:
- * does every hook's program exist (outside npm's temporary folders), and does `vigil` resolve in the
- * user's login shell, where the agent's shell tool runs `vigil wait …`.
+ * does every hook's program exist (outside npm's temporary folders). Its CLI: agent-clis.ts; `vigil`
+ * in each login shell: shell-path.ts.
  * Design: docs/design.md §6, §7.
  */
-import { accessSync, constants, existsSync } from "node:fs";
-import { delimiter } from "node:path";
-import { execa } from "execa";
-import { isTemporaryPathEntry, userPathEntries, vigilCommand } from "../base/how-to-run.js";
+import { existsSync } from "node:fs";
+import { isExecutable, isTemporaryPathEntry, vigilCommand } from "../base/how-to-run.js";
 import { claudePaths } from "./claude-code.js";
 import { CODEX_HOOKS, codexHookHash, codexPaths } from "./codex.js";
 import { COPILOT_HOOKS, copilotPaths } from "./copilot.js";
@@ -18,7 +16,8 @@ import type { Finding } from "./install.js";
 import { readText } from "./managed-files.js";
 import { isOpencodeSetUp, opencodePaths } from "./opencode.js";
 
-const SETUP = (agent: string) => `${vigilCommand()} setup ${agent}`;
+export const setupCommand = (agent: string): string => `${vigilCommand()} setup ${agent}`;
+const SETUP = setupCommand;
 
 export function claudeFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
   const paths = claudePaths(env);
@@ -224,65 +223,27 @@ function vigilHookCommands(env: NodeJS.ProcessEnv): { agent: string; commands: s
   return found;
 }
 
-const isExecutable = (path: string) => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /**
  * Once an agent is set up: each hook's program exists, is executable and is not in npm's temporary
- * folders; and `vigil` resolves in the user's login shell (`$SHELL -lc 'command -v vigil'`), as the
- * agent's shell tool will look it up.
+ * folders. (Whether `vigil` resolves in each login shell: shell-path.ts.)
  */
-export async function agentPathFindings(env: NodeJS.ProcessEnv = process.env): Promise<Finding[]> {
-  const agents = vigilHookCommands(env);
-  if (agents.length === 0) return [];
-  const findings: Finding[] = [];
-  for (const { agent, commands } of agents) {
+export function hookProgramFindings(env: NodeJS.ProcessEnv = process.env): Finding[] {
+  return vigilHookCommands(env).map(({ agent, commands }): Finding => {
     const programs = [...new Set(commands.map(programOf))];
     const broken = programs.filter((program) => !existsSync(program) || !isExecutable(program));
     const temporary = programs.filter((program) => isTemporaryPathEntry(program, env));
-    findings.push(
-      broken.length > 0
-        ? {
-            ok: false,
-            what: `${agent}'s hooks run ${broken.join(", ")}, which does not exist or is not executable`,
-            fix: SETUP(agent),
-          }
-        : temporary.length > 0
-          ? {
-              ok: false,
-              what: `${agent}'s hooks run ${temporary.join(", ")}, inside npm's temporary folders (npm may delete it)`,
-              fix: SETUP(agent),
-            }
-          : { ok: true, what: `${agent}'s hooks run ${programs.join(", ")}` },
-    );
-  }
-  const shell = env.SHELL || "/bin/sh";
-  const found = await execa(shell, ["-lc", "command -v vigil"], {
-    reject: false,
-    timeout: 10_000,
-    stdin: "ignore",
-    env: { ...env, PATH: userPathEntries(env).join(delimiter) },
-    extendEnv: false,
+    if (broken.length > 0)
+      return {
+        ok: false,
+        what: `${agent}'s hooks run ${broken.join(", ")}, which does not exist or is not executable`,
+        fix: setupCommand(agent),
+      };
+    if (temporary.length > 0)
+      return {
+        ok: false,
+        what: `${agent}'s hooks run ${temporary.join(", ")}, inside npm's temporary folders (npm may delete it)`,
+        fix: setupCommand(agent),
+      };
+    return { ok: true, what: `${agent}'s hooks run ${programs.join(", ")}` };
   });
-  const path =
-    String(found.stdout ?? "")
-      .trim()
-      .split("\n")
-      .at(-1) ?? "";
-  findings.push(
-    found.exitCode === 0 && path !== "" && !isTemporaryPathEntry(path, env)
-      ? { ok: true, what: `vigil resolves in your login shell (${shell} -l): ${path}` }
-      : {
-          ok: false,
-          what: `vigil is not found by your login shell (${shell} -lc 'command -v vigil'${found.timedOut ? " timed out" : ""}): an agent's \`vigil wait …\` would fail`,
-          fix: 'put ~/.local/bin on PATH in your shell profile (e.g. PATH="$HOME/.local/bin:$PATH" in ~/.profile), then open a new terminal; `vigil setup …` writes the launcher there',
-        },
-  );
-  return findings;
 }

@@ -104,7 +104,7 @@ export interface Finding {
 
 /** The launcher exists, is executable, and the node and bin it names (its quoted paths) exist. */
 export function checkLauncher(launcher: string): Finding {
-  const fix = `run: ${vigilCommand()} install`;
+  const fix = `${vigilCommand()} install`;
   if (!existsSync(launcher)) return { ok: false, what: `launcher ${launcher} is missing`, fix };
   try {
     accessSync(launcher, constants.X_OK);
@@ -169,7 +169,7 @@ export function uninstall(targetList: InstallTarget[]): Array<InstallTarget & { 
 /** Checks one installed manifest the way the browser would (design.md §8); findings for doctor. */
 export function checkManifest(target: InstallTarget, extensionId = EXTENSION_ID): Finding {
   const what = `${target.browser}: ${target.file}`;
-  const reinstall = `run: ${vigilCommand()} install --browser ${target.browser}`;
+  const reinstall = `${vigilCommand()} install --browser ${target.browser}`;
   if (!existsSync(target.file)) return { ok: false, what: `${what} is missing`, fix: reinstall };
   let manifest: Record<string, unknown>;
   try {

@@ -23,6 +23,9 @@ export function launcherText(node = process.execPath, bin = vigilBin()): string 
   return `#!/bin/sh\n# Written by \`vigil setup\`: runs this machine's Vigil.\nexec ${quote(node)} ${quote(bin)} "$@"\n`;
 }
 
+/** The text is the launcher `vigil setup` writes. */
+export const isLauncher = (text: string | null): boolean => text?.includes("Written by `vigil setup`") ?? false;
+
 export interface LauncherPlan {
   /** The absolute path hooks and MCP entries run. */
   path: string;
@@ -52,7 +55,7 @@ function onPathAlready(env: NodeJS.ProcessEnv): string | null {
 export function planLauncher(env: NodeJS.ProcessEnv = process.env, remove = false): LauncherPlan {
   const path = join(homedir(), ".local", "bin", "vigil");
   const existing = readText(path);
-  const ours = existing?.includes("Written by `vigil setup`") ?? false;
+  const ours = isLauncher(existing);
   if (remove) {
     return {
       path,
@@ -73,6 +76,6 @@ export function planLauncher(env: NodeJS.ProcessEnv = process.env, remove = fals
     file: { path, before: existing, after: launcherText(), mode: 0o755 },
     note: onPath
       ? `vigil is callable by name: ${path}`
-      : `wrote ${path}; add ~/.local/bin to PATH to type \`vigil\` yourself (hooks use the full path)`,
+      : `wrote ${path}; new login shells have ~/.local/bin on PATH (setup adds it to your shell profiles): open a new terminal to type \`vigil\``,
   };
 }
