@@ -1,12 +1,13 @@
 /**
- * The README's "Use with Claude Code" and "Use with Codex" commands as a newcomer types them: real
+ * The "Use with Claude Code" and "Use with Codex" commands of docs/agents.md (the guide the README
+ * sends you to) as a newcomer types them in a checkout: real
  * npm and npx, a fresh HOME (a new account's, from /etc/skel), in this checkout. Then what the agent
  * does in its shell tool: a login shell (`bash -lc`) looks `vigil` up by name and arms a wait.
  *
- * Not run literally: the README's `npm install && npm run build` (this checkout is built before the
- * integration tests; a second install would rebuild dist/ under the daemons of the other tests and
- * fetch a browser for puppeteer from outside npm). The `npx vigil setup …` lines are run exactly as
- * the README prints them, with npm's default cache in that HOME (~/.npm, where npx keeps `_npx`).
+ * Not run literally: the README's `npm install` (this checkout is built before the integration tests;
+ * a second install would rebuild dist/ under the daemons of the other tests and fetch a browser for
+ * puppeteer from outside npm). The `npx vigil setup …` lines are run exactly as
+ * the guide prints them, with npm's default cache in that HOME (~/.npm, where npx keeps `_npx`).
  * VIGIL_PORT=0 keeps the daemon setup starts off the port another Vigil on this machine may hold.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -57,10 +58,12 @@ const userEnv = () => ({
   npm_config_update_notifier: "false",
 });
 
-/** The `npx vigil setup …` lines of the README's code block under `heading`, comments off. */
-function readmeSetupLines(heading: string): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf(`\n## ${heading}\n`));
+/** The `npx vigil setup …` lines of docs/agents.md's code block under `heading`, comments off. */
+function guideSetupLines(heading: string): string[] {
+  const guide = readFileSync(join(ROOT, "docs", "agents.md"), "utf8");
+  const start = guide.indexOf(`\n## ${heading}\n`);
+  expect(start, `docs/agents.md has a "## ${heading}" section`).toBeGreaterThan(-1);
+  const section = guide.slice(start);
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
   return block
     .split("\n")
@@ -78,8 +81,8 @@ const agentShell = (script: string) =>
     timeout: 30_000,
   });
 
-test("the README's npx vigil setup lines leave `vigil` callable in the agent's login shell, and a wait armed there wakes", async () => {
-  const lines = [...readmeSetupLines("Use with Claude Code"), ...readmeSetupLines("Use with Codex")];
+test("the agents guide's npx vigil setup lines leave `vigil` callable in the agent's login shell, and a wait armed there wakes", async () => {
+  const lines = [...guideSetupLines("Use with Claude Code"), ...guideSetupLines("Use with Codex")];
   expect(lines).toEqual(["npx vigil setup claude-code", "npx vigil setup codex"]);
   for (const line of lines) {
     const run = await execa("bash", ["-c", line], {
