@@ -71,6 +71,27 @@ function guideSetupLines(heading: string): string[] {
     .map((line) => line.replace(/\s+#.*$/, ""));
 }
 
+/**
+ * The README's quick start: each command with what the README says it prints — the comment after it,
+ * or the `# → …` line below it.
+ */
+function quickStart(): Array<[string, string]> {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const start = readme.indexOf("\n## Quick start (60 seconds)\n");
+  expect(start, 'README.md has a "## Quick start (60 seconds)" section').toBeGreaterThan(-1);
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? "";
+  const steps: Array<[string, string]> = [];
+  for (const line of block.split("\n").filter((text) => text.trim())) {
+    const said = /^# (→ .*)$/.exec(line)?.[1];
+    if (said !== undefined && steps.length > 0) (steps.at(-1) as [string, string])[1] = said;
+    else {
+      const [command, comment] = line.split(/\s+# /, 2) as [string, string | undefined];
+      steps.push([command.trim(), comment?.trim() ?? ""]);
+    }
+  }
+  return steps;
+}
+
 /** The agent's shell tool: a login shell in the user's project folder. */
 const agentShell = (script: string) =>
   execa("bash", ["-lc", script], {
@@ -111,15 +132,27 @@ test("the agents guide's npx vigil setup lines leave `vigil` callable in the age
   const found = await agentShell("command -v vigil");
   expect(found.stdout.trim(), found.stderr).toBe(join(home, ".local", "bin", "vigil"));
 
-  const armed = await agentShell('vigil wait --until 5 --description "readiness marker" -- test -f ready.flag');
+  // The README's quick start, line by line, in that shell: what it prints is what the README says.
+  const start = quickStart();
+  expect(start.map(([command]) => command)).toEqual([
+    'vigil wait --until 5 --description "readiness marker" -- test -f ready.flag',
+    "touch ready.flag",
+    "vigil ls",
+    "vigil inbox",
+  ]);
+  const [[wait, armedSays], [touch], [ls, lsSays]] = start as [string, string][];
+  const armed = await agentShell(wait);
   expect(armed.exitCode, armed.stderr).toBe(0);
-  expect(armed.stdout.trim()).toBe("mon-1");
-  writeFileSync(join(work, "ready.flag"), "");
-  await waitFor(async () => /mon-1 .*\bmet\b/.test((await agentShell("vigil ls")).stdout), {
-    what: "the wait armed from the login shell to be met",
+  expect(`→ ${armed.stdout.trim()}`).toBe(armedSays);
+  expect((await agentShell(touch)).exitCode).toBe(0);
+  await waitFor(async () => (await agentShell(ls)).stdout.trim() === lsSays, {
+    what: `vigil ls to print the README's line: ${lsSays}`,
     timeoutMs: 30_000,
     everyMs: 500,
   });
+  const inbox = await agentShell(start[3]?.[0] as string);
+  expect(inbox.exitCode, inbox.stderr).toBe(0);
+  expect(inbox.stdout).toContain("readiness marker");
 
   const doctor = (await agentShell("vigil doctor")).stdout;
   expect(doctor).toContain(
