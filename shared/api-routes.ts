@@ -2,7 +2,7 @@
  * The daemon's HTTP API as one table: every route's method, path, whether it needs the bearer
  * token, and the types of its body and answer. The server registers its handlers from this table
  * (and refuses to start if one is missing); the one client (native-host/src/api/client.ts) builds
- * every request from it. The README's HTTP table lists the same routes.
+ * every request from it. docs/reference.md's HTTP table lists the same routes (test/meta/readme-reference.test.ts).
  * Design: docs/design.md §7, §11.
  */
 

@@ -4,7 +4,7 @@
  * title and the toolbar badge; Send again, Dismiss, bulk Pause / Resume / Cancel and Clear ended
  * changing the daemon's state; outcome colours; filters, search and folded sessions; axe-core with
  * no serious or critical violation; a notification and its click. Screenshots (light and dark,
- * 400 and 600 px) go to test/e2e/artifacts/ and, with VIGIL_UPDATE_IMAGES=1, over the docs' images in docs/images/.
+ * 400 and 600 px) go to test/e2e/artifacts/ and, with VIGIL_UPDATE_IMAGES=1, over the guides' images in docs/images/.
  */
 import { copyFileSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";

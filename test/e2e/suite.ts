@@ -107,7 +107,7 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       { what: `${count} checks of ${id}` },
     );
 
-  // First, so that its screenshots (the README's) show its workload alone.
+  // First, so that its screenshots (docs/panel.md's) show its workload alone.
   defineDashboardTests({
     daemon: () => daemon,
     browser: () => browser,

@@ -147,10 +147,12 @@ test("a rate-limit answer is a check error naming the reset, and the next check 
   expect(fake.requests).toHaveLength(1);
 });
 
-test("the README's three pull-request waits arm as written", async () => {
+test("docs/monitors.md's three pull-request waits arm as written", async () => {
   const fake = await newFake();
-  const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### Wait for a pull request"));
+  const guide = readFileSync(join(import.meta.dirname, "..", "..", "docs", "monitors.md"), "utf8");
+  const start = guide.indexOf("### Wait for a pull request");
+  expect(start).toBeGreaterThan(-1);
+  const section = guide.slice(start);
   const block = /```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
   const bodies = block
     .split(/\n(?=\{)/)

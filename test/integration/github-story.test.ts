@@ -1,6 +1,6 @@
 /**
  * A pull request's life, scripted at the fake GitHub API (test/helpers/fake-github.ts), watched by
- * the real daemon: one monitor per ready-made condition of the README (PR_CONDITIONS) and the three
+ * the real daemon: one monitor per ready-made condition of docs/monitors.md (PR_CONDITIONS) and the three
  * `vigil wait-pr --for` waits. Each step of the story is observed by every monitor still waiting
  * before the next one starts, so each wakes exactly at its step; the wake texts are golden files
  * (test/integration/golden/github/, regenerate on purpose with UPDATE_GOLDEN=1).
@@ -397,10 +397,11 @@ test("gh auth token: used when the vault has no GITHUB_TOKEN, shielded everywher
   await daemon.api("DELETE", `/api/sessions/${sid}`);
 });
 
-test("every condition in the README's pull-request table is one the story tests", () => {
-  const readme = readFileSync(join(import.meta.dirname, "..", "..", "README.md"), "utf8");
-  const start = readme.indexOf("### Wait for a pull request");
-  const section = readme.slice(start, readme.indexOf("\n## ", start));
+test("every condition in docs/monitors.md's pull-request table is one the story tests", () => {
+  const guide = readFileSync(join(import.meta.dirname, "..", "..", "docs", "monitors.md"), "utf8");
+  const start = guide.indexOf("### Wait for a pull request");
+  expect(start).toBeGreaterThan(-1);
+  const section = guide.slice(start, guide.indexOf("\n## ", start));
   const rows = [...section.matchAll(/^\|[^|\n]+\| `(\{.*\})` +\|$/gm)].map(([, json]) => JSON.parse(json as string));
   expect(rows.length).toBeGreaterThanOrEqual(7);
   const tested = Object.values(PR_CONDITIONS).map(({ condition }) => condition);

@@ -1,12 +1,13 @@
 /**
- * The README's "Use with Claude Code" and "Use with Codex" commands as a newcomer types them: real
+ * The "Use with Claude Code" and "Use with Codex" commands of docs/agents.md (the guide the README
+ * sends you to) as a newcomer types them in a checkout: real
  * npm and npx, a fresh HOME (a new account's, from /etc/skel), in this checkout. Then what the agent
  * does in its shell tool: a login shell (`bash -lc`) looks `vigil` up by name and arms a wait.
  *
- * Not run literally: the README's `npm install && npm run build` (this checkout is built before the
- * integration tests; a second install would rebuild dist/ under the daemons of the other tests and
- * fetch a browser for puppeteer from outside npm). The `npx vigil setup …` lines are run exactly as
- * the README prints them, with npm's default cache in that HOME (~/.npm, where npx keeps `_npx`).
+ * Not run literally: the README's `npm install` (this checkout is built before the integration tests;
+ * a second install would rebuild dist/ under the daemons of the other tests and fetch a browser for
+ * puppeteer from outside npm). The `npx vigil setup …` lines are run exactly as
+ * the guide prints them, with npm's default cache in that HOME (~/.npm, where npx keeps `_npx`).
  * VIGIL_PORT=0 keeps the daemon setup starts off the port another Vigil on this machine may hold.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -57,15 +58,38 @@ const userEnv = () => ({
   npm_config_update_notifier: "false",
 });
 
-/** The `npx vigil setup …` lines of the README's code block under `heading`, comments off. */
-function readmeSetupLines(heading: string): string[] {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf(`\n## ${heading}\n`));
+/** The `npx vigil setup …` lines of docs/agents.md's code block under `heading`, comments off. */
+function guideSetupLines(heading: string): string[] {
+  const guide = readFileSync(join(ROOT, "docs", "agents.md"), "utf8");
+  const start = guide.indexOf(`\n## ${heading}\n`);
+  expect(start, `docs/agents.md has a "## ${heading}" section`).toBeGreaterThan(-1);
+  const section = guide.slice(start);
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
   return block
     .split("\n")
     .filter((line) => line.startsWith("npx vigil setup "))
     .map((line) => line.replace(/\s+#.*$/, ""));
+}
+
+/**
+ * The README's quick start: each command with what the README says it prints — the comment after it,
+ * or the `# → …` line below it.
+ */
+function quickStart(): Array<[string, string]> {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const start = readme.indexOf("\n## Quick start (60 seconds)\n");
+  expect(start, 'README.md has a "## Quick start (60 seconds)" section').toBeGreaterThan(-1);
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))?.[1] ?? "";
+  const steps: Array<[string, string]> = [];
+  for (const line of block.split("\n").filter((text) => text.trim())) {
+    const said = /^# (→ .*)$/.exec(line)?.[1];
+    if (said !== undefined && steps.length > 0) (steps.at(-1) as [string, string])[1] = said;
+    else {
+      const [command, comment] = line.split(/\s+# /, 2) as [string, string | undefined];
+      steps.push([command.trim(), comment?.trim() ?? ""]);
+    }
+  }
+  return steps;
 }
 
 /** The agent's shell tool: a login shell in the user's project folder. */
@@ -78,8 +102,8 @@ const agentShell = (script: string) =>
     timeout: 30_000,
   });
 
-test("the README's npx vigil setup lines leave `vigil` callable in the agent's login shell, and a wait armed there wakes", async () => {
-  const lines = [...readmeSetupLines("Use with Claude Code"), ...readmeSetupLines("Use with Codex")];
+test("the agents guide's npx vigil setup lines leave `vigil` callable in the agent's login shell, and a wait armed there wakes", async () => {
+  const lines = [...guideSetupLines("Use with Claude Code"), ...guideSetupLines("Use with Codex")];
   expect(lines).toEqual(["npx vigil setup claude-code", "npx vigil setup codex"]);
   for (const line of lines) {
     const run = await execa("bash", ["-c", line], {
@@ -108,15 +132,27 @@ test("the README's npx vigil setup lines leave `vigil` callable in the agent's l
   const found = await agentShell("command -v vigil");
   expect(found.stdout.trim(), found.stderr).toBe(join(home, ".local", "bin", "vigil"));
 
-  const armed = await agentShell('vigil wait --until 5 --description "readiness marker" -- test -f ready.flag');
+  // The README's quick start, line by line, in that shell: what it prints is what the README says.
+  const start = quickStart();
+  expect(start.map(([command]) => command)).toEqual([
+    'vigil wait --until 5 --description "readiness marker" -- test -f ready.flag',
+    "touch ready.flag",
+    "vigil ls",
+    "vigil inbox",
+  ]);
+  const [[wait, armedSays], [touch], [ls, lsSays]] = start as [string, string][];
+  const armed = await agentShell(wait);
   expect(armed.exitCode, armed.stderr).toBe(0);
-  expect(armed.stdout.trim()).toBe("mon-1");
-  writeFileSync(join(work, "ready.flag"), "");
-  await waitFor(async () => /mon-1 .*\bmet\b/.test((await agentShell("vigil ls")).stdout), {
-    what: "the wait armed from the login shell to be met",
+  expect(`→ ${armed.stdout.trim()}`).toBe(armedSays);
+  expect((await agentShell(touch)).exitCode).toBe(0);
+  await waitFor(async () => (await agentShell(ls)).stdout.trim() === lsSays, {
+    what: `vigil ls to print the README's line: ${lsSays}`,
     timeoutMs: 30_000,
     everyMs: 500,
   });
+  const inbox = await agentShell(start[3]?.[0] as string);
+  expect(inbox.exitCode, inbox.stderr).toBe(0);
+  expect(inbox.stdout).toContain("readiness marker");
 
   const doctor = (await agentShell("vigil doctor")).stdout;
   expect(doctor).toContain(`ok   bash's login shell finds vigil: ${join(home, ".local", "bin", "vigil")}`);

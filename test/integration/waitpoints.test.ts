@@ -382,7 +382,7 @@ describe("the spool", () => {
 });
 
 describe("the seed's examples, with our names", () => {
-  test("the training-run one-liner, as the README writes it: the env line, then `vigil signal` — with no vigil on PATH", async () => {
+  test("the training-run one-liner, as docs/waitpoints.md writes it: the env line, then `vigil signal` — with no vigil on PATH", async () => {
     const w = await arm({ label: "nightly training" });
     const job = await sh(`${w.how_to_signal.env}; sh -c 'echo training; exit 0'; vigil signal --exit-code $?`, {
       PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,

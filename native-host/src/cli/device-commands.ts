@@ -4,7 +4,7 @@
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { relativeTimeDetailed } from "../../../shared/wording.js";
+import { countOf, relativeTimeDetailed } from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { homeOf, print, printJson } from "./context.js";
 import { parseInteger } from "./options.js";
@@ -30,7 +30,9 @@ export function registerDeviceCommands(program: Command): void {
           : "never collected";
         const port = d.port === null ? "" : `:${d.port}`;
         const hint = d.state === "offline" && d.lastError ? ` (${d.lastError})` : "";
-        print(`${d.name} · ${d.ssh}${port} · ${state}${hint} · ${last} · ${d.filesCollected} files collected`);
+        print(
+          `${d.name} · ${d.ssh}${port} · ${state}${hint} · ${last} · ${countOf(d.filesCollected, "file")} collected`,
+        );
       }
     });
   devices

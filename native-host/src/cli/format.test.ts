@@ -86,6 +86,15 @@ describe("monitorBlock (vigil show)", () => {
     expect(block).not.toContain("604800");
   });
 
+  test("counts agree with their number: '1 check', '1 error', '3 checks', '2 errors'", () => {
+    const one = monitorBlock(view({ polls: 1, lastError: "exit 1", errorCount: 1 }), NOW);
+    expect(one).toContain("  last check: 50s ago (1 check)\n");
+    expect(one).toContain("  last error: exit 1 (1 error)");
+    const more = monitorBlock(view({ polls: 3, lastError: "exit 1", errorCount: 2 }), NOW);
+    expect(more).toContain("(3 checks)");
+    expect(more).toContain("(2 errors)");
+  });
+
   test("a stalled waitpoint's state line says stalled", () => {
     const stall = { since: at(-60_000), lastSignalAt: null, heartbeatTimeoutSeconds: 300 };
     expect(monitorBlock(waitpoint({ stall }), NOW)).toContain("  state:     stalled · no heartbeat since armed 1h ago");

@@ -53,12 +53,12 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
   lines.push(`  armed:     ${view.createdAt} (${relative(view.createdAt, now)})`);
   if (view.lastCheckAt)
     lines.push(
-      `  last check: ${relative(view.lastCheckAt, now)}${view.polls !== null ? ` (${view.polls} checks)` : ""}`,
+      `  last check: ${relative(view.lastCheckAt, now)}${view.polls !== null ? ` (${countOf(view.polls, "check")})` : ""}`,
     );
   if (view.nextCheckAt) lines.push(`  next check: ${dueText(view.nextCheckAt, now)}`);
   if (view.deadlineAt) lines.push(`  deadline:  ${relative(view.deadlineAt, now)}`);
   lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
-  if (view.lastError) lines.push(`  last error: ${view.lastError} (${view.errorCount} errors)`);
+  if (view.lastError) lines.push(`  last error: ${view.lastError} (${countOf(view.errorCount, "error")})`);
   // A waitpoint's note is the intent it was armed with (design.md §5); a monitor's, its continuation.
   if (view.continuation)
     lines.push(view.kind === "signal" ? `  intent:    ${view.continuation}` : `  continuation: ${view.continuation}`);

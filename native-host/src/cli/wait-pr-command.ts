@@ -15,7 +15,7 @@ import { optionalSeconds, usageError } from "./options.js";
 const flag = (path: string, value: unknown = true): Condition => ({ path, operator: "equals", value });
 
 /**
- * The ready-made conditions over a `github__pr` observation (the README's table; each is tested
+ * The ready-made conditions over a `github__pr` observation (the table in docs/monitors.md, "Wait for a pull request"; each is tested
  * against the daemon in test/integration/github-story.test.ts). `args` is what the row also needs
  * in the tool's arguments.
  */

@@ -65,7 +65,7 @@ export function targets(
   const folders = platform === "darwin" ? MAC : platform === "linux" ? LINUX : null;
   if (!folders)
     throw new ValidationError(
-      `vigil install supports Linux and macOS, not ${platform}; on Windows the manifest is registered in the registry (see the README)`,
+      `vigil install supports Linux and macOS, not ${platform}; on Windows the manifest is registered in the registry (see docs/panel.md)`,
     );
   const home = options.home ?? homedir();
   return browsers.map((browser) => ({ browser, file: join(home, folders[browser], file) }));

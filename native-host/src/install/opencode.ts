@@ -29,7 +29,7 @@ export function opencodePaths(env: NodeJS.ProcessEnv = process.env): OpencodePat
 export function opencodePlugin(launcher: string, vigilHome: string | null): string {
   const argv = [launcher, ...(vigilHome ? ["--home", vigilHome] : []), "hook", "opencode"];
   return `// Written by \`vigil setup opencode\`; \`vigil setup opencode --remove\` deletes it.
-// It binds OpenCode sessions to Vigil and prompts an idle session with its wakes (Vigil's README, "Use with OpenCode").
+// It binds OpenCode sessions to Vigil and prompts an idle session with its wakes (Vigil's docs/agents.md, "Use with OpenCode").
 import { spawn } from "node:child_process";
 
 const HOOK = ${JSON.stringify(argv)};
