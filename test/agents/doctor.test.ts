@@ -224,7 +224,7 @@ describe("hooks, the daemon, the browser: every check ok is exit 0", () => {
     expect(report.findings).toContainEqual({
       ok: false,
       what: `no daemon answers on ${join(elsewhere, "api.sock")}`,
-      fix: expect.stringMatching(new RegExp(`--home ${elsewhere} serve$`)),
+      fix: expect.stringMatching(new RegExp(`--home ${elsewhere} serve \\(or .*vigil service install\\)$`)),
     });
   });
 });

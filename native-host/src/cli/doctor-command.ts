@@ -27,15 +27,21 @@ import {
 import { setUpAgents } from "../install/agents.js";
 import { checkLauncher, checkManifest, type Finding, type InstallTarget, launcherPath } from "../install/install.js";
 import { postgresFinding } from "../install/postgres-reach.js";
+import { serviceState } from "../install/service.js";
 import { type ServiceStateProbe, serviceFinding } from "../install/service-check.js";
 import { shellPathFindings } from "../install/shell-path.js";
 import { print, printJson } from "./context.js";
 
-/**
- * How doctor asks for the service's state. The lead wires `serviceState` of install/service.ts here
- * once `vigil service` is merged; until then doctor prints no service line.
- */
-export const SERVICE_STATE: ServiceStateProbe | null = null;
+/** How doctor asks for the service's state: `vigil service status`'s own reading of the manager. */
+export const SERVICE_STATE: ServiceStateProbe = async () => {
+  const state = await serviceState();
+  return {
+    manager: state.manager,
+    installed: state.installed,
+    running: state.active === true,
+    detail: state.manager === null ? state.detail.replace(/^no service manager: /, "") : state.detail,
+  };
+};
 
 const CHROME_EXTENSION = join(packageRoot, ".output", "chrome-mv3");
 const FIREFOX_EXTENSION = join(packageRoot, ".output", "firefox-mv3");
@@ -65,13 +71,13 @@ async function diagnose(home: string, relevant: InstallTarget[], extensionId = E
       ? {
           ok: false,
           what: `no daemon answers on ${paths.apiSocket}`,
-          fix: `${vigilCommandLine("serve", home)}${SERVICE_STATE ? ` (or ${vigilCommand()} service install)` : ""}`,
+          fix: `${vigilCommandLine("serve", home)} (or ${vigilCommand()} service install)`,
         }
       : status instanceof Error
         ? { ok: false, what: `the daemon did not answer /api/status on ${paths.apiSocket} (${status.message})` }
         : { ok: true, what: `daemon (pid ${status.pid}) answers /api/status on ${paths.apiSocket}` },
   );
-  if (SERVICE_STATE) findings.push(serviceFinding(await SERVICE_STATE(home), vigilCommand()));
+  findings.push(serviceFinding(await SERVICE_STATE(home), vigilCommand()));
   const team = await teamFinding(home);
   if (team) findings.push(team);
 

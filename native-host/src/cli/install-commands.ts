@@ -86,7 +86,7 @@ export function registerInstallCommands(program: Command): void {
 
   browserOption(program.command("doctor"), "checks the manifest in DIR/NativeMessagingHosts/")
     .description(
-      "check what can break: node, the daemon, the native host and manifests, the extension, PostgreSQL in team mode, each set-up agent (hooks, CLI, tested version), vigil in every login shell; one line each, a problem with the command that fixes it (exit 1)",
+      "check what can break: node, the daemon, the service, the native host and manifests, the extension, PostgreSQL in team mode, each set-up agent (hooks, CLI, tested version), vigil in every login shell; one line each, a problem with the command that fixes it (exit 1)",
     )
     .option("--extension-id <id>", "the extension id the manifests must allow (default: Vigil's own)")
     .option("--json", "print the findings as JSON")
