@@ -182,8 +182,9 @@ test("the wakes' text and tags never pass through codex queue's argv, and a turn
       continuation: `${"Agent note. ".repeat(330)}`,
     });
     expect(armed.status, JSON.stringify(armed.body)).toBe(201);
+    // At most 4 watches run at once in a session: each ends (its 25 lines seen) before the next.
+    await daemon.waitForState(thread, `mon-${i + 1}`, ["ready"], 45_000);
   }
-  for (let i = 1; i <= monitors; i++) await daemon.waitForState(thread, `mon-${i}`, ["ready"], 45_000);
   const ready = (await daemon.api("GET", `/api/sessions/${thread}/wakes`)).body;
   expect(ready.every((w: any) => w.state === "ready")).toBe(true);
   await appServerHolding(thread);
