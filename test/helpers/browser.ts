@@ -65,8 +65,14 @@ export class TestBrowser implements ExtensionBrowser {
     readonly worker: WebWorker,
   ) {}
 
-  /** `install(profile)` runs before launch (e.g. `vigil install --user-data-dir profile`). */
-  static async launch(install?: (profile: string) => Promise<void>): Promise<TestBrowser> {
+  /**
+   * `install(profile)` runs before launch (e.g. `vigil install --user-data-dir profile`);
+   * `extensionDir` is the unpacked extension loaded (the checkout's build unless told).
+   */
+  static async launch(
+    install?: (profile: string) => Promise<void>,
+    extensionDir = EXTENSION_DIR,
+  ): Promise<TestBrowser> {
     const profile = mkdtempSync(join(tmpdir(), "vigil-chromium-"));
     if (install) await install(profile);
     const browser = await puppeteer.launch({
@@ -77,7 +83,7 @@ export class TestBrowser implements ExtensionBrowser {
       userDataDir: profile,
       args: ARGS,
     });
-    const id = await browser.installExtension(EXTENSION_DIR);
+    const id = await browser.installExtension(extensionDir);
     if (id !== EXTENSION_ID)
       throw new Error(`Expected extension id ${EXTENSION_ID} (from the manifest key), got ${id}`);
     const target = await browser.waitForTarget(
@@ -144,8 +150,14 @@ export class FirefoxTestBrowser implements ExtensionBrowser {
     readonly home: string,
   ) {}
 
-  /** `install(home)` runs before launch (e.g. `HOME=home vigil install --browser firefox`). */
-  static async launch(install?: (home: string) => Promise<void>): Promise<FirefoxTestBrowser> {
+  /**
+   * `install(home)` runs before launch (e.g. `HOME=home vigil install --browser firefox`);
+   * `extensionDir` is the unpacked extension loaded (the checkout's build unless told).
+   */
+  static async launch(
+    install?: (home: string) => Promise<void>,
+    extensionDir = FIREFOX_EXTENSION_DIR,
+  ): Promise<FirefoxTestBrowser> {
     const profile = mkdtempSync(join(tmpdir(), "vigil-firefox-"));
     const home = mkdtempSync(join(tmpdir(), "vigil-firefox-home-"));
     mkdirSync(join(home, ".mozilla"), { recursive: true });
@@ -163,7 +175,7 @@ export class FirefoxTestBrowser implements ExtensionBrowser {
     });
     const self = new FirefoxTestBrowser(browser, profile, home);
     try {
-      const id = await browser.installExtension(FIREFOX_EXTENSION_DIR);
+      const id = await browser.installExtension(extensionDir);
       if (id !== GECKO_ID) throw new Error(`Expected extension id ${GECKO_ID} (the gecko id), got ${id}`);
       await waitFor(() => self.#background("!!bg && 'vigil' in bg"), { what: "the background page's globals" });
     } catch (error) {

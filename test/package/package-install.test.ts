@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { TestBrowser } from "../helpers/browser.js";
 import { ROOT, TestDaemon, waitFor } from "../helpers/daemon.js";
 
 const work = mkdtempSync(join(tmpdir(), "vigil-package-"));
@@ -24,6 +25,7 @@ const NOT_COPIED = new Set(["node_modules", "dist", ".output", ".wxt", ".git", "
 let tarball = "";
 let files: string[] = [];
 let daemon: TestDaemon | null = null;
+let browser: TestBrowser | null = null;
 
 /**
  * npm as the user runs it, with this test's HOME, its own cache and the machine's npm config (its
@@ -71,6 +73,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await browser?.close();
   await daemon?.dispose();
   rmSync(work, { recursive: true, force: true });
 });
@@ -183,4 +186,36 @@ test("vigil install and doctor find the extension folders inside the installed p
     { env: { HOME: home }, reject: false },
   );
   expect(doctor.stdout).toContain(`Firefox extension built at ${join(installed, ".output", "firefox-mv3")}`);
+});
+
+test("from the installed package alone: Chromium loads its extension folder, reaches the daemon, and vigil doctor is all ok", async () => {
+  if (!daemon) throw new Error("Expected the quick start's daemon (started from the installed package) to run");
+  const run = (args: string[]) =>
+    execa(join(prefix, "bin", "vigil"), ["--home", daemon?.home as string, ...args], {
+      env: { HOME: home },
+      reject: false,
+    });
+  // As the README says: `vigil install`, then load the folder it names.
+  const install = await run(["install", "--browser", "chromium"]);
+  expect(install.exitCode, install.stderr).toBe(0);
+  const folder = join(installed, ".output", "chrome-mv3");
+  expect(install.stdout).toContain(`Load unpacked → ${folder}`);
+  // The test's browser runs in its own profile: the host manifest goes there too (same launcher).
+  browser = await TestBrowser.launch(async (profile) => {
+    const per = await run(["install", "--browser", "chromium", "--user-data-dir", profile]);
+    expect(per.exitCode, per.stderr).toBe(0);
+  }, folder);
+  await waitFor(async () => ((await browser?.linkStatus()) === "connected" ? true : null), {
+    timeoutMs: 30_000,
+    what: "the package's extension connected to the package's daemon through its native host",
+  });
+
+  const doctor = await run(["doctor", "--json"]);
+  const report = JSON.parse(doctor.stdout) as { ok: boolean; findings: { ok: boolean; what: string }[] };
+  expect(report.findings.filter((finding) => !finding.ok)).toEqual([]);
+  expect(report.ok).toBe(true);
+  expect(doctor.exitCode).toBe(0);
+  const said = report.findings.map((finding) => finding.what).join("\n");
+  expect(said).toContain(`launcher ${join(daemon.home, "native-host")} runs ${vigil}`);
+  expect(said).toContain(`extension built at ${folder}`);
 });
