@@ -39,7 +39,7 @@ afterEach(async () => {
 
 const flag = () => join(world.work, "build-done");
 const ARM = () =>
-  `Wait for the build. RUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag()}`;
+  `Wait for the build. RUN: vigil wait --until 2 --timeout 120 --description "the build" -- test -f ${flag()}`;
 /** Any second Codex process on the thread: a headless `codex exec` (a resume). */
 const secondWriters = () => sampleProcesses(world.home, (cmdline) => /codex\S* exec\b/.test(cmdline));
 
