@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { fakeGitHub } from "../../../test/helpers/fake-github.js";
 import { networkAddress } from "../../../test/helpers/network-address.js";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { prepareMonitor } from "../engine/arming.js";
 import { GITHUB_BODY_CAP } from "./github-answer.js";
 import { ETAG_BUDGET, githubGet, keptAnswerBytes, resetGitHubClient } from "./github-api.js";
@@ -36,14 +37,7 @@ afterEach(async () => {
   }
 });
 
-const failure = async (run: Promise<unknown>): Promise<ToolError> => {
-  const outcome = await run.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!("error" in outcome)) throw new Error(`Expected the run to fail, got ${JSON.stringify(outcome.value)}`);
-  return outcome.error as ToolError;
-};
+const failure = (run: Promise<unknown>) => rejectionOf<ToolError>(run);
 
 // Tens of MB go through a real socket: room for a loaded machine (a limit, not a timed assertion).
 describe("GitHub answers are read with a byte cap", { timeout: 60_000 }, () => {

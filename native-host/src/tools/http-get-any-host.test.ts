@@ -6,6 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { afterEach, describe, expect, test } from "vitest";
 import { networkAddress } from "../../../test/helpers/network-address.js";
+import { rejectionOf } from "../../../test/helpers/rejection.js";
 import { prepareMonitor } from "../engine/arming.js";
 import { probeFor } from "../probes/registry.js";
 import { httpGet } from "./http-get.js";
@@ -40,14 +41,7 @@ const anyHost = (): ToolContext => ({
   anyHost: true,
 });
 
-const failure = async (run: Promise<unknown>): Promise<ToolError> => {
-  const outcome = await run.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!("error" in outcome)) throw new Error(`Expected the run to fail, got ${JSON.stringify(outcome.value)}`);
-  return outcome.error as ToolError;
-};
+const failure = (run: Promise<unknown>) => rejectionOf<ToolError>(run);
 
 const arm = (source: Record<string, unknown>) => prepareMonitor({ source: source as never }, () => true, Date.now());
 const get = (url: string, extra: Record<string, unknown> = {}) => ({
@@ -58,6 +52,13 @@ const get = (url: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** An event wait whose fallback reads `url` with http__get. */
+const eventFallingBackTo = (url: string, anyHost = false) => ({
+  kind: "event",
+  type: "deploy.done",
+  fallback: { name: "http__get", args: { url }, condition: { operator: "exists" }, ...(anyHost ? { anyHost } : {}) },
+});
+
 describe("arming: http__get is host-bound unless anyHost, and anyHost never for a private URL", () => {
   test("without anyHost the check is the session's host's; with anyHost and a public URL, any host's", () => {
     const bound = arm(get("http://127.0.0.1:8080/ci"));
@@ -65,19 +66,8 @@ describe("arming: http__get is host-bound unless anyHost, and anyHost never for 
     const free = arm(get("https://ci.example.com/run/1", { anyHost: true }));
     expect(free.probe.hostFree?.(free.source as never)).toBe(true);
     const event = probeFor("event");
-    const fallback = (anyHostValue?: boolean) =>
-      arm({
-        kind: "event",
-        type: "deploy.done",
-        fallback: {
-          name: "http__get",
-          args: { url: "https://ci.example.com/x" },
-          condition: { operator: "exists" },
-          ...(anyHostValue ? { anyHost: true } : {}),
-        },
-      });
-    expect(event.hostFree?.(fallback().source as never)).toBe(false);
-    expect(event.hostFree?.(fallback(true).source as never)).toBe(true);
+    expect(event.hostFree?.(arm(eventFallingBackTo("https://ci.example.com/x")).source as never)).toBe(false);
+    expect(event.hostFree?.(arm(eventFallingBackTo("https://ci.example.com/x", true)).source as never)).toBe(true);
   });
 
   test.each([
@@ -95,18 +85,9 @@ describe("arming: http__get is host-bound unless anyHost, and anyHost never for 
   });
 
   test("an event whose fallback asks anyHost for a loopback URL is refused the same way", () => {
-    expect(() =>
-      arm({
-        kind: "event",
-        type: "deploy.done",
-        fallback: {
-          name: "http__get",
-          args: { url: "http://localhost:9/" },
-          condition: { operator: "exists" },
-          anyHost: true,
-        },
-      }),
-    ).toThrow("source.fallback.anyHost: Expected a public URL for a check any host may run, got http://localhost:9/");
+    expect(() => arm(eventFallingBackTo("http://localhost:9/", true))).toThrow(
+      "source.fallback.anyHost: Expected a public URL for a check any host may run, got http://localhost:9/",
+    );
   });
 
   test("anyHost for a tool that needs its host, or with a vault reference, is refused naming why", () => {
