@@ -23,7 +23,7 @@ export interface SendContext {
 export interface Channel {
   kind: NotifyKind;
   /** Where it sends, without any secret: "https://ntfy.sh/…", "smtp://mail:587 → me@example.org". */
-  target(config: Record<string, unknown>): string;
+  target(config: Record<string, unknown>, secrets: ReadonlyMap<string, string>): string;
   send(config: Record<string, unknown>, message: NotifyMessage, context: SendContext): Promise<SendOutcome>;
 }
 

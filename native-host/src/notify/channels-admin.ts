@@ -85,13 +85,15 @@ export class NotifyChannels {
 
   async list(): Promise<ChannelView[]> {
     const { store } = this.deps;
-    const [rows, counts, hosts] = await Promise.all([
+    const [rows, counts, hosts, secrets] = await Promise.all([
       store.tables.notify.list(),
       store.tables.notify.pendingCounts(),
       store.tables.hosts.brief(),
+      store.tables.vault.entries(),
     ]);
     const names = new Map(hosts.map((host) => [host.id, host.name]));
-    return rows.map((row) => this.#viewOf(row, counts.get(row.name) ?? 0, names));
+    const values = new Map(secrets);
+    return rows.map((row) => this.#viewOf(row, counts.get(row.name) ?? 0, names, values));
   }
 
   /** For `vigil status`: how many channels, and the failing ones with their error. */
@@ -144,12 +146,17 @@ export class NotifyChannels {
     );
   }
 
-  #viewOf(row: ChannelRow, pending: number, hosts: ReadonlyMap<string, string>): ChannelView {
+  #viewOf(
+    row: ChannelRow,
+    pending: number,
+    hosts: ReadonlyMap<string, string>,
+    secrets: ReadonlyMap<string, string>,
+  ): ChannelView {
     const { shield } = this.deps;
     return {
       name: row.name,
       kind: row.kind as ChannelView["kind"],
-      target: shield.text(channelFor(row.kind).target(row.config)),
+      target: shield.text(channelFor(row.kind).target(row.config, secrets)),
       sessions: row.sessions,
       causes: (row.causes.length > 0 ? row.causes : DEFAULT_NOTIFY_CAUSES) as AttentionReason[],
       paused: row.paused,

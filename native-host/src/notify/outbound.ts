@@ -13,11 +13,14 @@ import type { SendContext, SendOutcome } from "./channel.js";
 /** The most of an answer kept for an error message. */
 export const ANSWER_CAP = 2048;
 
-/** A URL's origin and "/…" when it has a path: what may be shown of a URL whose path is a secret. */
+/**
+ * A URL's origin, and "(path hidden)" when it has a path: what may be shown of a URL whose path is
+ * a secret. (Not "…": the shield masks what touches a cut, and the origin begins the secret.)
+ */
 export function originOf(url: string): string {
   try {
     const parsed = new URL(url);
-    return parsed.pathname === "/" && parsed.search === "" ? parsed.origin : `${parsed.origin}/…`;
+    return parsed.pathname === "/" && parsed.search === "" ? parsed.origin : `${parsed.origin} (path hidden)`;
   } catch {
     return "(not a URL)";
   }

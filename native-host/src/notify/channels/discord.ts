@@ -12,7 +12,7 @@ export const DISCORD_CONTENT_MAX = 2000;
 
 export const discordChannel: Channel = {
   kind: "discord",
-  target: (config) => originOf(String(config.url)),
+  target: (config, secrets) => originOf(substituteValues(String(config.url), secrets)),
   send(config, message, context) {
     const whole = `**${message.title}**\n${message.text}`;
     const content = whole.length <= DISCORD_CONTENT_MAX ? whole : `${whole.slice(0, DISCORD_CONTENT_MAX - 1)}…`;

@@ -14,7 +14,7 @@ export const headerText = (text: string): string =>
 
 export const ntfyChannel: Channel = {
   kind: "ntfy",
-  target: (config) => originOf(String(config.url)),
+  target: (config, secrets) => originOf(substituteValues(String(config.url), secrets)),
   async send(config, message, context) {
     const headers: Record<string, string> = {
       "content-type": "text/plain; charset=utf-8",

@@ -17,7 +17,7 @@ const cut = (text: string, max: number): string => (text.length <= max ? text : 
 
 export const slackChannel: Channel = {
   kind: "slack",
-  target: (config) => originOf(String(config.url)),
+  target: (config, secrets) => originOf(substituteValues(String(config.url), secrets)),
   send(config, message, context) {
     const text = slackEscape(message.text);
     const body = JSON.stringify({

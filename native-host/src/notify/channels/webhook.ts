@@ -11,7 +11,7 @@ import { originOf, postOutbound } from "../outbound.js";
 
 export const webhookChannel: Channel = {
   kind: "webhook",
-  target: (config) => originOf(String(config.url)),
+  target: (config, secrets) => originOf(substituteValues(String(config.url), secrets)),
   send(config, message, context) {
     const secret = context.secrets.get(String(config.signingSecret));
     if (secret === undefined)
