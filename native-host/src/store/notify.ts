@@ -132,7 +132,7 @@ export class NotifyTable {
        VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, entry_key) DO NOTHING`,
     );
     this.#pending = db.prepare<[], RawOutbox>(
-      `SELECT ${OUTBOX_COLUMNS} FROM notify_outbox WHERE state = 'pending' ORDER BY created_at, entry_key`,
+      `SELECT ${OUTBOX_COLUMNS} FROM notify_outbox WHERE state = 'pending' ORDER BY created_at, channel, entry_key`,
     );
     this.#clear = db.prepare(
       "UPDATE notify_outbox SET state = 'cleared' WHERE channel = ? AND entry_key = ? AND state = 'pending'",

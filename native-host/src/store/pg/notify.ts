@@ -37,7 +37,7 @@ const ENQUEUE = statement(
 );
 const PENDING = statement(
   "notify_pending",
-  `SELECT ${OUTBOX_COLUMNS} FROM notify_outbox WHERE state = 'pending' ORDER BY created_at, entry_key`,
+  `SELECT ${OUTBOX_COLUMNS} FROM notify_outbox WHERE state = 'pending' ORDER BY created_at, channel, entry_key`,
 );
 const CLEAR = statement(
   "notify_clear",
