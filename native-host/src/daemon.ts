@@ -140,6 +140,7 @@ export async function wireServices(options: ServiceOptions) {
     shield,
     now,
     hostId,
+    team: store.engine === "postgres",
     settings: options.notify ?? notifySettingsFromEnv(),
     attention: async () => {
       const checks = () => (engine as Engine).checkLoad();

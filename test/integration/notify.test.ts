@@ -15,6 +15,7 @@ import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { verifyWebhook } from "../../native-host/src/delivery/signature.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { armFailingMonitor } from "../helpers/failing-monitor.js";
 
 const NTFY_TOKEN = "tk_ntfy-9f8e7d6c5b4a";
 const SMTP_PASSWORD = "smtp-pass-71c3a9e2";
@@ -46,23 +47,6 @@ async function vigil(args: string[], input?: string) {
   const result = await daemon.cli(args, input === undefined ? {} : { input });
   printed.push(String(result.stdout), String(result.stderr));
   return result;
-}
-
-/** A monitor whose checks fail at once (nothing listens on port 1): a "checks failing" entry. */
-async function failingMonitor(session: string, name: string): Promise<string> {
-  const reply = await daemon.api("POST", `/api/sessions/${session}/monitors`, {
-    name,
-    source: {
-      kind: "tool",
-      name: "http__get",
-      args: { url: "http://127.0.0.1:1/health" },
-      condition: { any: [{ path: "status", operator: "equals", value: 200 }] },
-    },
-    intervalSeconds: 600,
-    timeoutSeconds: 3600,
-  });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return reply.body.id;
 }
 
 /** Quoted-printable text as it reads. */
@@ -176,7 +160,7 @@ describe("each channel", () => {
   });
 
   test("receives the entry with its reason, in the format its service documents", async () => {
-    await failingMonitor("alpha", "Metrics endpoint");
+    await armFailingMonitor(daemon, "alpha", "Metrics endpoint");
     await waitFor(
       () =>
         hitsTo("/ntfy/alerts").length > 0 &&
@@ -253,7 +237,7 @@ test("a channel answering 500 is retried, shown failing in notify ls and status,
   expect(
     (await vigil(["notify", "add", "webhook", `${base}/down`, "--name", "down", "--session", "beta"])).exitCode,
   ).toBe(0);
-  await failingMonitor("beta", "Flaky API");
+  await armFailingMonitor(daemon, "beta", "Flaky API");
   await waitFor(() => hitsTo("/down").length >= 3, { what: "three attempts at the down channel", timeoutMs: 30_000 });
   const ls = await vigil(["notify", "ls"]);
   expect(String(ls.stdout)).toMatch(/^down · webhook · http:\/\/127\.0\.0\.1:\d+ \(path hidden\) · FAILING$/m);
@@ -281,7 +265,7 @@ test("kill -9 with a message unsent: the next daemon sends it, once", async () =
   expect(
     (await vigil(["notify", "add", "discord", `${base}/later`, "--name", "later", "--session", "gamma"])).exitCode,
   ).toBe(0);
-  await failingMonitor("gamma", "Nightly export");
+  await armFailingMonitor(daemon, "gamma", "Nightly export");
   await waitFor(() => hitsTo("/later").length >= 1, { what: "a refused attempt", timeoutMs: 30_000 });
   await daemon.kill9();
   down.delete("/later");

@@ -8,6 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { armFailingMonitor } from "../helpers/failing-monitor.js";
 import { sharedPostgres } from "./shared.js";
 
 let alpha: TestDaemon;
@@ -17,21 +18,6 @@ let base = "";
 const hits: Array<{ path: string; content: string }> = [];
 
 const contentsTo = (path: string) => hits.filter((hit) => hit.path === path).map((hit) => hit.content);
-
-async function failingMonitor(daemon: TestDaemon, session: string, name: string): Promise<void> {
-  const reply = await daemon.api("POST", `/api/sessions/${session}/monitors`, {
-    name,
-    source: {
-      kind: "tool",
-      name: "http__get",
-      args: { url: "http://127.0.0.1:1/health" },
-      condition: { any: [{ path: "status", operator: "equals", value: 200 }] },
-    },
-    intervalSeconds: 600,
-    timeoutSeconds: 3600,
-  });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-}
 
 beforeAll(async () => {
   http = createServer((req, res) => {
@@ -77,8 +63,8 @@ test("a host's channel tells of its own sessions; an all-hosts channel of every 
 
   expect((await alpha.api("POST", "/api/sessions", { id: "on-alpha" })).status).toBe(201);
   expect((await beta.api("POST", "/api/sessions", { id: "on-beta" })).status).toBe(201);
-  await failingMonitor(alpha, "on-alpha", "Alpha export");
-  await failingMonitor(beta, "on-beta", "Beta export");
+  await armFailingMonitor(alpha, "on-alpha", "Alpha export");
+  await armFailingMonitor(beta, "on-beta", "Beta export");
 
   const told = (path: string, name: string) => contentsTo(path).filter((content) => content.includes(name)).length;
   await waitFor(

@@ -80,6 +80,7 @@ function makeNotifier(hostId = "h_a"): Notifier {
     shield: new Shield([["TOKEN", "s3cr3t-value"]]),
     now: () => now,
     hostId,
+    team: true,
     attention: async () => items,
     settings: SETTINGS,
   });

@@ -49,6 +49,11 @@ export interface NotifierDeps {
   shield: Shield;
   now: () => number;
   hostId: string;
+  /**
+   * Several hosts share the database (PostgreSQL): a host's channel tells of its own sessions only.
+   * On SQLite every session is this daemon's, whatever host id it was made under.
+   */
+  team: boolean;
   /** The Needs-you list now, as the panel shows it (engine/panel-page.ts `needsYou`). */
   attention: () => Promise<AttentionItem[]>;
   settings: NotifySettings;
@@ -142,7 +147,9 @@ export class Notifier {
     const now = this.#deps.now();
     const items = await this.#deps.attention();
     const byKey = new Map(items.map((item) => [entryKey(item), item]));
-    const hostOfSession = new Map((await store.tables.sessions.list()).map((s) => [s.id, s.hostId]));
+    const hostOfSession = new Map(
+      this.#deps.team ? (await store.tables.sessions.list()).map((s) => [s.id, s.hostId]) : [],
+    );
     const fresh: Array<{ channel: string; key: string; item: AttentionItem }> = [];
     const present = new Set<string>();
     for (const channel of channels) {
