@@ -52,7 +52,7 @@ import type { ApiServices } from "./http/route-context.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
 import { NotifyChannels } from "./notify/channels-admin.js";
-import { Notifier, type NotifySettings, notifySettingsFromEnv } from "./notify/notifier.js";
+import { NOTIFY_OUTBOX_KEPT_MS, Notifier, type NotifySettings, notifySettingsFromEnv } from "./notify/notifier.js";
 import { probeFor } from "./probes/registry.js";
 import { configureSpawner } from "./probes/run-shell.js";
 import { Shield } from "./secrets/shield.js";
@@ -344,6 +344,7 @@ export async function runDaemon(options: {
   const purges = async () => {
     await waitpoints.purge(now());
     await store.tables.inboundEvents.prune(now());
+    await store.tables.notify.purge(now() - NOTIFY_OUTBOX_KEPT_MS);
   };
   // On a shared database one daemon purges at a time; the others find the lock taken and skip.
   const pool = opened.pool;

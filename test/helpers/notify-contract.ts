@@ -107,4 +107,16 @@ export function notifyContract(harness: NotifyHarness): void {
     await notify.attempted("phone", ["k3"], { sent: true }, 400);
     expect(await notify.get("phone")).toMatchObject({ lastError: null, lastErrorAt: null, lastSentAt: 400 });
   });
+
+  test("the purge forgets old rows that are done, never a pending one", async () => {
+    const { notify } = store.tables;
+    await notify.add(channel("phone"));
+    for (const key of ["sent", "pending", "recent"])
+      await notify.enqueue("phone", key, {}, key === "recent" ? 900 : 100, 100);
+    await notify.attempted("phone", ["sent", "recent"], { sent: true }, 1000);
+    expect(await notify.purge(500)).toBe(1);
+    expect(await notify.enqueue("phone", "sent", {}, 2000, 2000)).toBe(true);
+    expect(await notify.enqueue("phone", "recent", {}, 2000, 2000)).toBe(false);
+    expect((await notify.pending()).map((row) => row.key).sort()).toEqual(["pending", "sent"]);
+  });
 }

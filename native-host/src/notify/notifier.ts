@@ -23,6 +23,9 @@ import { channelFor } from "./channels/registry.js";
 import { entryKey, messageOf } from "./message.js";
 import { secretKeysOf } from "./secret-keys.js";
 
+/** Rows sent, given up or cleared are kept this long (the hourly purge), so an entry is told of once a month at most. */
+export const NOTIFY_OUTBOX_KEPT_MS = 30 * 24 * 3_600_000;
+
 export interface NotifySettings {
   passMs: number;
   groupMs: number;

@@ -116,6 +116,7 @@ export class NotifyTable {
   readonly #failedRow;
   readonly #failedChannel;
   readonly #counts;
+  readonly #purge;
 
   constructor(db: Db) {
     this.#add = db.prepare(
@@ -161,6 +162,7 @@ export class NotifyTable {
     this.#failedChannel = db.prepare(
       "UPDATE notify_channels SET last_error = ?, last_error_at = ?, claim_until = NULL WHERE name = ?",
     );
+    this.#purge = db.prepare("DELETE FROM notify_outbox WHERE state <> 'pending' AND created_at < ?");
     this.#counts = db.prepare<[], { channel: string; n: number }>(
       "SELECT channel, COUNT(*) AS n FROM notify_outbox WHERE state = 'pending' GROUP BY channel",
     );
@@ -232,6 +234,14 @@ export class NotifyTable {
     }
     for (const key of keys) this.#failedRow.run(result.error, result.retryAt, result.retryAt, channel, key);
     this.#failedChannel.run(result.error, now, channel);
+  }
+
+  /**
+   * Forgets rows sent, given up or cleared that were queued before `before`: an entry still
+   * standing after that long may be told of once more (a reminder); nothing pending is touched.
+   */
+  purge(before: number): number {
+    return this.#purge.run(before).changes;
   }
 
   /** Pending entries per channel. */

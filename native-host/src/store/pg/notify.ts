@@ -73,6 +73,7 @@ const FAILED_CHANNEL = statement(
   "notify_failed_channel",
   "UPDATE notify_channels SET last_error = $1, last_error_at = $2, claim_until = NULL WHERE name = $3",
 );
+const PURGE = statement("notify_purge", "DELETE FROM notify_outbox WHERE state <> 'pending' AND created_at < $1");
 const COUNTS = statement(
   "notify_counts",
   "SELECT channel, COUNT(*)::int AS n FROM notify_outbox WHERE state = 'pending' GROUP BY channel",
@@ -135,6 +136,10 @@ export class PgNotify implements NotifyStore {
     }
     for (const key of keys) await run(this.db, FAILED_ROW, [result.error, result.retryAt, channel, key]);
     await run(this.db, FAILED_CHANNEL, [result.error, now, channel]);
+  }
+
+  async purge(before: number): Promise<number> {
+    return run(this.db, PURGE, [before]);
   }
 
   async pendingCounts(): Promise<Map<string, number>> {
