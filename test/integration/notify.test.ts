@@ -233,6 +233,71 @@ describe("each channel", () => {
   });
 });
 
+test("bad input is refused saying what was expected, and nothing is stored", async () => {
+  const clear = await vigil(["notify", "add", "ntfy", "http://example.org/topic", "--name", "clear"]);
+  expect(clear.exitCode).not.toBe(0);
+  expect(String(clear.stderr)).toContain(
+    "Expected https://… (http:// only to this machine), got http://example.org: a notification is never sent in clear text",
+  );
+  const missing = await vigil([
+    "notify",
+    "add",
+    "ntfy",
+    `${base}/x`,
+    "--name",
+    "nokey",
+    "--token-secret",
+    "NO_SUCH_KEY",
+  ]);
+  expect(String(missing.stderr)).toContain(
+    "Expected the vault to hold NO_SUCH_KEY (vigil vault set NO_SUCH_KEY), got no such key",
+  );
+  const kind = await vigil(["notify", "add", "pager", "https://example.org"]);
+  expect(kind.exitCode).toBe(2);
+  expect(String(kind.stderr)).toContain("Expected a kind (ntfy, slack, discord, webhook, desktop, email), got pager");
+  const taken = await vigil(["notify", "add", "desktop"]);
+  expect(String(taken.stderr)).toContain("Expected a new channel name, got desktop (taken): pass --name");
+  const plain = await vigil([
+    ...["notify", "add", "email", "--smtp", "smtp://mail.example.org:25", "--from", "a@b.c", "--to", "d@e.f"],
+    ...["--user", "me", "--password-secret", "SMTP_PASSWORD", "--plain", "--name", "plain"],
+  ]);
+  expect(String(plain.stderr)).toContain("a password is never sent in clear text");
+  const names = ((await daemon.api("GET", "/api/notify")).body as Array<{ name: string }>).map((c) => c.name);
+  expect(names).not.toContain("clear");
+  expect(names).not.toContain("nokey");
+  expect(names).not.toContain("plain");
+  const keys = ((await daemon.api("GET", "/api/vault")).body as Array<{ key: string }>).map((entry) => entry.key);
+  expect(keys).not.toContain("NOTIFY_CLEAR_URL");
+  expect(keys).not.toContain("NOTIFY_NOKEY_URL");
+});
+
+test("a paused channel is sent nothing; resumed it is; removed it is gone with its queue", async () => {
+  expect(
+    (await vigil(["notify", "add", "discord", `${base}/paused`, "--name", "quiet", "--session", "delta"])).exitCode,
+  ).toBe(0);
+  expect(String((await vigil(["notify", "pause", "quiet"])).stdout)).toBe("quiet paused");
+  expect((await daemon.api("POST", "/api/sessions", { id: "delta" })).status).toBe(201);
+  await armFailingMonitor(daemon, "delta", "Quiet export");
+  await waitFor(
+    async () => {
+      const page = (await daemon.api("GET", "/api/panel?limit=1")).body;
+      return page.attention.some((item: { sessionId?: string }) => item.sessionId === "delta");
+    },
+    { what: "delta's entry in Needs you" },
+  );
+  const quiet = async () =>
+    ((await daemon.api("GET", "/api/notify")).body as Array<{ name: string; pending: number }>).find(
+      (c) => c.name === "quiet",
+    );
+  expect((await quiet())?.pending).toBe(0);
+  expect(hitsTo("/paused")).toEqual([]);
+  expect(String((await vigil(["notify", "resume", "quiet"])).stdout)).toBe("quiet resumed");
+  await waitFor(() => hitsTo("/paused").length === 1, { what: "the message once resumed" });
+  expect(String((await vigil(["notify", "rm", "quiet"])).stdout)).toBe("removed quiet");
+  expect(await quiet()).toBeUndefined();
+  expect((await vigil(["notify", "rm", "quiet"])).exitCode).not.toBe(0);
+});
+
 test("a channel answering 500 is retried, shown failing in notify ls and status, logged once, and wakes go on", async () => {
   expect(
     (await vigil(["notify", "add", "webhook", `${base}/down`, "--name", "down", "--session", "beta"])).exitCode,

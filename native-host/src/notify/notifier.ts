@@ -75,6 +75,9 @@ export function channelTakes(
   return (hostOfSession.get(item.sessionId) ?? channel.hostId) === channel.hostId;
 }
 
+/** How soon after a change the notifier looks. */
+const POKE_DELAY_MS = 500;
+
 /** A message's id: the channel and the entries it tells of. */
 const messageIdOf = (channel: string, keys: readonly string[]): string =>
   `ntf_${createHash("sha256")
@@ -104,13 +107,16 @@ export class Notifier {
     this.poke();
   }
 
-  /** Something changed: look soon (changes come in bursts; one pass for a burst). */
+  /**
+   * Something changed: look soon. Changes come in bursts (a flood of signals): one pass for each
+   * half second of them at most, so the list is not read again for every change.
+   */
   poke(): void {
     if (this.#abort.signal.aborted || this.#soon) return;
     this.#soon = setTimeout(() => {
       this.#soon = null;
       inBackground(this.#deps.log, "the notifier's pass", this.pass());
-    }, 100);
+    }, POKE_DELAY_MS);
     this.#soon.unref();
   }
 
