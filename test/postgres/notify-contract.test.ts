@@ -4,24 +4,15 @@
  */
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { createPool } from "../../native-host/src/store/pg/connection.js";
-import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { PgEngine } from "../../native-host/src/store/pg/store.js";
 import { VaultFile } from "../../native-host/src/store/vault-file.js";
 import { notifyContract } from "../helpers/notify-contract.js";
-import { sharedPostgres } from "./shared.js";
+import { migratedPool } from "./migrated-pool.js";
 
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  const url = await sharedPostgres().createDatabase("vigil_notify_contract");
-  pool = createPool({ url, applicationName: "vigil/notify-contract", max: 12 });
-  const client = await pool.connect();
-  try {
-    await migratePg(client);
-  } finally {
-    client.release();
-  }
+  pool = await migratedPool("vigil_notify_contract", 12);
 });
 
 afterAll(async () => {
