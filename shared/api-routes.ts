@@ -21,6 +21,14 @@ import type {
   WebhookSignalSchema,
 } from "./schemas/inputs.js";
 import type { Observation, Tab } from "./schemas/native-messages.js";
+import type {
+  ChannelAdded,
+  ChannelView,
+  NotifyAddSchema,
+  NotifyPatchSchema,
+  NotifyTestResult,
+  NotifyTestSchema,
+} from "./schemas/notify.js";
 import type { BrowserObserveSchema } from "./schemas/sources.js";
 import type {
   CheckEntry,
@@ -165,6 +173,23 @@ export const ROUTES = {
     path: "/api/hosts/:name",
     summary: "forget a host that is not running and holds no session (team mode)",
   },
+  listNotify: {
+    method: "GET",
+    path: "/api/notify",
+    summary: "Needs-you notification channels: each with its filters, last message and last error",
+  },
+  addNotify: {
+    method: "POST",
+    path: "/api/notify",
+    summary: "add a notification channel (ntfy, slack, discord, webhook, desktop, email)",
+  },
+  updateNotify: { method: "PATCH", path: "/api/notify/:name", summary: "pause or resume a notification channel" },
+  removeNotify: { method: "DELETE", path: "/api/notify/:name", summary: "remove a notification channel and its queue" },
+  testNotify: {
+    method: "POST",
+    path: "/api/notify/test",
+    summary: "send a test message to one channel ({name}) or to each, now",
+  },
 } as const satisfies Record<string, RouteSpec>;
 
 export type RouteName = keyof typeof ROUTES;
@@ -211,6 +236,11 @@ export interface RouteTypes {
   removeDevice: { body: undefined; reply: { deleted: true } };
   listHosts: { body: undefined; reply: HostView[] };
   removeHost: { body: undefined; reply: { deleted: true } };
+  listNotify: { body: undefined; reply: ChannelView[] };
+  addNotify: { body: In<typeof NotifyAddSchema>; reply: ChannelAdded };
+  updateNotify: { body: In<typeof NotifyPatchSchema>; reply: ChannelView };
+  removeNotify: { body: undefined; reply: { deleted: true } };
+  testNotify: { body: In<typeof NotifyTestSchema>; reply: NotifyTestResult[] };
 }
 
 type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

@@ -44,12 +44,15 @@ import {
   HostStateWatch,
   registerHost,
 } from "./engine/host.js";
+import { needsYou } from "./engine/panel-page.js";
 import { sealUnsealedRows } from "./engine/seal-upgrade.js";
 import { Sealer } from "./engine/seals.js";
 import { TeamLink } from "./engine/team-link.js";
 import type { ApiServices } from "./http/route-context.js";
 import { createApiServer } from "./http/server.js";
 import { Spool } from "./intake/spool.js";
+import { NotifyChannels } from "./notify/channels-admin.js";
+import { NOTIFY_OUTBOX_KEPT_MS, Notifier, type NotifySettings, notifySettingsFromEnv } from "./notify/notifier.js";
 import { probeFor } from "./probes/registry.js";
 import { configureSpawner } from "./probes/run-shell.js";
 import { Shield } from "./secrets/shield.js";
@@ -82,6 +85,8 @@ export interface ServiceOptions {
   host?: HostIdentity;
   /** This host's sealing key ($VIGIL_HOME/host.key); the in-process harnesses get a random one. */
   hostKey?: Buffer;
+  /** The notifier's timings (default: from the environment). */
+  notify?: NotifySettings;
 }
 
 /** The daemon's services, each built once here and handed what it needs. */
@@ -129,7 +134,37 @@ export async function wireServices(options: ServiceOptions) {
     poke: () => engine?.poke(),
     hostId,
   });
-  return { store, log, shield, changes, browser, vault, waitpoints, engine, delivery, devices, host, now, sealer };
+  const notifier = new Notifier({
+    store,
+    log,
+    shield,
+    now,
+    hostId,
+    team: store.engine === "postgres",
+    settings: options.notify ?? notifySettingsFromEnv(),
+    attention: async () => {
+      const checks = () => (engine as Engine).checkLoad();
+      return (await needsYou({ store, shield, devices: () => devices.list(), checks }, now())).attention.items;
+    },
+  });
+  const notify = new NotifyChannels({ store, vault, shield, notifier, hostId, now });
+  return {
+    store,
+    log,
+    shield,
+    changes,
+    browser,
+    vault,
+    waitpoints,
+    engine,
+    delivery,
+    devices,
+    host,
+    now,
+    sealer,
+    notifier,
+    notify,
+  };
 }
 
 export type Services = ReturnType<typeof wireServices>;
@@ -252,12 +287,15 @@ export async function runDaemon(options: {
     host,
     hostKey,
   });
-  const { engine, delivery, browser, waitpoints, changes, devices } = services;
+  const { engine, delivery, browser, waitpoints, changes, devices, notifier } = services;
   // Rows armed before seals: sealed on SQLite only (engine/seal-upgrade.ts says why).
   const sealed = await sealUnsealedRows(store, services.sealer);
   if (sealed > 0) log.info(`sealed ${sealed} check(s) and adapter(s) armed before seals with this host's key`);
   await engine.start();
   await delivery.start();
+  // Needs-you notifications: on their own timer, and soon after any change.
+  notifier.start();
+  changes.on(() => notifier.poke());
   // Team mode: hear the other hosts' changes at once; the heartbeat looks again in case one was missed.
   const lookAgain = () => {
     engine.poke();
@@ -306,6 +344,7 @@ export async function runDaemon(options: {
   const purges = async () => {
     await waitpoints.purge(now());
     await store.tables.inboundEvents.prune(now());
+    await store.tables.notify.purge(now() - NOTIFY_OUTBOX_KEPT_MS);
   };
   // On a shared database one daemon purges at a time; the others find the lock taken and skip.
   const pool = opened.pool;
@@ -359,7 +398,7 @@ export async function runDaemon(options: {
     spool.stop();
     devices.stop();
     clearInterval(purge);
-    const stopped = Promise.allSettled([engine.stop(), delivery.stop()]);
+    const stopped = Promise.allSettled([engine.stop(), delivery.stop(), notifier.stop()]);
     browser.close();
     ownerServer.closeAllConnections();
     ownerServer.close();

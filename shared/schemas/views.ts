@@ -278,6 +278,8 @@ export interface StatusView {
    * lost connection; notices heard from other hosts and sent to them. Null on SQLite.
    */
   team: { link: "connecting" | "listening" | "reconnecting" | "stopped"; heard: number; sent: number } | null;
+  /** Needs-you notification channels (issue #40): how many, and those whose last message failed. */
+  notify?: { channels: number; failing: Array<{ name: string; error: string; since: string | null }> };
 }
 
 /**

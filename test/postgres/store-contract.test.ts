@@ -5,25 +5,16 @@
  */
 import type pg from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { createPool } from "../../native-host/src/store/pg/connection.js";
-import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { PgEngine } from "../../native-host/src/store/pg/store.js";
 import { VaultFile } from "../../native-host/src/store/vault-file.js";
 import { storeContract } from "../helpers/store-contract.js";
-import { sharedPostgres } from "./shared.js";
+import { migratedPool } from "./migrated-pool.js";
 
 let pool: pg.Pool;
 
 beforeAll(async () => {
-  const url = await sharedPostgres().createDatabase("vigil_contract");
   // 24 connections: the concurrency tests run 20 transactions at once, each on its own.
-  pool = createPool({ url, applicationName: "vigil/contract", max: 24 });
-  const client = await pool.connect();
-  try {
-    await migratePg(client);
-  } finally {
-    client.release();
-  }
+  pool = await migratedPool("vigil_contract", 24);
 });
 
 afterAll(async () => {

@@ -43,6 +43,14 @@ export const EnvSchema = z.object({
   VIGIL_DELIVERY_MAX_ATTEMPTS: Whole(1, 1000),
   VIGIL_DELIVERY_RETRY_BASE_MS: Whole(10),
   VIGIL_DELIVERY_RETRY_CAP_MS: Whole(10),
+  /** Needs-you notifications (issue #40): how often the notifier looks (default 2000). */
+  VIGIL_NOTIFY_PASS_MS: Whole(10),
+  /** How long a new entry waits for others to go in the same message (default 10000). */
+  VIGIL_NOTIFY_GROUP_MS: Whole(0),
+  /** The least time between two messages to one channel (default 60000). */
+  VIGIL_NOTIFY_RATE_MS: Whole(0),
+  /** A failed message's first retry comes after this long, doubling (default 5000). */
+  VIGIL_NOTIFY_RETRY_BASE_MS: Whole(10),
   /** How long a wake an agent's hook took may wait for the session's transcript to show it. */
   VIGIL_HOOK_CONFIRM_SECONDS: Whole(1, 24 * 3600),
   /** Time a delivery lease allows beyond the adapter's timeout before it counts as interrupted. */

@@ -13,6 +13,7 @@ import { registerHookCommands } from "./hook-commands.js";
 import { registerHostCommands } from "./host-commands.js";
 import { registerInstallCommands } from "./install-commands.js";
 import { registerMonitorCommands } from "./monitor-commands.js";
+import { registerNotifyCommands } from "./notify-commands.js";
 import { checkHostName, EXIT, parseInteger, usageError } from "./options.js";
 import { registerServiceCommands } from "./service-commands.js";
 import { registerSessionCommands } from "./session-commands.js";
@@ -135,6 +136,7 @@ export function buildProgram(): Command {
   registerVaultCommands(program);
   registerDeviceCommands(program);
   registerHostCommands(program);
+  registerNotifyCommands(program);
   registerWaitpointCommands(program);
   registerSignalCommand(program);
   registerInstallCommands(program);

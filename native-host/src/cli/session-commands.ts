@@ -53,6 +53,8 @@ export function registerSessionCommands(program: Command): void {
       print(checkLoadLine(status.checks));
       const overload = overloadText(status.checks);
       if (overload) print(`OVERLOADED: ${overload}`);
+      for (const channel of status.notify?.failing ?? [])
+        print(`NOTIFY CHANNEL FAILING: ${channel.name}: ${channel.error} (vigil notify ls)`);
     });
 
   const sessions = program

@@ -14,7 +14,7 @@ import type {
   WaitpointView,
 } from "../../../shared/schemas/views.js";
 import { ValidationError } from "../base/errors.js";
-import { attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "../core/attention.js";
+import { type Attention, attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "../core/attention.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Engine as Store } from "../store/engine.js";
 import type { HostBrief } from "../store/hosts.js";
@@ -162,24 +162,28 @@ async function listItems(
   });
 }
 
-export async function panelPage(deps: PanelDeps, query: PanelQuery): Promise<PanelPage> {
+/** The "Needs you" list at `now`, with the devices and check load it was made from (the panel and the notifier read it). */
+export async function needsYou(
+  deps: Pick<PanelDeps, "store" | "devices" | "checks" | "shield">,
+  now: number,
+): Promise<{ attention: Attention; devices: DeviceView[]; checks: CheckLoadView }> {
   const { store, shield } = deps;
   const { panel } = store.tables;
-  const now = deps.now();
   const devices = await deps.devices();
   const checks = await existingLate(store, await deps.checks());
   const [wakes, monitors] = await Promise.all([
     panel.attentionWakes(now - WAKE_NOT_TAKEN_MS),
     panel.attentionMonitors(now - FAILED_WAITPOINT_SHOWN_MS),
   ]);
-  const attention = attentionList({
-    now,
-    wakes,
-    monitors,
-    devices,
-    checks,
-    shield: (text) => shield.text(text),
-  });
+  const attention = attentionList({ now, wakes, monitors, devices, checks, shield: (text) => shield.text(text) });
+  return { attention, devices, checks };
+}
+
+export async function panelPage(deps: PanelDeps, query: PanelQuery): Promise<PanelPage> {
+  const { store } = deps;
+  const { panel } = store.tables;
+  const now = deps.now();
+  const { attention, devices, checks } = await needsYou(deps, now);
   const needs = attention.monitorUids;
   const found = query.q === null ? null : await panel.search(query.q);
   const [perSession, allSessions, hostRows] = await Promise.all([

@@ -13,6 +13,7 @@ import type { Waitpoints } from "../core/waitpoints.js";
 import type { Delivery } from "../delivery/delivery.js";
 import type { Devices } from "../devices/devices.js";
 import type { Engine } from "../engine/engine.js";
+import type { NotifyChannels } from "../notify/channels-admin.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Vault } from "../secrets/vault.js";
 import type { Engine as Store } from "../store/engine.js";
@@ -26,6 +27,8 @@ export interface ApiServices {
   vault: Vault;
   browser: BrowserLink;
   devices: Devices;
+  /** Needs-you notification channels (issue #40). */
+  notify: NotifyChannels;
   shield: Shield;
   log: Logger;
   /** This daemon among the hosts of its database (team mode). */

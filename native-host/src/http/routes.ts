@@ -132,6 +132,7 @@ export function registerRoutes(routes: Routes, services: ApiServices): void {
         host: { id: services.host.id, name: services.host.name },
         store: services.store.engine,
         team: services.team?.status() ?? null,
+        ...(database === null ? { notify: await services.notify.summary() } : {}),
       },
     };
   });

@@ -16,6 +16,7 @@ import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
 import { unreachableText } from "../store/pg/connection.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
+import { registerNotifyRoutes } from "./notify-routes.js";
 import type { ApiServices, Handler, RouteContext, Routes } from "./route-context.js";
 import { registerRoutes } from "./routes.js";
 import { errorBody, statusOf } from "./status.js";
@@ -132,6 +133,7 @@ export function createApiServer(options: {
     },
   };
   registerRoutes(routes, services);
+  registerNotifyRoutes(routes, services);
   const missing = (Object.keys(ROUTES) as RouteName[]).filter((name) => !registered.has(name));
   if (missing.length > 0) throw new Error(`Routes without a handler: ${missing.join(", ")}`);
   const expected = Buffer.from(options.token);

@@ -15,6 +15,7 @@ import type { EventsTable } from "./events.js";
 import type { HostsTable } from "./hosts.js";
 import type { InboundEventsTable } from "./inbound-events.js";
 import type { MonitorsTable } from "./monitors.js";
+import type { NotifyTable } from "./notify.js";
 import type { PanelTable } from "./panel.js";
 import type { SessionsTable } from "./sessions.js";
 import type { Store } from "./store.js";
@@ -59,6 +60,8 @@ export type PanelStore = Async<PanelTable>;
 export type HostsStore = Async<HostsTable>;
 /** The vault's audit and entries (the values themselves stay in the home's vault.json). */
 export type VaultStore = Async<VaultTable>;
+/** Needs-you notifications: the channels and the outbox (issue #40). */
+export type NotifyStore = Async<NotifyTable>;
 
 export interface Tables {
   sessions: SessionsStore;
@@ -72,6 +75,7 @@ export interface Tables {
   vault: VaultStore;
   panel: PanelStore;
   hosts: HostsStore;
+  notify: NotifyStore;
 }
 
 /** An engine that offers only some tables so far (the PostgreSQL one while it is being ported). */
@@ -208,6 +212,7 @@ export class SqliteEngine implements Engine {
       vault: asyncTable(s.vault, gate),
       panel: asyncTable(s.panel, gate),
       hosts: asyncTable(s.hosts, gate),
+      notify: asyncTable(s.notify, gate),
     };
   }
 

@@ -11,6 +11,7 @@ import { EventsTable } from "./events.js";
 import { HostsTable } from "./hosts.js";
 import { InboundEventsTable } from "./inbound-events.js";
 import { MonitorsTable } from "./monitors.js";
+import { NotifyTable } from "./notify.js";
 import { PanelTable } from "./panel.js";
 import { SessionsTable } from "./sessions.js";
 import { VaultTable } from "./vault.js";
@@ -41,6 +42,8 @@ export class Store {
   readonly panel: PanelTable;
   /** The daemons on this database (one here: the home's lock). */
   readonly hosts: HostsTable;
+  /** Needs-you notifications: channels and outbox. */
+  readonly notify: NotifyTable;
 
   constructor(
     readonly db: Db,
@@ -61,6 +64,7 @@ export class Store {
     this.devices = new DevicesTable(db);
     this.panel = new PanelTable(db);
     this.hosts = new HostsTable(db);
+    this.notify = new NotifyTable(db);
   }
 
   /** The database, and beside it (for a file database) the vault's `vault.json`. */

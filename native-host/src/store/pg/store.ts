@@ -15,6 +15,7 @@ import { PgEvents } from "./events.js";
 import { PgHosts } from "./hosts.js";
 import { PgInboundEvents } from "./inbound-events.js";
 import { PgMonitors } from "./monitors.js";
+import { PgNotify } from "./notify.js";
 import { PgPanel } from "./panel.js";
 import { PgSessions } from "./sessions.js";
 import type { Queryable } from "./statement.js";
@@ -37,6 +38,7 @@ export function pgTables(db: Queryable, vault: VaultFile): Tables {
     vault: new PgVault(db, vault),
     panel: new PgPanel(db),
     hosts: new PgHosts(db),
+    notify: new PgNotify(db),
   };
 }
 
