@@ -23,6 +23,8 @@ export interface PanelActionDeps {
   render(): void;
   /** Remembers the folded sessions (localStorage). */
   saveCollapsed(collapsed: Set<string>): void;
+  /** Remembers whether "Needs you" is folded (localStorage). */
+  saveNeedsCollapsed(collapsed: boolean): void;
   /** Saves the notification setting (extension storage, read by the background). */
   saveNotify(on: boolean): void;
 }
@@ -68,6 +70,13 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     state.needsAll = !state.needsAll;
     render();
     focusKey(app, "needs-all");
+    return;
+  }
+  if (action === "needs-fold") {
+    state.needsCollapsed = !state.needsCollapsed;
+    deps.saveNeedsCollapsed(state.needsCollapsed);
+    render();
+    focusKey(app, "needs-fold");
     return;
   }
   if (action.startsWith("needs-")) {
@@ -213,6 +222,8 @@ export function onPanelInput(deps: PanelActionDeps, event: Event, debounce: (run
     state.filters.session = "";
   }
   render();
+  // A search shows its matches first (lib/panel-render.ts), at the top: in view under the sticky bar.
+  if (name === "q") deps.app.ownerDocument.defaultView?.scrollTo(0, 0);
   if (name === "q") debounce(() => void data.refresh());
   else void data.refresh();
 }

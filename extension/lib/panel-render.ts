@@ -1,14 +1,16 @@
 /**
  * Draws the whole side panel from its state: the header (link state, the "Needs you" count), the
  * page title ("(3) Vigil"), the one live summary line, then a notice while disconnected, the last
- * error, the pinned "Needs you" section, the toolbar (tabs with counts, search, filters), the bulk
- * bar, one section per session, the devices and the settings. The new tree is morphed into the page
+ * error, the sticky top bar (tabs with counts, search, filters, and the bulk bar), the "Needs you"
+ * section (foldable, following the filters), one section per session (before "Needs you" while a
+ * search is typed: its matches first), the devices and the settings. The header, the title, the
+ * "Needs you" tab and the section show one number: the entries in view. The new tree is morphed into the page
  * (lib/dom.ts), so focus and a click in progress survive; focus that would be lost is put back.
  * Design: docs/design.md §7.
  */
 import { countOf } from "../../shared/wording";
 import { h, morph } from "./dom";
-import { attentionOf, type NeedsTally, needsTally, needsTallyText } from "./panel-attention";
+import { attentionInView, attentionOf, type NeedsTally, needsTally, needsTallyText } from "./panel-attention";
 import { devicesSection } from "./panel-devices";
 import { applyFilters, NO_FILTERS } from "./panel-filter";
 import { needsSection } from "./panel-needs";
@@ -49,9 +51,10 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
   let summary = page.linkLabel.textContent;
   if (connected && state.list) {
     const list = state.list;
-    const attention = attentionOf(list);
-    tally = needsTally(attention);
     const view = applyFilters(list, state.filters);
+    // One number for what is in view: the entries the filters leave (issue #38 item 7).
+    const attention = attentionInView(attentionOf(list), state.filters, view.items);
+    tally = needsTally(attention);
     const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
     // Team mode: with more than one host, each session says which it is on (and when that one is away).
     const hosts = list.hosts ?? [];
@@ -61,20 +64,29 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
       return hosts.length > 1 && host ? (hostById.get(host) ?? null) : null;
     };
     children.push(
-      needsSection(attention, tally, (id) => labels.get(id) ?? id, state.confirming, now, state.needsAll),
-      toolbar(state, view, list.devices ?? [], hosts),
-      bulkBar(state),
+      h("div", { class: "topbar" }, toolbar(state, view, list.devices ?? [], hosts, tally), bulkBar(state)),
+    );
+    const needs = needsSection(
+      attention,
+      tally,
+      (id) => labels.get(id) ?? id,
+      state.confirming,
+      now,
+      state.needsAll,
+      state.needsCollapsed,
     );
     const groups = groupBySession(view.items);
+    const rows: HTMLElement[] = [];
     if (groups.length === 0) {
       const filtered = JSON.stringify(state.filters) !== JSON.stringify(NO_FILTERS);
-      children.push(
-        h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."),
-      );
+      rows.push(h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."));
     }
-    children.push(
+    rows.push(
       ...groups.map((group) => sessionSection(state, group, now, list.devices ?? [], page.rows, hostOf(group.id))),
     );
+    // A search shows its matches first, in view; Needs you (following the same filters) after them.
+    if (state.filters.q.trim()) children.push(...rows, needs);
+    else children.push(needs, ...rows);
     if (list.total > list.offset + list.items.length)
       children.push(h("p", { class: "muted" }, `Showing the first ${list.items.length} of ${list.total}.`));
     children.push(devicesSection(list.devices, now));

@@ -34,9 +34,11 @@ export interface PanelState {
   notify: boolean;
   /** Whether "Needs you" shows every entry (else the NEEDS_SHOWN most urgent). */
   needsAll: boolean;
+  /** Whether "Needs you" is folded to its heading (remembered across panel opens). */
+  needsCollapsed: boolean;
 }
 
-export function createPanelState(collapsed: Iterable<string> = []): PanelState {
+export function createPanelState(collapsed: Iterable<string> = [], needsCollapsed = false): PanelState {
   return {
     link: { status: "connecting" },
     list: null,
@@ -51,6 +53,7 @@ export function createPanelState(collapsed: Iterable<string> = []): PanelState {
     older: new Set(),
     notify: true,
     needsAll: false,
+    needsCollapsed,
   };
 }
 

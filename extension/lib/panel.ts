@@ -21,6 +21,7 @@ import { createPanelState } from "./panel-state";
 type BrowserApi = typeof import("wxt/browser").browser;
 
 const COLLAPSED_KEY = "vigil.collapsed";
+const NEEDS_COLLAPSED_KEY = "vigil.needs-collapsed";
 const SEARCH_PAUSE_MS = 250;
 
 function readCollapsed(storage: Storage): string[] {
@@ -42,7 +43,10 @@ export function startPanel(browser: BrowserApi, document: Document) {
     summary: document.getElementById("summary") as HTMLElement,
     rows: new RowCache(),
   };
-  const state = createPanelState(readCollapsed(window.localStorage));
+  const state = createPanelState(
+    readCollapsed(window.localStorage),
+    window.localStorage.getItem(NEEDS_COLLAPSED_KEY) === "true",
+  );
   const render = () => renderPanel(page, state, Date.now());
   /** An entry to show once the list has it (a clicked notification). */
   let focus: string | null = new URLSearchParams(window.location.hash.slice(1)).get("focus");
@@ -81,6 +85,7 @@ export function startPanel(browser: BrowserApi, document: Document) {
     render,
     saveCollapsed: (collapsed: Set<string>) =>
       window.localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...collapsed])),
+    saveNeedsCollapsed: (collapsed: boolean) => window.localStorage.setItem(NEEDS_COLLAPSED_KEY, String(collapsed)),
     saveNotify: (on: boolean) => void notifySetting.setValue(on),
   };
   let searchTimer: ReturnType<typeof setTimeout> | null = null;
