@@ -5,6 +5,7 @@
  * applied here instead. Pure.
  * Design: docs/design.md §7.
  */
+import { clearStanding } from "../../shared/clear-ended";
 import type {
   NativeRequest,
   PanelCounts,
@@ -54,6 +55,10 @@ export const kindOf = (item: PanelItem): PanelKind =>
 
 /** The device an item waits on (a waitpoint's spool device), or null for this machine. */
 export const deviceOf = (item: PanelItem): string | null => item.waitpoint?.device ?? null;
+
+/** Whether Clear ended clears this row (the daemon's rule, shared/clear-ended.ts). */
+export const isClearable = (item: PanelItem): boolean =>
+  clearStanding(item.monitor.state, item.monitor.delivery ? [item.monitor.delivery.state] : []) === "clears";
 
 /** What the search box searches: names, commands, labels and tool names. */
 function searchText(item: PanelItem): string {

@@ -10,15 +10,23 @@
  */
 import { countOf } from "../../shared/wording";
 import { h, morph } from "./dom";
-import { attentionInView, attentionOf, type NeedsTally, needsTally, needsTallyText } from "./panel-attention";
+import {
+  attentionInView,
+  attentionKey,
+  attentionOf,
+  type NeedsTally,
+  needsTally,
+  needsTallyText,
+} from "./panel-attention";
 import { devicesSection } from "./panel-devices";
 import { applyFilters, NO_FILTERS } from "./panel-filter";
 import { needsSection } from "./panel-needs";
 import { disconnectedNotice } from "./panel-notice";
 import type { RowCache } from "./panel-row-cache";
 import { sessionSection } from "./panel-session";
-import type { PanelState } from "./panel-state";
+import { itemKey, type PanelState } from "./panel-state";
 import { bulkBar, toolbar } from "./panel-toolbar";
+import { isHidden, toasts } from "./panel-undo";
 import { groupBySession } from "./panel-view";
 
 /** The page's live elements. */
@@ -28,6 +36,8 @@ export interface PanelPage {
   linkLabel: HTMLElement;
   needsCount: HTMLElement;
   summary: HTMLElement;
+  /** The Undo toasts' live region (outside #app: it stays while the list is redrawn). */
+  toasts: HTMLElement;
   /** The rows drawn last time, kept while unchanged. */
   rows: RowCache;
 }
@@ -51,9 +61,15 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
   let summary = page.linkLabel.textContent;
   if (connected && state.list) {
     const list = state.list;
-    const view = applyFilters(list, state.filters);
+    const filtered = applyFilters(list, state.filters);
+    // What an action waiting for its Undo time acts on is hidden as if done (lib/panel-undo.ts).
+    const view = state.held.size
+      ? { ...filtered, items: filtered.items.filter((i) => !isHidden(state, itemKey(i))) }
+      : filtered;
     // One number for what is in view: the entries the filters leave (issue #38 item 7).
-    const attention = attentionInView(attentionOf(list), state.filters, view.items);
+    const attention = attentionInView(attentionOf(list), state.filters, view.items).filter(
+      (a) => !state.held.size || !isHidden(state, attentionKey(a)),
+    );
     tally = needsTally(attention);
     const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
     // Team mode: with more than one host, each session says which it is on (and when that one is away).
@@ -105,6 +121,8 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
       (focusedItem ? page.app.querySelector<HTMLElement>(`button[data-item="${CSS.escape(focusedItem)}"]`) : null);
     again?.focus();
   }
+
+  morph(page.toasts, h("div", { id: "toasts", class: "toasts", "aria-live": "polite" }, toasts(state)));
 
   const needs = tally?.total ?? 0;
   const title = needs ? `(${needs}) Vigil` : "Vigil";

@@ -9,6 +9,7 @@ import type { PanelItem, PanelList } from "../../shared/schemas/native-messages"
 import type { CheckEntry } from "../../shared/schemas/views";
 import { type Filters, NO_FILTERS } from "./panel-filter";
 import type { LinkState } from "./panel-protocol";
+import type { HeldAction } from "./panel-undo";
 
 export interface PanelState {
   link: LinkState;
@@ -36,6 +37,8 @@ export interface PanelState {
   needsAll: boolean;
   /** Whether "Needs you" is folded to its heading (remembered across panel opens). */
   needsCollapsed: boolean;
+  /** Dismiss, Clear ended and Cancel waiting for their Undo time, by key (lib/panel-undo.ts). */
+  held: Map<string, HeldAction>;
 }
 
 export function createPanelState(collapsed: Iterable<string> = [], needsCollapsed = false): PanelState {
@@ -54,6 +57,7 @@ export function createPanelState(collapsed: Iterable<string> = [], needsCollapse
     notify: true,
     needsAll: false,
     needsCollapsed,
+    held: new Map(),
   };
 }
 

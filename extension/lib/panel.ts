@@ -17,6 +17,7 @@ import { createPanelData } from "./panel-refresh";
 import { type PanelPage, renderPanel } from "./panel-render";
 import { RowCache } from "./panel-row-cache";
 import { createPanelState } from "./panel-state";
+import { onHeldSent } from "./panel-undo";
 
 type BrowserApi = typeof import("wxt/browser").browser;
 
@@ -41,6 +42,7 @@ export function startPanel(browser: BrowserApi, document: Document) {
     linkLabel: document.getElementById("link") as HTMLElement,
     needsCount: document.getElementById("needs-count") as HTMLElement,
     summary: document.getElementById("summary") as HTMLElement,
+    toasts: document.getElementById("toasts") as HTMLElement,
     rows: new RowCache(),
   };
   const state = createPanelState(
@@ -74,6 +76,9 @@ export function startPanel(browser: BrowserApi, document: Document) {
     if (push.type === "focus") {
       focus = push.key;
       showFocus();
+    } else if (push.type === "sent") {
+      onHeldSent(state, push.key, push.error);
+      void data.refresh();
     } else data.onPush(push);
   };
   const port = new PanelPort(browser.runtime, onPush);
@@ -94,6 +99,7 @@ export function startPanel(browser: BrowserApi, document: Document) {
     searchTimer = setTimeout(run, SEARCH_PAUSE_MS);
   };
   page.app.addEventListener("click", (event) => onPanelClick(deps, event));
+  page.toasts.addEventListener("click", (event) => onPanelClick(deps, event));
   page.app.addEventListener("change", (event) => onPanelInput(deps, event, debounce));
   page.app.addEventListener("input", (event) => {
     if ((event.target as HTMLElement).dataset.filter === "q") onPanelInput(deps, event, debounce);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { NEEDS_SHOWN } from "../../shared/panel-lists.js";
 import type { ExtensionBrowser } from "../helpers/browser.js";
 import { ROOT, type TestDaemon, waitFor } from "../helpers/daemon.js";
-import { definePanelWorkTests } from "./panel-work.js";
+import { defineActionTests, defineLayoutTests, type PanelWorkContext } from "./panel-work.js";
 import { buildWorkload, type Workload } from "./workload.js";
 
 /** Writes into a running daemon's SQLite file (WAL: the daemon keeps working meanwhile). */
@@ -197,8 +197,8 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       expect(await panel.$eval("#needs-count", (e) => e.textContent)).toBe(String(n));
       expect(await panel.title()).toBe(`(${n}) Vigil`);
       await waitFor(async () => (await badge()) === String(n), { what: `the toolbar badge reading ${n}` });
-      // The one live region is the short summary line.
-      expect(await panel.$$eval("[aria-live]", (es) => es.map((e) => e.id))).toEqual(["summary"]);
+      // The live regions: the short summary line, and the Undo toasts (empty until an action).
+      expect(await panel.$$eval("[aria-live]", (es) => es.map((e) => e.id))).toEqual(["summary", "toasts"]);
       expect(await panel.$eval("#summary", (e) => e.textContent)).toMatch(
         new RegExp(
           `^${n} need(s)? you \\(\\d+ monitors, 1 device(, checks running late)?\\) · \\d+ active · \\d+ ended$`,
@@ -321,7 +321,7 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.waitForSelector(`[data-session="${docs}"] li.monitor`);
     });
 
-    definePanelWorkTests({
+    const work: PanelWorkContext = {
       panel: () => panel,
       workload: () => workload,
       daemon,
@@ -342,7 +342,15 @@ export function defineDashboardTests(ctx: DashboardContext): void {
           await panel.setViewport({ width: 400, height: 900 });
         }
       },
-    });
+      axe: () => axeViolations(panel),
+      reopen: async () => {
+        panel = await ctx.browser().panel();
+        await panel.setViewport({ width: 400, height: 900 });
+        return panel;
+      },
+      background,
+    };
+    defineLayoutTests(work);
 
     test("axe-core finds no serious or critical violation (light and dark)", async () => {
       await panel.setViewport({ width: 400, height: 900 });
@@ -453,7 +461,10 @@ export function defineDashboardTests(ctx: DashboardContext): void {
 
       await click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);
       await until(`!document.querySelector('.needs li[data-attention*="${second}"]')`, "the dismissed entry gone");
-      const dismissed = await wake(second);
+      // Sent once its Undo time is up (lib/held-actions.ts).
+      const dismissed = await waitFor(async () => ((await wake(second)).state === "cancelled" ? wake(second) : null), {
+        what: "the dismissal sent",
+      });
       expect(dismissed.state).toBe("cancelled");
       expect(dismissed.dismissedAt).toEqual(expect.any(String));
 
@@ -500,6 +511,8 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.click(`[data-session="${deploy}"] [data-action="clear-ended"]`);
       await until(`!document.querySelector('${row(deploy, "canary")}')`, "the ended monitors cleared");
     });
+
+    defineActionTests(work);
 
     test("Needs you shows the most urgent few; Show all unfolds the rest and folds them again", async () => {
       const d = daemon();

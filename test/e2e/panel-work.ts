@@ -2,12 +2,12 @@
  * The panel as the place a person works (issue #38 items 3–8, 10), on the dashboard's workload
  * (panel-dashboard.ts calls these between its own tests, with its panel open): the sticky top bar,
  * Needs you folding (remembered) and following the filters, one count everywhere, a search's
- * matches first. Screenshots at 400 and 700 px, light and dark, under test/e2e/artifacts/.
+ * matches first; Clear ended offering what it clears and saying why the rest stay; Undo. Screenshots at 400 and 700 px, light and dark, under test/e2e/artifacts/.
  */
 import type { Page } from "puppeteer";
 import { expect, test } from "vitest";
 import type { ExtensionBrowser } from "../helpers/browser.js";
-import type { TestDaemon } from "../helpers/daemon.js";
+import { type TestDaemon, waitFor } from "../helpers/daemon.js";
 import type { Workload } from "./workload.js";
 
 export interface PanelWorkContext {
@@ -20,6 +20,12 @@ export interface PanelWorkContext {
   click(selector: string): Promise<void>;
   /** Screenshots the panel at this width (900 px high) in light and dark; each also runs axe-core. */
   shots(name: string, width: number): Promise<void>;
+  /** axe-core's serious and critical violations on the panel as it is. */
+  axe(): Promise<unknown[]>;
+  /** Opens a new panel page (after the test closed the last one); panel() returns it from then on. */
+  reopen(): Promise<Page>;
+  /** Evaluates in the background worker. */
+  background<T>(expression: string): Promise<T>;
 }
 
 /** The one "Needs you" number as each place shows it, and the entries shown. */
@@ -48,7 +54,7 @@ async function search(panel: Page, text: string): Promise<void> {
   );
 }
 
-export function definePanelWorkTests(ctx: PanelWorkContext): void {
+export function defineLayoutTests(ctx: PanelWorkContext): void {
   const counts = () => ctx.panel().evaluate(COUNTS) as Promise<Counts>;
   const expectOneNumber = (c: Counts) => {
     expect(c.section).toBe(c.header);
@@ -134,5 +140,85 @@ export function definePanelWorkTests(ctx: PanelWorkContext): void {
     await ctx.click('[data-action="needs-fold"]');
     await panel.waitForSelector(".needs li[data-attention]");
     expect(await panel.evaluate("localStorage.getItem('vigil.needs-collapsed')")).toBe("false");
+  });
+}
+
+export function defineActionTests(ctx: PanelWorkContext): void {
+  test("Clear ended offers what it will clear and says why the rest stay; its Undo takes it back", async () => {
+    const panel = ctx.panel();
+    const d = ctx.daemon();
+    const { ci } = ctx.workload().sessions;
+    const section = `[data-session="${ci}"]`;
+    // The last test's actions sent (their toasts gone).
+    await ctx.until(`!document.querySelector(".toast")`, "no toast left from before");
+    // The CI agent's session holds a monitor whose wake still needs review: it stays, and says why.
+    await ctx.until(`!!document.querySelector('${section} [data-action="clear-ended"]')`, "Clear ended offered");
+    const offer = await panel.$eval(`${section} .session-head`, (head) => ({
+      count: Number((head.querySelector('[data-action="clear-ended"]') as any)?.dataset.count),
+      label: head.querySelector('[data-action="clear-ended"]')?.textContent,
+      stays: (head.nextElementSibling as any)?.dataset?.stays ?? null,
+      note: head.nextElementSibling?.textContent ?? null,
+    }));
+    expect(offer.count).toBeGreaterThan(0);
+    expect(offer.label).toBe(`Clear ended (${offer.count})`);
+    expect(offer.stays).toBe("1");
+    expect(offer.note).toBe("1 stays: its wake is not delivered yet");
+    const listed = async () => (await d.api("GET", `/api/panel?session=${ci}&limit=500`)).body.items.length as number;
+    const before = await listed();
+
+    // Clear, then Undo from the keyboard (the toast's button has the focus): nothing was sent.
+    await ctx.click(`${section} [data-action="clear-ended"]`);
+    await ctx.until(`!!document.querySelector(".toast")`, "the toast");
+    expect(await panel.$eval(".toast span", (e) => e.textContent)).toMatch(
+      new RegExp(`^Cleared ${offer.count} ended monitors? from CI agent$`),
+    );
+    expect(await panel.evaluate("document.activeElement?.dataset.action")).toBe("undo");
+    await panel.keyboard.press("Enter");
+    await ctx.until(`!document.querySelector(".toast")`, "the toast gone after Undo");
+    expect(await ctx.background<string[]>("vigil.held.keys()")).toEqual([]);
+    expect(await listed()).toBe(before);
+
+    // Clear again and let it stand: the daemon clears exactly what was offered. The toast is a
+    // polite live region, axe-clean (checked while it shows; it stays for the Undo time).
+    await ctx.click(`${section} [data-action="clear-ended"]`);
+    expect(await panel.$eval("#toasts", (e) => e.getAttribute("aria-live"))).toBe("polite");
+    expect(await ctx.axe()).toEqual([]);
+    await waitFor(async () => ((await listed()) === before - offer.count ? true : null), {
+      what: `${offer.count} cleared by the daemon`,
+    });
+    expect(String((await d.cli(["clear-ended", "--session", ci])).stdout).trim()).toBe("nothing to clear");
+    await ctx.until(`!document.querySelector(".toast")`, "the toast gone once sent");
+  });
+
+  test("Dismiss shows a toast whose Undo keeps the wake; a dismissal stands when the panel closes", async () => {
+    let panel = ctx.panel();
+    const d = ctx.daemon();
+    const { ci } = ctx.workload().sessions;
+    const [first] = ctx.workload().reviewWakes as [string];
+    const wake = async () => (await d.api("GET", `/api/sessions/${ci}/wakes/${first}`)).body;
+    const entry = `.needs li[data-attention*="${first}"]`;
+    await panel.waitForSelector(entry);
+    await ctx.until(`!document.querySelector(".toast")`, "no toast left from before");
+    expect((await wake()).state).toBe("needs_review");
+
+    await ctx.click(`${entry} [data-action="needs-dismiss"]`);
+    await ctx.until(`!document.querySelector('${entry}') && !!document.querySelector(".toast")`, "hidden, toast");
+    expect(await panel.$eval(".toast span", (e) => e.textContent)).toMatch(new RegExp(`^Dismissed ${first} of `));
+    await ctx.click('[data-action="undo"]');
+    await ctx.until(`!!document.querySelector('${entry}')`, "the entry back after Undo");
+    expect(await ctx.background<string[]>("vigil.held.keys()")).toEqual([]);
+    expect((await wake()).state).toBe("needs_review");
+
+    // Dismissed, and the panel closed at once: the background sends it when the time is up.
+    await ctx.click(`${entry} [data-action="needs-dismiss"]`);
+    await ctx.until(`!!document.querySelector(".toast")`, "the toast");
+    await ctx.shots("undo-toast", 400);
+    await panel.close();
+    await waitFor(async () => ((await wake()).state === "cancelled" ? true : null), {
+      what: "the dismissal sent with the panel closed",
+    });
+    panel = await ctx.reopen();
+    await panel.waitForSelector("section.needs");
+    expect(await panel.$(entry)).toBeNull();
   });
 }
