@@ -11,9 +11,11 @@ import type { AttentionItem, PanelFilter, PanelItem, PanelKind } from "../../sha
 import { countOf } from "../../shared/wording";
 import { attentionKey, attentionOf } from "./panel-attention";
 import { isClearable } from "./panel-filter";
+import { copyCommand } from "./panel-id";
 import type { PanelPort } from "./panel-port";
 import type { PanelRequest } from "./panel-protocol";
 import type { PanelData } from "./panel-refresh";
+import { startResend } from "./panel-send";
 import { itemKey, type PanelState } from "./panel-state";
 import { holdAction, undoAction } from "./panel-undo";
 import { canCancel, canPause, canResume } from "./panel-view";
@@ -120,6 +122,10 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     );
     return;
   }
+  if (action === "copy") {
+    void copyCommand(button);
+    return;
+  }
   if (action === "undo") {
     undoAction(deps, button.dataset.undo as string);
     return;
@@ -161,7 +167,21 @@ function onNeedsAction(deps: PanelActionDeps, action: string, target: string): v
   if (!entry) return;
   const { sessionId, monitorId, wakeId } = entry;
   if (action === "retry" && sessionId && wakeId) {
-    void send(deps, [{ type: action, sessionId, wakeId }]);
+    const key = startResend(state, entry);
+    render();
+    void deps.port
+      .request({ type: "retry", sessionId, wakeId })
+      .then(
+        () => {
+          const resend = key ? state.resends.get(key) : undefined;
+          if (resend) resend.accepted = true;
+        },
+        (error: Error) => {
+          const resend = key ? state.resends.get(key) : undefined;
+          if (resend) resend.error = error.message;
+        },
+      )
+      .then(() => deps.data.refresh());
   } else if (action === "dismiss" && sessionId && wakeId) {
     holdAction(deps, { text: `Dismissed ${wakeId} of ${entry.title}`, hides: [target] }, [
       { type: "dismiss", sessionId, wakeId },

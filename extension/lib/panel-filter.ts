@@ -60,11 +60,24 @@ export const deviceOf = (item: PanelItem): string | null => item.waitpoint?.devi
 export const isClearable = (item: PanelItem): boolean =>
   clearStanding(item.monitor.state, item.monitor.delivery ? [item.monitor.delivery.state] : []) === "clears";
 
-/** What the search box searches: names, commands, labels and tool names. */
+/**
+ * What the search box searches (a daemon before issue #26; the daemon's own search is
+ * store/panel.ts's): what the rows show — names, ids, labels, the last event and error, a
+ * waitpoint's intent and signal messages — not what they hide (a command).
+ */
 function searchText(item: PanelItem): string {
   const { monitor, session, waitpoint } = item;
-  const source = monitor.source as { command?: string; name?: string; url?: string; selector?: string };
-  return [monitor.name, session.label, session.id, source.command, source.name, source.url, waitpoint?.label]
+  return [
+    monitor.name,
+    monitor.id,
+    session.label,
+    session.id,
+    monitor.lastEvent,
+    monitor.lastError,
+    waitpoint?.label,
+    waitpoint?.intent,
+    ...(waitpoint?.signals.map((s) => s.message) ?? []),
+  ]
     .filter(Boolean)
     .join("\n")
     .toLowerCase();

@@ -23,6 +23,7 @@ import { applyFilters, NO_FILTERS } from "./panel-filter";
 import { needsSection } from "./panel-needs";
 import { disconnectedNotice } from "./panel-notice";
 import type { RowCache } from "./panel-row-cache";
+import { resendToasts } from "./panel-send";
 import { sessionSection } from "./panel-session";
 import { itemKey, type PanelState } from "./panel-state";
 import { bulkBar, toolbar } from "./panel-toolbar";
@@ -122,7 +123,10 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
     again?.focus();
   }
 
-  morph(page.toasts, h("div", { id: "toasts", class: "toasts", "aria-live": "polite" }, toasts(state)));
+  morph(
+    page.toasts,
+    h("div", { id: "toasts", class: "toasts", "aria-live": "polite" }, resendToasts(state, now), toasts(state)),
+  );
 
   const needs = tally?.total ?? 0;
   const title = needs ? `(${needs}) Vigil` : "Vigil";

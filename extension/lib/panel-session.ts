@@ -36,6 +36,7 @@ export function sessionSection(
       state.signals.has(key),
       state.confirming === key,
       device?.state,
+      state.filters.q,
     ];
   };
   const row = (item: PanelItem) => rows.row(itemKey(item), inputsOf(item), () => monitorRow(state, item, now, devices));

@@ -9,6 +9,7 @@ import type { PanelItem, PanelList } from "../../shared/schemas/native-messages"
 import type { CheckEntry } from "../../shared/schemas/views";
 import { type Filters, NO_FILTERS } from "./panel-filter";
 import type { LinkState } from "./panel-protocol";
+import type { Resend } from "./panel-send";
 import type { HeldAction } from "./panel-undo";
 
 export interface PanelState {
@@ -39,6 +40,8 @@ export interface PanelState {
   needsCollapsed: boolean;
   /** Dismiss, Clear ended and Cancel waiting for their Undo time, by key (lib/panel-undo.ts). */
   held: Map<string, HeldAction>;
+  /** Send again, followed until delivered or failed again (lib/panel-send.ts), by "sessionId/wakeId". */
+  resends: Map<string, Resend>;
 }
 
 export function createPanelState(collapsed: Iterable<string> = [], needsCollapsed = false): PanelState {
@@ -58,6 +61,7 @@ export function createPanelState(collapsed: Iterable<string> = [], needsCollapse
     needsAll: false,
     needsCollapsed,
     held: new Map(),
+    resends: new Map(),
   };
 }
 

@@ -105,7 +105,11 @@ export function startPanel(browser: BrowserApi, document: Document) {
     if ((event.target as HTMLElement).dataset.filter === "q") onPanelInput(deps, event, debounce);
   });
   document.addEventListener("keydown", (event) => onPanelKey(deps, event));
-  setInterval(() => tickTimes(page.app, Date.now()), TICK_MS);
+  setInterval(() => {
+    tickTimes(page.app, Date.now());
+    // A Send again's toast counts down its backoff and goes once settled (lib/panel-send.ts).
+    if (state.resends.size > 0) render();
+  }, TICK_MS);
   void notifySetting.getValue().then((on) => {
     state.notify = on;
     render();

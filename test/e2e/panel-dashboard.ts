@@ -457,6 +457,14 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       // Sent again: the webhook gets it once more (and refuses it again, so it needs review again).
       await waitFor(() => workload.hookRequests() > before, { what: "the wake sent again" });
       await waitFor(async () => ((await wake(first)).state === "needs_review" ? true : null), { what: "review again" });
+      // Send again's toast follows the wake to its outcome (issue #38 item 6): failed again, and why.
+      await until(
+        `document.querySelector('.toast[data-resend$="/${first}"]')?.dataset.phase === "failed"`,
+        "the toast saying it failed again",
+      );
+      expect(await panel.$eval(`.toast[data-resend$="/${first}"]`, (e) => e.textContent)).toMatch(
+        new RegExp(`^${first} of .+ failed again: POST http://127\\.0\\.0\\.1:\\d+/hook answered 400`),
+      );
       expect(await panel.$('[data-testid="error"]')).toBeNull();
 
       await click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);

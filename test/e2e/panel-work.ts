@@ -116,6 +116,14 @@ export function defineLayoutTests(ctx: PanelWorkContext): void {
     expect(order.before).toBe(true);
     expect(order.top).toBeGreaterThan(0);
     expect(order.top).toBeLessThan(order.height);
+    // What matched is marked; the row shows its id, with a Copy button for its `vigil show` command.
+    const shown = await panel.$eval(`[data-session="${deploy}"] li.monitor`, (row) => ({
+      mark: [...row.querySelectorAll(".name mark")].map((m) => m.textContent),
+      id: row.querySelector(".id-line code")?.textContent,
+      copy: (row.querySelector('[data-action="copy"]') as any)?.dataset.copy,
+    }));
+    const canary = ctx.workload().ids.canary as string;
+    expect(shown).toEqual({ mark: ["canary"], id: canary, copy: `vigil show ${canary} --session ${deploy}` });
     const searched = await counts();
     expectOneNumber(searched);
     expect(searched.header).toBe(0);
