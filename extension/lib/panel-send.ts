@@ -10,23 +10,11 @@ import type { AttentionItem } from "../../shared/schemas/native-messages";
 import type { DeliveryView } from "../../shared/schemas/views";
 import { formatDuration } from "../../shared/wording";
 import { h } from "./dom";
-import type { PanelState } from "./panel-state";
+import type { PanelState, Resend } from "./panel-state";
+
+export type { Resend };
 
 export const SETTLED_MS = 8_000;
-
-/** One Send again being followed. */
-export interface Resend {
-  sessionId: string;
-  monitorId: string;
-  wakeId: string;
-  title: string;
-  /** Whether the daemon took the request (the wake is ready again). */
-  accepted: boolean;
-  /** An error from the request itself. */
-  error: string | null;
-  /** When it settled (delivered or failed again), for SETTLED_MS. */
-  settledAt: number | null;
-}
 
 export type ResendPhase =
   | { phase: "sending" }

@@ -9,8 +9,28 @@ import type { PanelItem, PanelList } from "../../shared/schemas/native-messages"
 import type { CheckEntry } from "../../shared/schemas/views";
 import { type Filters, NO_FILTERS } from "./panel-filter";
 import type { LinkState } from "./panel-protocol";
-import type { Resend } from "./panel-send";
-import type { HeldAction } from "./panel-undo";
+
+/** One action waiting for its Undo time. */
+export interface HeldAction {
+  /** What was done, as the toast says it: "Dismissed wake-2 of CI run 8812 green". */
+  text: string;
+  /** What it hides meanwhile: Needs-you entry keys and row keys ("sessionId/monitorId"). */
+  hides: string[];
+}
+
+/** One Send again being followed. */
+export interface Resend {
+  sessionId: string;
+  monitorId: string;
+  wakeId: string;
+  title: string;
+  /** Whether the daemon took the request (the wake is ready again). */
+  accepted: boolean;
+  /** An error from the request itself. */
+  error: string | null;
+  /** When it settled (delivered or failed again), for SETTLED_MS. */
+  settledAt: number | null;
+}
 
 export interface PanelState {
   link: LinkState;

@@ -9,15 +9,9 @@
 import { h } from "./dom";
 import { UNDO_MS } from "./held-actions";
 import type { PanelRequest } from "./panel-protocol";
-import type { PanelState } from "./panel-state";
+import type { HeldAction, PanelState } from "./panel-state";
 
-/** One action waiting for its Undo time. */
-export interface HeldAction {
-  /** What was done, as the toast says it: "Dismissed wake-2 of CI run 8812 green". */
-  text: string;
-  /** What it hides meanwhile: Needs-you entry keys and row keys ("sessionId/monitorId"). */
-  hides: string[];
-}
+export type { HeldAction };
 
 export interface UndoDeps {
   app: HTMLElement;
