@@ -33,7 +33,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core
 const IMAGES = join(ROOT, "docs", "images");
 /**
  * The docs' screenshots are tracked files: a run copies its shots over them only when asked
- * (VIGIL_UPDATE_IMAGES=1), so a test run writes nothing tracked.
+ * (`npm run screenshots` sets VIGIL_UPDATE_IMAGES=1), so a test run writes nothing tracked.
  */
 const toDocsImage = (shot: string, name: string) => {
   if (process.env.VIGIL_UPDATE_IMAGES === "1") copyFileSync(shot, join(IMAGES, name));
