@@ -1,6 +1,6 @@
 /**
  * The side panel's toolbar (issue #26): the tabs All / Needs you / Active / Ended with their
- * counts, a search box over names, commands and labels, and filters by session, kind, device and (with
+ * counts, a search box (names, ids, labels), and filters by session, kind, device and (with
  * more than one host: team mode) host;
  * below it, while monitors are selected, the bulk bar (Pause, Resume, Cancel with one confirmation).
  * Design: docs/design.md §7.
@@ -74,8 +74,8 @@ export function toolbar(
         class: "search",
         "data-filter": "q",
         "data-key": "filter:q",
-        placeholder: "Search names, commands, labels",
-        "aria-label": "Search names, commands, labels",
+        placeholder: "Search names, ids, labels",
+        "aria-label": "Search names, ids, labels",
       }),
       select(
         "session",
