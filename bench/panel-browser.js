@@ -23,6 +23,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import puppeteer from "puppeteer";
 import { EXTENSION_ID } from "../dist/shared/extension-identity.js";
 import { BIN, cpuSeconds, Daemon, fmt, inProcess, quantile, ROOT, sleep, waitUntil } from "./lib.js";
@@ -66,6 +67,12 @@ async function seed(home) {
     }
   }
   await close();
+  // Armed in-process, its sessions are the unregistered host's: the daemon about to start adopts
+  // them (NULL: "made before hosts"), else their waitpoints' signals are refused as another host's.
+  const db = new Database(ensureHome(home).db);
+  db.prepare("UPDATE sessions SET host_id = NULL").run();
+  db.prepare("UPDATE triggers SET host_id = NULL WHERE host_id IS NOT NULL").run();
+  db.close();
   return ids;
 }
 

@@ -268,3 +268,10 @@ export const ENDING_TEXT: Record<EndingReason, string> = {
   error: "error",
   lost: "lost",
 };
+
+/** Why the ended monitors Clear ended leaves stay (shared/clear-ended.ts): "2 stay: their wakes are not delivered yet". */
+export function clearStayText(staying: number): string {
+  return staying === 1
+    ? "1 stays: its wake is not delivered yet"
+    : `${staying} stay: their wakes are not delivered yet`;
+}

@@ -9,6 +9,7 @@
 import type { Browser } from "wxt/browser";
 import type { PanelList } from "../../shared/schemas/native-messages";
 import { BackgroundAttention } from "./background-attention";
+import { HeldActions } from "./held-actions";
 import { HostConnection, type NativePortLike } from "./host-connection";
 import { TabMarks } from "./marks";
 import { notifySetting } from "./notify-setting";
@@ -138,6 +139,15 @@ export function startBackground(browser: BrowserApi) {
     },
   });
 
+  // Dismiss, Clear ended and Cancel wait here for their Undo time, whether a panel stays open or not.
+  const held = new HeldActions(
+    (request) => {
+      attention.acted(request);
+      return host.request(request);
+    },
+    (key, error) => broadcast({ type: "sent", key, error }),
+  );
+
   browser.runtime.onConnect.addListener((port) => {
     if (port.name !== "panel") return;
     panels.add(port);
@@ -146,8 +156,13 @@ export function startBackground(browser: BrowserApi) {
       port.postMessage({ type: "focus", key: focusPending.key } satisfies BackgroundToPanel);
       focusPending = null;
     }
-    port.onMessage.addListener(async (message: PanelToBackground | { type: "retry" }) => {
-      if ("type" in message) return host.retryNow();
+    port.onMessage.addListener(async (message: PanelToBackground) => {
+      if ("type" in message) {
+        if (message.type === "hold") held.hold(message.key, message.requests);
+        else if (message.type === "undo") held.undo(message.key);
+        else host.retryNow();
+        return;
+      }
       attention.acted(message.request);
       try {
         const result = await host.request(message.request);
@@ -173,5 +188,5 @@ export function startBackground(browser: BrowserApi) {
   /** How many panels are open (their ports): the browser suite waits on it. */
   const openPanels = () => panels.size;
   // `panels`: Firefox's browser suite drops its own extension page's port from it (test/e2e/panel-dashboard.ts).
-  return { host, marks, attention, fetches, openAt, openPanels, panels };
+  return { host, marks, attention, fetches, openAt, openPanels, panels, held };
 }

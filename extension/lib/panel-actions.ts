@@ -8,21 +8,28 @@
  * Design: docs/design.md §7.
  */
 import type { AttentionItem, PanelFilter, PanelItem, PanelKind } from "../../shared/schemas/native-messages";
+import { countOf } from "../../shared/wording";
 import { attentionKey, attentionOf } from "./panel-attention";
+import { isClearable } from "./panel-filter";
+import { copyCommand } from "./panel-id";
 import type { PanelPort } from "./panel-port";
 import type { PanelRequest } from "./panel-protocol";
 import type { PanelData } from "./panel-refresh";
+import { startResend } from "./panel-send";
 import { itemKey, type PanelState } from "./panel-state";
+import { holdAction, undoAction } from "./panel-undo";
 import { canCancel, canPause, canResume } from "./panel-view";
 
 export interface PanelActionDeps {
   app: HTMLElement;
   state: PanelState;
-  port: Pick<PanelPort, "request" | "retry">;
+  port: Pick<PanelPort, "request" | "retry" | "hold" | "undo">;
   data: Pick<PanelData, "refresh" | "loadChecks">;
   render(): void;
   /** Remembers the folded sessions (localStorage). */
   saveCollapsed(collapsed: Set<string>): void;
+  /** Remembers whether "Needs you" is folded (localStorage). */
+  saveNeedsCollapsed(collapsed: boolean): void;
   /** Saves the notification setting (extension storage, read by the background). */
   saveNotify(on: boolean): void;
 }
@@ -70,6 +77,13 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     focusKey(app, "needs-all");
     return;
   }
+  if (action === "needs-fold") {
+    state.needsCollapsed = !state.needsCollapsed;
+    deps.saveNeedsCollapsed(state.needsCollapsed);
+    render();
+    focusKey(app, "needs-fold");
+    return;
+  }
   if (action.startsWith("needs-")) {
     onNeedsAction(deps, action.slice(6), button.dataset.target as string);
     return;
@@ -99,7 +113,21 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     return;
   }
   if (group && action === "clear-ended") {
-    void send(deps, [{ type: "clearEnded", sessionId: group }]);
+    const items = (state.list?.items ?? []).filter((i) => i.session.id === group && isClearable(i));
+    const label = items[0]?.session.label || group;
+    holdAction(
+      deps,
+      { text: `Cleared ${countOf(items.length, "ended monitor")} from ${label}`, hides: items.map(itemKey) },
+      [{ type: "clearEnded", sessionId: group }],
+    );
+    return;
+  }
+  if (action === "copy") {
+    void copyCommand(button);
+    return;
+  }
+  if (action === "undo") {
+    undoAction(deps, button.dataset.undo as string);
     return;
   }
   const key = button.dataset.item as string;
@@ -126,7 +154,10 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
   } else if (action === "signals") {
     if (!state.signals.delete(key)) state.signals.add(key);
     render();
-  } else if (action === "confirm") void control(deps, item, "cancel");
+  } else if (action === "confirm")
+    holdAction(deps, { text: `Stopped waiting for ${item.monitor.name}`, hides: [] }, [
+      { type: "control", sessionId: item.session.id, monitorId: item.monitor.id, action: "cancel" },
+    ]);
   else if (action === "pause" || action === "resume") void control(deps, item, action);
 }
 
@@ -135,8 +166,26 @@ function onNeedsAction(deps: PanelActionDeps, action: string, target: string): v
   const entry = state.list ? attentionOf(state.list).find((a) => attentionKey(a) === target) : undefined;
   if (!entry) return;
   const { sessionId, monitorId, wakeId } = entry;
-  if ((action === "retry" || action === "dismiss") && sessionId && wakeId) {
-    void send(deps, [{ type: action, sessionId, wakeId }]);
+  if (action === "retry" && sessionId && wakeId) {
+    const key = startResend(state, entry);
+    render();
+    void deps.port
+      .request({ type: "retry", sessionId, wakeId })
+      .then(
+        () => {
+          const resend = key ? state.resends.get(key) : undefined;
+          if (resend) resend.accepted = true;
+        },
+        (error: Error) => {
+          const resend = key ? state.resends.get(key) : undefined;
+          if (resend) resend.error = error.message;
+        },
+      )
+      .then(() => deps.data.refresh());
+  } else if (action === "dismiss" && sessionId && wakeId) {
+    holdAction(deps, { text: `Dismissed ${wakeId} of ${entry.title}`, hides: [target] }, [
+      { type: "dismiss", sessionId, wakeId },
+    ]);
   } else if (action === "resume" && sessionId && monitorId) {
     void send(deps, [{ type: "control", sessionId, monitorId, action: "resume" }]);
   } else if (action === "cancel") {
@@ -148,7 +197,9 @@ function onNeedsAction(deps: PanelActionDeps, action: string, target: string): v
     render();
     focusKey(app, `needs:${target}:needs-cancel`);
   } else if (action === "confirm" && sessionId && monitorId) {
-    void send(deps, [{ type: "control", sessionId, monitorId, action: "cancel" }]);
+    holdAction(deps, { text: `Stopped waiting for ${entry.title}`, hides: [target] }, [
+      { type: "control", sessionId, monitorId, action: "cancel" },
+    ]);
   } else if (action === "open") showEntry(deps, entry);
 }
 
@@ -193,8 +244,10 @@ function onBulkAction(deps: PanelActionDeps, action: string): void {
         : action === "resume"
           ? controls("resume", (i) => canResume(i.monitor.state))
           : controls("cancel", (i) => canCancel(i.monitor.state));
-    if (action === "confirm") state.selected.clear();
-    void send(deps, requests);
+    if (action === "confirm") {
+      state.selected.clear();
+      holdAction(deps, { text: `Stopped waiting for ${countOf(requests.length, "monitor")}`, hides: [] }, requests);
+    } else void send(deps, requests);
   }
 }
 
@@ -213,6 +266,8 @@ export function onPanelInput(deps: PanelActionDeps, event: Event, debounce: (run
     state.filters.session = "";
   }
   render();
+  // A search shows its matches first (lib/panel-render.ts), at the top: in view under the sticky bar.
+  if (name === "q") deps.app.ownerDocument.defaultView?.scrollTo(0, 0);
   if (name === "q") debounce(() => void data.refresh());
   else void data.refresh();
 }

@@ -149,3 +149,38 @@ function computeAttention(list: PanelList): AttentionItem[] {
     .sort(([a, i], [b, j]) => a.rank - b.rank || i - j)
     .map(([a]) => a);
 }
+
+/** The scope filters a "Needs you" entry can be out of (the panel's Filters, without the import cycle). */
+interface AttentionScope {
+  filter: string;
+  session: string;
+  kind: string;
+  device: string;
+  host: string;
+  q: string;
+}
+
+/**
+ * The entries in view (issue #38 item 3): with no filter, all of them; with one, those about a
+ * monitor the filtered list shows, a device entry only while no session, kind, host or search
+ * narrows the list (and the device filter, if set, names it), the overload only unfiltered. Their
+ * tally is the one number the header, the title, the tab and the section show.
+ */
+export function attentionInView(
+  attention: AttentionItem[],
+  scope: AttentionScope,
+  items: PanelItem[],
+): AttentionItem[] {
+  const q = scope.q.trim();
+  const filtered = scope.filter !== "all" || scope.session || scope.kind || scope.device || scope.host || q;
+  if (!filtered) return attention;
+  const shown = new Set(items.map((item) => `${item.session.id}/${item.monitor.id}`));
+  const deviceInView = (device: string) =>
+    !scope.session && !scope.kind && !scope.host && !q && (!scope.device || scope.device === device);
+  return attention.filter((a) => {
+    if (a.monitorId) return shown.has(`${a.sessionId ?? ""}/${a.monitorId}`);
+    if (a.device) return deviceInView(a.device);
+    if (a.sessionId) return !scope.session || scope.session === a.sessionId;
+    return false;
+  });
+}

@@ -163,9 +163,11 @@ describe("filters and counts", () => {
     expect(inA.items.map((i) => i.monitor.name)).toEqual(["Old canary"]);
     expect(inA.counts).toEqual({ all: 2, needs: 0, active: 1, ended: 1 });
   });
-  test("search covers names and commands, case-insensitively", () => {
+  test("search covers what the rows show (names, ids, the last error), case-insensitively, not a hidden command", () => {
     expect(applyFilters(list(items), { ...NO_FILTERS, q: "STAGING" }).items).toHaveLength(1);
-    expect(applyFilters(list(items), { ...NO_FILTERS, q: "curl" }).items[0]?.monitor.name).toBe("Deploy staging");
+    expect(applyFilters(list(items), { ...NO_FILTERS, q: "curl" }).items).toEqual([]);
+    const failing = item("b", { name: "Train", lastError: "CUDA out of memory at step 1200" });
+    expect(applyFilters(list([...items, failing]), { ...NO_FILTERS, q: "cuda" }).items).toEqual([failing]);
   });
   test("a daemon that filtered (it sent counts) is not filtered again", () => {
     const counts = { all: 9, needs: 1, active: 4, ended: 5 };

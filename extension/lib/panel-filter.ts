@@ -5,6 +5,7 @@
  * applied here instead. Pure.
  * Design: docs/design.md §7.
  */
+import { clearStanding } from "../../shared/clear-ended";
 import type {
   NativeRequest,
   PanelCounts,
@@ -55,11 +56,28 @@ export const kindOf = (item: PanelItem): PanelKind =>
 /** The device an item waits on (a waitpoint's spool device), or null for this machine. */
 export const deviceOf = (item: PanelItem): string | null => item.waitpoint?.device ?? null;
 
-/** What the search box searches: names, commands, labels and tool names. */
+/** Whether Clear ended clears this row (the daemon's rule, shared/clear-ended.ts). */
+export const isClearable = (item: PanelItem): boolean =>
+  clearStanding(item.monitor.state, item.monitor.delivery ? [item.monitor.delivery.state] : []) === "clears";
+
+/**
+ * What the search box searches (a daemon before issue #26; the daemon's own search is
+ * store/panel.ts's): what the rows show — names, ids, labels, the last event and error, a
+ * waitpoint's intent and signal messages — not what they hide (a command).
+ */
 function searchText(item: PanelItem): string {
   const { monitor, session, waitpoint } = item;
-  const source = monitor.source as { command?: string; name?: string; url?: string; selector?: string };
-  return [monitor.name, session.label, session.id, source.command, source.name, source.url, waitpoint?.label]
+  return [
+    monitor.name,
+    monitor.id,
+    session.label,
+    session.id,
+    monitor.lastEvent,
+    monitor.lastError,
+    waitpoint?.label,
+    waitpoint?.intent,
+    ...(waitpoint?.signals.map((s) => s.message) ?? []),
+  ]
     .filter(Boolean)
     .join("\n")
     .toLowerCase();

@@ -1,7 +1,7 @@
 /**
  * One monitor's row in the side panel (a waitpoint's too: each shown once): a checkbox for bulk
  * actions, the name (two lines at most, the whole name on hover), the outcome chip and kind; the
- * details line (times tick); the last event, the last error and the delivery, whole; a waitpoint's
+ * details line (times tick); its id with a Copy button for its `vigil show` command; the last event, the last error and the delivery, whole; a waitpoint's
  * device, intent and signals; Pause / Resume / Cancel / Checks; and, when open, its check log.
  * Design: docs/design.md §7.
  */
@@ -13,6 +13,7 @@ import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";
 import { timeElement } from "./panel-clock";
 import { isActive, kindOf } from "./panel-filter";
+import { idLine, marked } from "./panel-id";
 import { outcomeOf } from "./panel-outcome";
 import { itemKey, type PanelState } from "./panel-state";
 import { canPause, canResume, checkLines, deliveryBadges, monitorDetailParts, waitpointBadges } from "./panel-view";
@@ -72,7 +73,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
             checked: state.selected.has(key),
           })
         : null,
-      h("span", { class: "name", title: name }, name),
+      h("span", { class: "name", title: name }, marked(name, state.filters.q)),
       h("span", { class: "chip", "data-tone": outcome.tone }, outcome.text),
       h("span", { class: "kind" }, kindOf(item)),
     ),
@@ -84,6 +85,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
         typeof part === "string" ? part : timeElement(part.iso, now, part.prefix, part.future),
       ]),
     ),
+    idLine(item, key),
     deviceLine ? h("div", { class: "device-line", "data-tone": device?.state ?? "unknown" }, deviceLine) : null,
     monitor.waitingForHost
       ? h(

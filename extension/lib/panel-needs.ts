@@ -30,13 +30,47 @@ export function needsSection(
   confirming: string | null,
   now: number,
   all: boolean,
+  collapsed = false,
 ): HTMLElement {
-  const shown = all ? attention : attention.slice(0, NEEDS_SHOWN);
-  const hidden = attention.length - shown.length;
   return h(
     "section",
     { class: "needs", "aria-labelledby": "needs-title", "data-count": String(tally.total) },
-    h("h2", { id: "needs-title" }, `Needs you (${tally.total})`),
+    needsHeading(tally.total, collapsed),
+    collapsed ? null : needsBody(attention, tally, sessionLabel, confirming, now, all),
+  );
+}
+
+/** The section's heading: a button that folds it to this line (the panel remembers it). */
+function needsHeading(total: number, collapsed: boolean): HTMLElement {
+  return h(
+    "h2",
+    {},
+    h(
+      "button",
+      {
+        type: "button",
+        class: "fold",
+        "data-action": "needs-fold",
+        "data-key": "needs-fold",
+        "aria-expanded": String(!collapsed),
+      },
+      h("span", { class: "caret", "aria-hidden": "true" }, collapsed ? "▸" : "▾"),
+      h("span", { id: "needs-title" }, `Needs you (${total})`),
+    ),
+  );
+}
+
+function needsBody(
+  attention: AttentionItem[],
+  tally: NeedsTally,
+  sessionLabel: (id: string) => string,
+  confirming: string | null,
+  now: number,
+  all: boolean,
+): Array<HTMLElement | null> {
+  const shown = all ? attention : attention.slice(0, NEEDS_SHOWN);
+  const hidden = attention.length - shown.length;
+  return [
     // The "Needs you" tab counts monitors: when devices or the overload are here too, say so.
     tally.total !== tally.monitors ? h("p", { class: "muted tally", "data-tally": "" }, needsTallyText(tally)) : null,
     attention.length === 0
@@ -59,7 +93,7 @@ export function needsSection(
           hidden > 0 ? `Show ${hidden} more` : "Show fewer",
         )
       : null,
-  );
+  ];
 }
 
 function attentionRow(

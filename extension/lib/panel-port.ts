@@ -6,7 +6,7 @@
  * Design: docs/design.md §7.
  */
 import type { Browser } from "wxt/browser";
-import type { BackgroundToPanel, PanelRequest } from "./panel-protocol";
+import type { BackgroundToPanel, PanelRequest, PanelToBackground } from "./panel-protocol";
 
 type Runtime = Pick<typeof import("wxt/browser").browser.runtime, "connect">;
 
@@ -46,6 +46,16 @@ export class PanelPort {
         reject(new Error(`The extension's background is restarting: ${(error as Error).message}`));
       }
     });
+  }
+
+  /** Hands an undoable action to the background, which sends it once its Undo time is up. */
+  hold(key: string, requests: PanelRequest[]): void {
+    this.#port.postMessage({ type: "hold", key, requests } satisfies PanelToBackground);
+  }
+
+  /** Takes a held action back, unsent. */
+  undo(key: string): void {
+    this.#port.postMessage({ type: "undo", key } satisfies PanelToBackground);
   }
 
   /** Asks the background to try the native host again now. */

@@ -15,7 +15,12 @@ export type LinkState =
   | { status: "daemon_down"; error: string }
   | { status: "connected" };
 
-export type PanelToBackground = { id: number; request: PanelRequest };
+export type PanelToBackground =
+  | { id: number; request: PanelRequest }
+  | { type: "retry" }
+  /** Send these after UNDO_MS unless undone (lib/held-actions.ts). */
+  | { type: "hold"; key: string; requests: PanelRequest[] }
+  | { type: "undo"; key: string };
 
 export type BackgroundToPanel =
   | { id: number; ok: true; result: unknown }
@@ -24,4 +29,6 @@ export type BackgroundToPanel =
   /** Something changed: in this session, or (without one) the devices or everything. */
   | { type: "changed"; sessionId?: string }
   /** Show this "Needs you" entry (a notification was clicked). */
-  | { type: "focus"; key: string };
+  | { type: "focus"; key: string }
+  /** A held action was sent (error: the first request's that failed). */
+  | { type: "sent"; key: string; error: string | null };

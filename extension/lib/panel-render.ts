@@ -1,22 +1,33 @@
 /**
  * Draws the whole side panel from its state: the header (link state, the "Needs you" count), the
  * page title ("(3) Vigil"), the one live summary line, then a notice while disconnected, the last
- * error, the pinned "Needs you" section, the toolbar (tabs with counts, search, filters), the bulk
- * bar, one section per session, the devices and the settings. The new tree is morphed into the page
+ * error, the sticky top bar (tabs with counts, search, filters, and the bulk bar), the "Needs you"
+ * section (foldable, following the filters), one section per session (before "Needs you" while a
+ * search is typed: its matches first), the devices and the settings. The header, the title, the
+ * "Needs you" tab and the section show one number: the entries in view. The new tree is morphed into the page
  * (lib/dom.ts), so focus and a click in progress survive; focus that would be lost is put back.
  * Design: docs/design.md §7.
  */
 import { countOf } from "../../shared/wording";
 import { h, morph } from "./dom";
-import { attentionOf, type NeedsTally, needsTally, needsTallyText } from "./panel-attention";
+import {
+  attentionInView,
+  attentionKey,
+  attentionOf,
+  type NeedsTally,
+  needsTally,
+  needsTallyText,
+} from "./panel-attention";
 import { devicesSection } from "./panel-devices";
 import { applyFilters, NO_FILTERS } from "./panel-filter";
 import { needsSection } from "./panel-needs";
 import { disconnectedNotice } from "./panel-notice";
 import type { RowCache } from "./panel-row-cache";
+import { resendToasts } from "./panel-send";
 import { sessionSection } from "./panel-session";
-import type { PanelState } from "./panel-state";
+import { itemKey, type PanelState } from "./panel-state";
 import { bulkBar, toolbar } from "./panel-toolbar";
+import { isHidden, toasts } from "./panel-undo";
 import { groupBySession } from "./panel-view";
 
 /** The page's live elements. */
@@ -26,6 +37,8 @@ export interface PanelPage {
   linkLabel: HTMLElement;
   needsCount: HTMLElement;
   summary: HTMLElement;
+  /** The Undo toasts' live region (outside #app: it stays while the list is redrawn). */
+  toasts: HTMLElement;
   /** The rows drawn last time, kept while unchanged. */
   rows: RowCache;
 }
@@ -49,9 +62,16 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
   let summary = page.linkLabel.textContent;
   if (connected && state.list) {
     const list = state.list;
-    const attention = attentionOf(list);
+    const filtered = applyFilters(list, state.filters);
+    // What an action waiting for its Undo time acts on is hidden as if done (lib/panel-undo.ts).
+    const view = state.held.size
+      ? { ...filtered, items: filtered.items.filter((i) => !isHidden(state, itemKey(i))) }
+      : filtered;
+    // One number for what is in view: the entries the filters leave (issue #38 item 7).
+    const attention = attentionInView(attentionOf(list), state.filters, view.items).filter(
+      (a) => !state.held.size || !isHidden(state, attentionKey(a)),
+    );
     tally = needsTally(attention);
-    const view = applyFilters(list, state.filters);
     const labels = new Map(view.sessions.map((s) => [s.id, s.label || s.id]));
     // Team mode: with more than one host, each session says which it is on (and when that one is away).
     const hosts = list.hosts ?? [];
@@ -61,20 +81,29 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
       return hosts.length > 1 && host ? (hostById.get(host) ?? null) : null;
     };
     children.push(
-      needsSection(attention, tally, (id) => labels.get(id) ?? id, state.confirming, now, state.needsAll),
-      toolbar(state, view, list.devices ?? [], hosts),
-      bulkBar(state),
+      h("div", { class: "topbar" }, toolbar(state, view, list.devices ?? [], hosts, tally), bulkBar(state)),
+    );
+    const needs = needsSection(
+      attention,
+      tally,
+      (id) => labels.get(id) ?? id,
+      state.confirming,
+      now,
+      state.needsAll,
+      state.needsCollapsed,
     );
     const groups = groupBySession(view.items);
+    const rows: HTMLElement[] = [];
     if (groups.length === 0) {
       const filtered = JSON.stringify(state.filters) !== JSON.stringify(NO_FILTERS);
-      children.push(
-        h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."),
-      );
+      rows.push(h("p", { class: "muted" }, filtered ? "Nothing matches these filters." : "Nothing is being watched."));
     }
-    children.push(
+    rows.push(
       ...groups.map((group) => sessionSection(state, group, now, list.devices ?? [], page.rows, hostOf(group.id))),
     );
+    // A search shows its matches first, in view; Needs you (following the same filters) after them.
+    if (state.filters.q.trim()) children.push(...rows, needs);
+    else children.push(needs, ...rows);
     if (list.total > list.offset + list.items.length)
       children.push(h("p", { class: "muted" }, `Showing the first ${list.items.length} of ${list.total}.`));
     children.push(devicesSection(list.devices, now));
@@ -93,6 +122,11 @@ export function renderPanel(page: PanelPage, state: PanelState, now: number): vo
       (focusedItem ? page.app.querySelector<HTMLElement>(`button[data-item="${CSS.escape(focusedItem)}"]`) : null);
     again?.focus();
   }
+
+  morph(
+    page.toasts,
+    h("div", { id: "toasts", class: "toasts", "aria-live": "polite" }, resendToasts(state, now), toasts(state)),
+  );
 
   const needs = tally?.total ?? 0;
   const title = needs ? `(${needs}) Vigil` : "Vigil";

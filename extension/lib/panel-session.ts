@@ -4,12 +4,13 @@
  * monitor rows, the ended ones over a day old folded behind one button.
  * Design: docs/design.md §7.
  */
+
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { DeviceView, PanelHost } from "../../shared/schemas/views";
-import { hostAwaySince } from "../../shared/wording";
+import { clearStayText, hostAwaySince } from "../../shared/wording";
 import { h } from "./dom";
 import { timeElement } from "./panel-clock";
-import { isActive } from "./panel-filter";
+import { isActive, isClearable } from "./panel-filter";
 import { monitorRow } from "./panel-monitor-row";
 import type { RowCache } from "./panel-row-cache";
 import { itemKey, type PanelState } from "./panel-state";
@@ -35,10 +36,14 @@ export function sessionSection(
       state.signals.has(key),
       state.confirming === key,
       device?.state,
+      state.filters.q,
     ];
   };
   const row = (item: PanelItem) => rows.row(itemKey(item), inputsOf(item), () => monitorRow(state, item, now, devices));
   const collapsed = state.collapsed.has(group.id);
+  // Clear ended acts on the whole session: offered only while the filters show all of its ended rows.
+  const { filter, kind, device, q } = state.filters;
+  const whole = (filter === "all" || filter === "ended") && !kind && !device && !q.trim();
   const { recent, older } = sessionSplit(group.items, now);
   const showOlder = state.older.has(group.id);
   // A session none of whose rows changed is kept whole (a change elsewhere touches one session).
@@ -47,13 +52,14 @@ export function sessionSection(
     collapsed,
     showOlder,
     recent.length,
+    whole,
     host?.name,
     host?.state,
     host?.since,
     ...group.items.flatMap(inputsOf),
   ];
   return rows.row(`session:${group.id}`, inputs, () =>
-    drawSession(group, { collapsed, recent, older, showOlder, host, now }, row),
+    drawSession(group, { collapsed, recent, older, showOlder, host, now, whole }, row),
   );
 }
 
@@ -78,8 +84,10 @@ function drawSession(
     showOlder,
     host,
     now,
+    whole,
   }: {
     collapsed: boolean;
+    whole: boolean;
     recent: PanelItem[];
     older: PanelItem[];
     showOlder: boolean;
@@ -90,6 +98,9 @@ function drawSession(
 ): HTMLElement {
   const ended = group.items.filter((i) => !isActive(i.monitor.state)).length;
   const active = group.items.length - ended;
+  // What Clear ended will clear, by the daemon's own rule (shared/clear-ended.ts), and what stays.
+  const clearable = group.items.filter(isClearable).length;
+  const staying = ended - clearable;
   return h(
     "section",
     { class: "session", "data-session": group.id, "data-key": `session:${group.id}` },
@@ -115,7 +126,7 @@ function drawSession(
       ),
       host ? h("span", { class: "host", "data-state": host.state }, `on ${host.name}`) : null,
       h("span", { class: "counts" }, `${active} active · ${ended} ended`),
-      ended > 0
+      whole && clearable > 0
         ? h(
             "button",
             {
@@ -124,12 +135,16 @@ function drawSession(
               "data-action": "clear-ended",
               "data-group": group.id,
               "data-key": `${group.id}:clear-ended`,
-              "aria-label": `Clear ended from ${group.label} (${ended})`,
+              "data-count": String(clearable),
+              "aria-label": `Clear ended (${clearable}) from ${group.label}`,
             },
-            "Clear ended",
+            `Clear ended (${clearable})`,
           )
         : null,
     ),
+    whole && staying > 0
+      ? h("p", { class: "muted stays", "data-stays": String(staying) }, clearStayText(staying))
+      : null,
     host ? hostAwayLine(host, now) : null,
     collapsed ? null : h("ul", { class: "monitors" }, recent.map(row), showOlder ? older.map(row) : null),
     !collapsed && older.length > 0

@@ -10,6 +10,28 @@ import type { CheckEntry } from "../../shared/schemas/views";
 import { type Filters, NO_FILTERS } from "./panel-filter";
 import type { LinkState } from "./panel-protocol";
 
+/** One action waiting for its Undo time. */
+export interface HeldAction {
+  /** What was done, as the toast says it: "Dismissed wake-2 of CI run 8812 green". */
+  text: string;
+  /** What it hides meanwhile: Needs-you entry keys and row keys ("sessionId/monitorId"). */
+  hides: string[];
+}
+
+/** One Send again being followed. */
+export interface Resend {
+  sessionId: string;
+  monitorId: string;
+  wakeId: string;
+  title: string;
+  /** Whether the daemon took the request (the wake is ready again). */
+  accepted: boolean;
+  /** An error from the request itself. */
+  error: string | null;
+  /** When it settled (delivered or failed again), for SETTLED_MS. */
+  settledAt: number | null;
+}
+
 export interface PanelState {
   link: LinkState;
   list: PanelList | null;
@@ -34,9 +56,15 @@ export interface PanelState {
   notify: boolean;
   /** Whether "Needs you" shows every entry (else the NEEDS_SHOWN most urgent). */
   needsAll: boolean;
+  /** Whether "Needs you" is folded to its heading (remembered across panel opens). */
+  needsCollapsed: boolean;
+  /** Dismiss, Clear ended and Cancel waiting for their Undo time, by key (lib/panel-undo.ts). */
+  held: Map<string, HeldAction>;
+  /** Send again, followed until delivered or failed again (lib/panel-send.ts), by "sessionId/wakeId". */
+  resends: Map<string, Resend>;
 }
 
-export function createPanelState(collapsed: Iterable<string> = []): PanelState {
+export function createPanelState(collapsed: Iterable<string> = [], needsCollapsed = false): PanelState {
   return {
     link: { status: "connecting" },
     list: null,
@@ -51,6 +79,9 @@ export function createPanelState(collapsed: Iterable<string> = []): PanelState {
     older: new Set(),
     notify: true,
     needsAll: false,
+    needsCollapsed,
+    held: new Map(),
+    resends: new Map(),
   };
 }
 

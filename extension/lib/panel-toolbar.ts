@@ -1,6 +1,6 @@
 /**
  * The side panel's toolbar (issue #26): the tabs All / Needs you / Active / Ended with their
- * counts, a search box over names, commands and labels, and filters by session, kind, device and (with
+ * counts, a search box (names, ids, labels), and filters by session, kind, device and (with
  * more than one host: team mode) host;
  * below it, while monitors are selected, the bulk bar (Pause, Resume, Cancel with one confirmation).
  * Design: docs/design.md §7.
@@ -8,8 +8,8 @@
 import { PANEL_FILTERS, PANEL_KINDS, type PanelFilter } from "../../shared/panel-lists";
 import type { PanelCounts } from "../../shared/schemas/native-messages";
 import type { DeviceView, PanelHost } from "../../shared/schemas/views";
-import { countOf } from "../../shared/wording";
 import { h } from "./dom";
+import { type NeedsTally, needsTallyText } from "./panel-attention";
 import type { FilteredList } from "./panel-filter";
 import type { PanelState } from "./panel-state";
 
@@ -25,6 +25,7 @@ export function toolbar(
   view: FilteredList,
   devices: DeviceView[],
   hosts: readonly PanelHost[] = [],
+  needs: NeedsTally | null = null,
 ): HTMLElement {
   const { filters } = state;
   const select = (name: "session" | "kind" | "device" | "host", label: string, options: Array<[string, string]>) =>
@@ -51,16 +52,17 @@ export function toolbar(
             "data-tab": tab,
             "data-key": `tab:${tab}`,
             "aria-pressed": String(filters.filter === tab),
-            // The tab lists monitors; the header's number also counts devices and the overload.
-            ...(tab === "needs"
-              ? {
-                  "aria-label": `Needs you: ${countOf(view.counts.needs, "monitor", "monitors")}`,
-                  title: "Monitors that need you (devices and late checks are listed under Needs you above)",
-                }
+            // The one "Needs you" number (issue #38 item 7): the entries in view, as in the header.
+            ...(tab === "needs" && needs
+              ? { "aria-label": `Needs you: ${needs.total}`, title: needsTallyText(needs) }
               : {}),
           },
           `${TAB_LABELS[tab]} `,
-          h("span", { class: "count" }, String(view.counts[tab as keyof PanelCounts])),
+          h(
+            "span",
+            { class: "count" },
+            String(tab === "needs" && needs ? needs.total : view.counts[tab as keyof PanelCounts]),
+          ),
         ),
       ),
     ),
@@ -72,8 +74,8 @@ export function toolbar(
         class: "search",
         "data-filter": "q",
         "data-key": "filter:q",
-        placeholder: "Search names, commands, labels",
-        "aria-label": "Search names, commands, labels",
+        placeholder: "Search names, ids, labels",
+        "aria-label": "Search names, ids, labels",
       }),
       select(
         "session",

@@ -17,10 +17,12 @@ import { createPanelData } from "./panel-refresh";
 import { type PanelPage, renderPanel } from "./panel-render";
 import { RowCache } from "./panel-row-cache";
 import { createPanelState } from "./panel-state";
+import { onHeldSent } from "./panel-undo";
 
 type BrowserApi = typeof import("wxt/browser").browser;
 
 const COLLAPSED_KEY = "vigil.collapsed";
+const NEEDS_COLLAPSED_KEY = "vigil.needs-collapsed";
 const SEARCH_PAUSE_MS = 250;
 
 function readCollapsed(storage: Storage): string[] {
@@ -40,9 +42,13 @@ export function startPanel(browser: BrowserApi, document: Document) {
     linkLabel: document.getElementById("link") as HTMLElement,
     needsCount: document.getElementById("needs-count") as HTMLElement,
     summary: document.getElementById("summary") as HTMLElement,
+    toasts: document.getElementById("toasts") as HTMLElement,
     rows: new RowCache(),
   };
-  const state = createPanelState(readCollapsed(window.localStorage));
+  const state = createPanelState(
+    readCollapsed(window.localStorage),
+    window.localStorage.getItem(NEEDS_COLLAPSED_KEY) === "true",
+  );
   const render = () => renderPanel(page, state, Date.now());
   /** An entry to show once the list has it (a clicked notification). */
   let focus: string | null = new URLSearchParams(window.location.hash.slice(1)).get("focus");
@@ -70,6 +76,9 @@ export function startPanel(browser: BrowserApi, document: Document) {
     if (push.type === "focus") {
       focus = push.key;
       showFocus();
+    } else if (push.type === "sent") {
+      onHeldSent(state, push.key, push.error);
+      void data.refresh();
     } else data.onPush(push);
   };
   const port = new PanelPort(browser.runtime, onPush);
@@ -81,6 +90,7 @@ export function startPanel(browser: BrowserApi, document: Document) {
     render,
     saveCollapsed: (collapsed: Set<string>) =>
       window.localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...collapsed])),
+    saveNeedsCollapsed: (collapsed: boolean) => window.localStorage.setItem(NEEDS_COLLAPSED_KEY, String(collapsed)),
     saveNotify: (on: boolean) => void notifySetting.setValue(on),
   };
   let searchTimer: ReturnType<typeof setTimeout> | null = null;
@@ -89,12 +99,17 @@ export function startPanel(browser: BrowserApi, document: Document) {
     searchTimer = setTimeout(run, SEARCH_PAUSE_MS);
   };
   page.app.addEventListener("click", (event) => onPanelClick(deps, event));
+  page.toasts.addEventListener("click", (event) => onPanelClick(deps, event));
   page.app.addEventListener("change", (event) => onPanelInput(deps, event, debounce));
   page.app.addEventListener("input", (event) => {
     if ((event.target as HTMLElement).dataset.filter === "q") onPanelInput(deps, event, debounce);
   });
   document.addEventListener("keydown", (event) => onPanelKey(deps, event));
-  setInterval(() => tickTimes(page.app, Date.now()), TICK_MS);
+  setInterval(() => {
+    tickTimes(page.app, Date.now());
+    // A Send again's toast counts down its backoff and goes once settled (lib/panel-send.ts).
+    if (state.resends.size > 0) render();
+  }, TICK_MS);
   void notifySetting.getValue().then((on) => {
     state.notify = on;
     render();

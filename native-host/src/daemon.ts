@@ -35,6 +35,7 @@ import type { EndingDeps } from "./core/endings.js";
 import { Waitpoints } from "./core/waitpoints.js";
 import { Delivery } from "./delivery/delivery.js";
 import { Devices } from "./devices/devices.js";
+import { AttentionClock, wakeNotTakenMs } from "./engine/attention-clock.js";
 import { Engine } from "./engine/engine.js";
 import {
   DatabaseClock,
@@ -98,6 +99,9 @@ export async function wireServices(options: ServiceOptions) {
   const sealer = new Sealer(options.hostKey ?? randomBytes(HOST_KEY_BYTES), hostId);
   const shield = options.shield ?? new Shield(await store.tables.vault.entries());
   const changes = new Changes();
+  // A wake not taken for a while needs the person with nothing else changing: the panel hears of it.
+  const attentionClock = new AttentionClock(changes, wakeNotTakenMs(), now);
+  attentionClock.start();
   const browser = options.browser ?? new BrowserLink({ log });
   const vault = new Vault(store, shield, now);
   // A token `gh auth token` gives a github__* check is masked like a vault value.
@@ -164,6 +168,7 @@ export async function wireServices(options: ServiceOptions) {
     sealer,
     notifier,
     notify,
+    attentionClock,
   };
 }
 
@@ -287,7 +292,7 @@ export async function runDaemon(options: {
     host,
     hostKey,
   });
-  const { engine, delivery, browser, waitpoints, changes, devices, notifier } = services;
+  const { engine, delivery, browser, waitpoints, changes, devices, notifier, attentionClock } = services;
   // Rows armed before seals: sealed on SQLite only (engine/seal-upgrade.ts says why).
   const sealed = await sealUnsealedRows(store, services.sealer);
   if (sealed > 0) log.info(`sealed ${sealed} check(s) and adapter(s) armed before seals with this host's key`);
@@ -397,6 +402,7 @@ export async function runDaemon(options: {
     log.info(`received ${signal}, stopping`);
     spool.stop();
     devices.stop();
+    attentionClock.stop();
     clearInterval(purge);
     const stopped = Promise.allSettled([engine.stop(), delivery.stop(), notifier.stop()]);
     browser.close();

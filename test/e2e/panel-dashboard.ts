@@ -15,6 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { NEEDS_SHOWN } from "../../shared/panel-lists.js";
 import type { ExtensionBrowser } from "../helpers/browser.js";
 import { ROOT, type TestDaemon, waitFor } from "../helpers/daemon.js";
+import { defineActionTests, defineLayoutTests, type PanelWorkContext } from "./panel-work.js";
 import { buildWorkload, type Workload } from "./workload.js";
 
 /** Writes into a running daemon's SQLite file (WAL: the daemon keeps working meanwhile). */
@@ -32,7 +33,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core
 const IMAGES = join(ROOT, "docs", "images");
 /**
  * The docs' screenshots are tracked files: a run copies its shots over them only when asked
- * (VIGIL_UPDATE_IMAGES=1), so a test run writes nothing tracked.
+ * (`npm run screenshots` sets VIGIL_UPDATE_IMAGES=1), so a test run writes nothing tracked.
  */
 const toDocsImage = (shot: string, name: string) => {
   if (process.env.VIGIL_UPDATE_IMAGES === "1") copyFileSync(shot, join(IMAGES, name));
@@ -40,6 +41,14 @@ const toDocsImage = (shot: string, name: string) => {
 /** What the panel's data layer is doing, for a failed wait's message. */
 export const PANEL_DUMP =
   "JSON.stringify({ busy: vigil.busy(), pending: vigil.port.pending, reconnects: vigil.port.reconnects, fetches: vigil.fetches, error: vigil.state.error, failed: vigil.state.listFailed, errors: vigil.errors, link: vigil.state.link })";
+
+/** axe-core's serious and critical violations on the panel as it is (loads axe first if need be). */
+async function axeViolations(panel: Page): Promise<unknown[]> {
+  if (!(await panel.evaluate("typeof axe !== 'undefined'"))) await panel.evaluate(AXE_SOURCE);
+  return (await panel.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ': ' + n.failureSummary) })))",
+  )) as unknown[];
+}
 
 export interface DashboardContext {
   daemon(): TestDaemon;
@@ -164,9 +173,9 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       expect(labels.some((l) => l?.startsWith("Dismiss "))).toBe(true);
 
       const n = list.length;
-      expect(await panel.$eval(".needs h2", (e) => e.textContent)).toBe(`Needs you (${n})`);
-      // One number, told apart: the "Needs you" tab filters monitors, so it counts those; the
-      // header's N also counts the devices and the overload, and says so beside it.
+      expect(await panel.$eval("#needs-title", (e) => e.textContent)).toBe(`Needs you (${n})`);
+      // One number (issue #38 item 7): the tab, the header and the section count the same entries;
+      // when devices or the overload are among them, the section and the tab's title say so.
       const told = (await panel.evaluate(`(() => {
         const q = (s) => document.querySelector(s);
         return {
@@ -180,16 +189,16 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       const devices = told.entries.filter((r) => r === "device_error").length;
       const late = told.entries.includes("overload") ? " · checks running late" : "";
       expect(devices).toBe(1);
-      expect(told.tab + devices + (late ? 1 : 0)).toBe(told.entries.length);
-      const made = `${told.tab} monitors · 1 device${late}`;
+      expect(told.tab).toBe(told.entries.length);
+      const made = `${told.entries.length - devices - (late ? 1 : 0)} monitors · 1 device${late}`;
       expect(told.tally).toBe(made);
-      expect(told.tabLabel).toBe(`Needs you: ${told.tab} monitors`);
+      expect(told.tabLabel).toBe(`Needs you: ${told.entries.length}`);
       expect(told.header).toBe(`${told.entries.length} need you: ${made}`);
       expect(await panel.$eval("#needs-count", (e) => e.textContent)).toBe(String(n));
       expect(await panel.title()).toBe(`(${n}) Vigil`);
       await waitFor(async () => (await badge()) === String(n), { what: `the toolbar badge reading ${n}` });
-      // The one live region is the short summary line.
-      expect(await panel.$$eval("[aria-live]", (es) => es.map((e) => e.id))).toEqual(["summary"]);
+      // The live regions: the short summary line, and the Undo toasts (empty until an action).
+      expect(await panel.$$eval("[aria-live]", (es) => es.map((e) => e.id))).toEqual(["summary", "toasts"]);
       expect(await panel.$eval("#summary", (e) => e.textContent)).toMatch(
         new RegExp(
           `^${n} need(s)? you \\(\\d+ monitors, 1 device(, checks running late)?\\) · \\d+ active · \\d+ ended$`,
@@ -269,7 +278,18 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       expect((await count("active")) + (await count("ended"))).toBe(all);
 
       await panel.click('[data-tab="needs"]');
-      await waitFor(async () => (await shown()).length === (await count("needs")), { what: "the Needs you tab" });
+      // The tab's number counts every entry in view; its rows are the monitors among them.
+      const notMonitors = () =>
+        panel.$$eval(
+          ".needs li[data-attention]",
+          (es) =>
+            es.filter(
+              (e) => !e.getAttribute("data-attention")?.split(":")[2] || (e as any).dataset.reason === "device_error",
+            ).length,
+        );
+      await waitFor(async () => (await shown()).length === (await count("needs")) - (await notMonitors()), {
+        what: "the Needs you tab",
+      });
       expect(await shown()).toEqual(expect.arrayContaining(["CI run 8812 green", "Release notes built"]));
       expect(await shown()).not.toContain("Lint on main");
       await panel.click('[data-tab="all"]');
@@ -301,15 +321,40 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.waitForSelector(`[data-session="${docs}"] li.monitor`);
     });
 
+    const work: PanelWorkContext = {
+      panel: () => panel,
+      workload: () => workload,
+      daemon,
+      browser: () => ctx.browser(),
+      until,
+      click: async (selector) => void (await click(selector)),
+      shots: async (name, width) => {
+        await panel.setViewport({ width, height: 900 });
+        await panel.evaluate("window.scrollTo(0, 0)");
+        await panel.screenshot({ path: ctx.shot(name) });
+        expect(await axeViolations(panel)).toEqual([]);
+        await ctx.browser().colorScheme(panel, "dark");
+        try {
+          await panel.screenshot({ path: ctx.shot(`${name}-dark`) });
+          expect(await axeViolations(panel)).toEqual([]);
+        } finally {
+          await ctx.browser().colorScheme(panel, "light");
+          await panel.setViewport({ width: 400, height: 900 });
+        }
+      },
+      axe: () => axeViolations(panel),
+      reopen: async () => {
+        panel = await ctx.browser().panel();
+        await panel.setViewport({ width: 400, height: 900 });
+        return panel;
+      },
+      background,
+    };
+    defineLayoutTests(work);
+
     test("axe-core finds no serious or critical violation (light and dark)", async () => {
       await panel.setViewport({ width: 400, height: 900 });
-      await panel.evaluate(AXE_SOURCE);
-      const run = async () => {
-        const result = (await panel.evaluate(
-          "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ': ' + n.failureSummary) })))",
-        )) as unknown[];
-        return result;
-      };
+      const run = () => axeViolations(panel);
       expect(await run()).toEqual([]);
       await ctx.browser().colorScheme(panel, "dark");
       try {
@@ -412,11 +457,22 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       // Sent again: the webhook gets it once more (and refuses it again, so it needs review again).
       await waitFor(() => workload.hookRequests() > before, { what: "the wake sent again" });
       await waitFor(async () => ((await wake(first)).state === "needs_review" ? true : null), { what: "review again" });
+      // Send again's toast follows the wake to its outcome (issue #38 item 6): failed again, and why.
+      await until(
+        `document.querySelector('.toast[data-resend$="/${first}"]')?.dataset.phase === "failed"`,
+        "the toast saying it failed again",
+      );
+      expect(await panel.$eval(`.toast[data-resend$="/${first}"]`, (e) => e.textContent)).toMatch(
+        new RegExp(`^${first} of .+ failed again: POST http://127\\.0\\.0\\.1:\\d+/hook answered 400`),
+      );
       expect(await panel.$('[data-testid="error"]')).toBeNull();
 
       await click(`.needs li[data-attention*="${second}"] [data-action="needs-dismiss"]`);
       await until(`!document.querySelector('.needs li[data-attention*="${second}"]')`, "the dismissed entry gone");
-      const dismissed = await wake(second);
+      // Sent once its Undo time is up (lib/held-actions.ts).
+      const dismissed = await waitFor(async () => ((await wake(second)).state === "cancelled" ? wake(second) : null), {
+        what: "the dismissal sent",
+      });
       expect(dismissed.state).toBe("cancelled");
       expect(dismissed.dismissedAt).toEqual(expect.any(String));
 
@@ -463,6 +519,8 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.click(`[data-session="${deploy}"] [data-action="clear-ended"]`);
       await until(`!document.querySelector('${row(deploy, "canary")}')`, "the ended monitors cleared");
     });
+
+    defineActionTests(work);
 
     test("Needs you shows the most urgent few; Show all unfolds the rest and folds them again", async () => {
       const d = daemon();

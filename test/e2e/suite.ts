@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type BrowserKind, type ExtensionBrowser, launchExtensionBrowser } from "../helpers/browser.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 import { defineDashboardTests, PANEL_DUMP } from "./panel-dashboard.js";
+import { defineTimeTests } from "./panel-time.js";
 
 const ARTIFACTS = join(import.meta.dirname, "artifacts");
 
@@ -350,6 +351,8 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       }
     });
   });
+
+  defineTimeTests(kind);
 
   test("without the native host installed, the panel says how to install it", async () => {
     const bare = await launchExtensionBrowser(kind);

@@ -332,7 +332,7 @@ export function storeContract(harness: ContractHarness): void {
       expect(await monitors.clearLeases(H)).toBe(0);
     });
 
-    test("end happens once: the ending is recorded, the trigger removed; waked_seq only grows; clearEnded; delete", async () => {
+    test("end happens once: the ending is recorded, the trigger removed; waked_seq only grows; markCleared; delete", async () => {
       const { monitors } = store.tables;
       const uid = await monitors.insert(monitor("e"));
       await monitors.setWakedSeq(uid, 5);
@@ -348,8 +348,8 @@ export function storeContract(harness: ContractHarness): void {
         trigger: null,
       });
       expect(await harness.count("SELECT count(*) AS n FROM triggers WHERE monitor_uid = $1", uid)).toBe(0);
-      expect(await monitors.clearEnded("s", 900)).toEqual(["e"]);
-      expect(await monitors.clearEnded("s", 901)).toEqual([]);
+      expect(await monitors.markCleared([uid], 900)).toEqual(["e"]);
+      expect(await monitors.markCleared([uid], 901)).toEqual([]);
       expect((await monitors.byUid(uid))?.cleared).toBe(true);
       await monitors.delete(uid);
       expect(await monitors.byUid(uid)).toBeUndefined();
@@ -782,7 +782,7 @@ export function storeContract(harness: ContractHarness): void {
       });
       const x = await monitors.insert(monitor("x"));
       await monitors.end(x, "waiting", "cancelled", "stopped", null, 5);
-      await monitors.clearEnded("s", 6);
+      await monitors.markCleared([x], 6);
       await monitors.end(b, "waiting", "finished", "failed", "no", 500);
       await monitors.insert({ ...poll("d", 100), sessionId: "t" });
       return { a, b, c };

@@ -64,6 +64,8 @@ export const EnvSchema = z.object({
   VIGIL_TCP_API: z.enum(["0", "1"]).optional(),
   /** `off`: command checks spawn from the daemon; a path: another vigil-spawner binary. */
   VIGIL_SPAWNER: z.string().min(1).optional(),
+  /** When a ready wake nothing took needs the person (default 900000: 15 min; tests lower it). */
+  VIGIL_WAKE_NOT_TAKEN_MS: Whole(100),
   /** How often a device watched with inotifywait is collected anyway (default 5000; 0: never). */
   VIGIL_DEVICE_SWEEP_MS: Whole(0),
   /** Team mode: the store on PostgreSQL at this URL instead of the home's SQLite file (its password never logged). */

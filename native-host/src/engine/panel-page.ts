@@ -14,13 +14,14 @@ import type {
   WaitpointView,
 } from "../../../shared/schemas/views.js";
 import { ValidationError } from "../base/errors.js";
-import { type Attention, attentionList, FAILED_WAITPOINT_SHOWN_MS, WAKE_NOT_TAKEN_MS } from "../core/attention.js";
+import { type Attention, attentionList, FAILED_WAITPOINT_SHOWN_MS } from "../core/attention.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Engine as Store } from "../store/engine.js";
 import type { HostBrief } from "../store/hosts.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import type { ListFilter, PanelFilter } from "../store/panel.js";
 import type { SessionRow } from "../store/sessions.js";
+import { wakeNotTakenMs } from "./attention-clock.js";
 import { panelHosts } from "./host.js";
 import type { Queries } from "./queries.js";
 
@@ -172,7 +173,7 @@ export async function needsYou(
   const devices = await deps.devices();
   const checks = await existingLate(store, await deps.checks());
   const [wakes, monitors] = await Promise.all([
-    panel.attentionWakes(now - WAKE_NOT_TAKEN_MS),
+    panel.attentionWakes(now - wakeNotTakenMs()),
     panel.attentionMonitors(now - FAILED_WAITPOINT_SHOWN_MS),
   ]);
   const attention = attentionList({ now, wakes, monitors, devices, checks, shield: (text) => shield.text(text) });

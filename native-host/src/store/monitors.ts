@@ -205,7 +205,7 @@ export class MonitorsTable {
   readonly #setWakedSeq;
   readonly #endLease;
   readonly #delete;
-  readonly #clearEnded;
+  readonly #markCleared;
   readonly #byUids;
   readonly #setSeal;
 
@@ -284,9 +284,8 @@ export class MonitorsTable {
        WHERE monitor_uid = ?`,
     );
     this.#setWakedSeq = db.prepare("UPDATE monitors SET waked_seq = max(waked_seq, ?) WHERE uid = ?");
-    this.#clearEnded = db.prepare<[number, string], { id: string }>(
-      `UPDATE monitors SET cleared_at = ? WHERE session_id = ? AND cleared_at IS NULL AND state IN ('finished', 'cancelled')
-         AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
+    this.#markCleared = db.prepare<[number, string], { id: string }>(
+      `UPDATE monitors SET cleared_at = ? WHERE uid IN (SELECT value FROM json_each(?)) AND cleared_at IS NULL
        RETURNING id`,
     );
     this.#setSeal = db.prepare("UPDATE triggers SET seal = ? WHERE monitor_uid = ?");
@@ -336,9 +335,9 @@ export class MonitorsTable {
     return uids.flatMap((uid) => found.get(uid) ?? []);
   }
 
-  /** Takes the session's ended monitors with nothing left to deliver out of the panel's list; their ids. */
-  clearEnded(sessionId: string, now: number): string[] {
-    return this.#clearEnded.all(now, sessionId).map((row) => row.id);
+  /** Takes these monitors out of the panel's list (Clear ended, core/clear-ended.ts decides which); their ids. */
+  markCleared(uids: readonly number[], now: number): string[] {
+    return this.#markCleared.all(now, JSON.stringify(uids)).map((row) => row.id);
   }
 
   list(sessionId: string): MonitorRecord[] {

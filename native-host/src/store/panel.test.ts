@@ -103,7 +103,7 @@ test("counts are kept between changes and read again after every kind of change:
   check({ a: { all: 2, active: 2, ended: 0, needs: 1 }, b: { all: 2, active: 2, ended: 0, needs: 0 } });
   store.monitors.end(first, "waiting", "cancelled", "stopped", null, 5);
   check({ a: { all: 2, active: 1, ended: 1, needs: 1 }, b: { all: 2, active: 2, ended: 0, needs: 0 } });
-  store.monitors.clearEnded("a", 6);
+  store.monitors.markCleared([first], 6);
   check({ a: { all: 1, active: 1, ended: 0, needs: 1 }, b: { all: 2, active: 2, ended: 0, needs: 0 } });
   store.monitors.delete(second);
   check({ b: { all: 2, active: 2, ended: 0, needs: 0 } });

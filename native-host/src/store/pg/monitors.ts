@@ -115,11 +115,9 @@ const SET_WAKED_SEQ = statement(
   "monitors_set_waked_seq",
   "UPDATE monitors SET waked_seq = greatest(waked_seq, $1) WHERE uid = $2",
 );
-const CLEAR_ENDED = statement(
-  "monitors_clear_ended",
-  `UPDATE monitors SET cleared_at = $1 WHERE session_id = $2 AND cleared_at IS NULL AND state IN ('finished', 'cancelled')
-     AND NOT EXISTS (SELECT 1 FROM wakes w WHERE w.monitor_uid = monitors.uid AND w.state IN ('ready', 'delivering', 'needs_review'))
-   RETURNING id`,
+const MARK_CLEARED = statement(
+  "monitors_mark_cleared",
+  "UPDATE monitors SET cleared_at = $1 WHERE uid = ANY($2::bigint[]) AND cleared_at IS NULL RETURNING id",
 );
 const LOCK = statement("monitors_lock", "SELECT 1 AS one FROM monitors WHERE uid = $1 FOR UPDATE");
 
@@ -174,8 +172,8 @@ export class PgMonitors implements MonitorsStore {
     return uids.flatMap((uid) => found.get(uid) ?? []);
   }
 
-  async clearEnded(sessionId: string, now: number): Promise<string[]> {
-    return (await all<{ id: string }>(this.db, CLEAR_ENDED, [now, sessionId])).map((row) => row.id);
+  async markCleared(uids: readonly number[], now: number): Promise<string[]> {
+    return (await all<{ id: string }>(this.db, MARK_CLEARED, [now, [...uids]])).map((row) => row.id);
   }
 
   async list(sessionId: string): Promise<MonitorRecord[]> {
