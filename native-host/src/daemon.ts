@@ -101,7 +101,6 @@ export async function wireServices(options: ServiceOptions) {
   const changes = new Changes();
   // A wake not taken for a while needs the person with nothing else changing: the panel hears of it.
   const attentionClock = new AttentionClock(changes, wakeNotTakenMs(), now);
-  attentionClock.start();
   const browser = options.browser ?? new BrowserLink({ log });
   const vault = new Vault(store, shield, now);
   // A token `gh auth token` gives a github__* check is masked like a vault value.
@@ -300,6 +299,8 @@ export async function runDaemon(options: {
   await delivery.start();
   // Needs-you notifications: on their own timer, and soon after any change.
   notifier.start();
+  // A wake not taken reaches an open panel when its time has passed (engine/attention-clock.ts).
+  attentionClock.start();
   changes.on(() => notifier.poke());
   // Team mode: hear the other hosts' changes at once; the heartbeat looks again in case one was missed.
   const lookAgain = () => {
