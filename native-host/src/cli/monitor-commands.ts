@@ -108,7 +108,7 @@ export function registerMonitorCommands(program: Command): void {
 
   program
     .command("show <monitor>")
-    .description("one monitor in full")
+    .description("one monitor in full; a command monitor's last check with its exit code and last 20 output lines")
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print the monitor view as JSON")
     .option("--output", "print all the output its check log keeps (the last check's and the last failing one's)")
@@ -137,7 +137,9 @@ export function registerMonitorCommands(program: Command): void {
 
   program
     .command("checks <monitor>")
-    .description("why did it not fire? each check's outcome (last 100)")
+    .description(
+      "why did it not fire? each check's outcome (last 100, with a command's exit code), then the last kept output's last 20 lines",
+    )
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print JSON")
     .option("--output", "print all the output kept (the last check's and the last failing one's), not its last lines")
