@@ -395,7 +395,17 @@ export interface AttentionItem {
   device?: string;
   /** The monitor's, waitpoint's or device's name as the person knows it. */
   title: string;
-  /** The whole cause (error text, last stderr lines), shielded. */
+  /**
+   * The human reason, shown first: one line of at most 200 characters, shielded, never empty — a
+   * failed waitpoint's fail message, a failed check's last output line and exit code, a delivery's
+   * HTTP status and endpoint (or its adapter's error), "no heartbeat for 12m (last progress: …)".
+   */
+  headline: string;
+  /** Its exact label (shared/wording.ts): "stalled", "failed", "expired", "delivery failed", "not taken", …. */
+  label: string;
+  /** The one action that fits it best, one of `actions` (null: none). */
+  primary: AttentionAction | null;
+  /** The whole cause (the mechanism: error text, last stderr lines), shielded. */
   detail: string;
   /** When it began needing the person (ISO). */
   since: string;

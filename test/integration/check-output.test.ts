@@ -21,7 +21,8 @@ test("a command printing 300 lines and a vault secret keeps its last 200 lines, 
   const made = await daemon.api("POST", `/api/sessions/${sid}/monitors`, {
     source: {
       kind: "command",
-      command: 'i=1; while [ $i -le 300 ]; do echo "line $i"; i=$((i+1)); done; echo "token=${secret:TAIL_TOKEN}" >&2; exit 3',
+      command:
+        'i=1; while [ $i -le 300 ]; do echo "line $i"; i=$((i+1)); done; echo "token=${secret:TAIL_TOKEN}" >&2; exit 3',
     },
     intervalSeconds: 60,
     timeoutSeconds: 600,
