@@ -292,6 +292,9 @@ export const exitHeadline = (line: string, exitCode: number | null): string =>
 export const notTakenHeadline = (readyMs: number): string =>
   `ready for ${durationCoarse(readyMs)}, not taken: no push adapter delivered it, the session did not claim it`;
 
+/** A paused monitor's deadline still runs (`vigil pause`: "the deadline keeps running"): its row says so. */
+export const PAUSED_DEADLINE_TEXT = "paused: the deadline keeps running";
+
 /** How a monitor ended, as the person reads it: "met", "timed out", "rate-limited", "cancelled". */
 export const ENDING_TEXT: Record<EndingReason, string> = {
   met: "met",

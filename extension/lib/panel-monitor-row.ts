@@ -11,10 +11,10 @@ import { deliveryHeadline, deliveryProblem, deviceWaitText, hostAwaySince } from
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";
+import { rowCauseParts } from "./panel-cause";
 import { timeElement } from "./panel-clock";
 import { isActive, kindOf } from "./panel-filter";
 import { outcomeOf } from "./panel-outcome";
-import { lastOutputPart } from "./panel-output";
 import { itemKey, type PanelState } from "./panel-state";
 import { canPause, canResume, checkLines, deliveryBadges, monitorDetailParts, waitpointBadges } from "./panel-view";
 
@@ -99,7 +99,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
     waitpoint?.intent ? h("div", { class: "muted intent" }, waitpoint.intent) : null,
     monitor.lastEvent ? h("div", { class: "muted" }, monitor.lastEvent) : null,
     monitor.lastError ? h("div", { class: "error" }, monitor.lastError) : null,
-    lastOutputPart(state, item),
+    ...rowCauseParts(state, item),
     monitor.delivery
       ? h(
           "div",

@@ -11,6 +11,7 @@ import {
   dueText,
   formatSeconds,
   hostWaitText,
+  PAUSED_DEADLINE_TEXT,
   relativeTimeDetailed as relative,
   stalledText,
 } from "../../../shared/wording.js";
@@ -57,7 +58,10 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
       `  last check: ${relative(view.lastCheckAt, now)}${view.polls !== null ? ` (${countOf(view.polls, "check")})` : ""}`,
     );
   if (view.nextCheckAt) lines.push(`  next check: ${dueText(view.nextCheckAt, now)}`);
-  if (view.deadlineAt) lines.push(`  deadline:  ${relative(view.deadlineAt, now)}`);
+  if (view.deadlineAt)
+    lines.push(
+      `  deadline:  ${relative(view.deadlineAt, now)}${view.state === "paused" ? ` (${PAUSED_DEADLINE_TEXT})` : ""}`,
+    );
   lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
   if (view.lastOutput) lines.push(outputBlock("last check", view.lastOutput.exitCode, view.lastOutput.lines));
   if (view.lastError) lines.push(`  last error: ${view.lastError} (${countOf(view.errorCount, "error")})`);
