@@ -43,9 +43,16 @@ export function checkErrorHeadline(error: string): string {
   return exitHeadline(lastNonEmptyLine(error.slice(exit[0].length)), Number(exit[1]));
 }
 
-/** The label: the reason's words, but a waitpoint that ran out of time reads "expired". */
-export const labelOf = (reason: AttentionReason, expired = false): string =>
-  reason === "waitpoint_failed" && expired ? EXPIRED_TEXT : ATTENTION_REASON_TEXT[reason];
+/**
+ * The label: the reason's words, but a waitpoint that ran out of time reads "expired", and one that
+ * ended because it stalled (fail fast) reads "stalled" — what happened, not how it ended.
+ */
+export const labelOf = (reason: AttentionReason, ended?: "expired" | "stalled"): string =>
+  reason === "waitpoint_failed" && ended === "expired"
+    ? EXPIRED_TEXT
+    : reason === "waitpoint_failed" && ended === "stalled"
+      ? ATTENTION_REASON_TEXT.waitpoint_stalled
+      : ATTENTION_REASON_TEXT[reason];
 
 /**
  * The one action that fits: Send again for a delivery that failed or whose arrival is unknown,

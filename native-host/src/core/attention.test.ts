@@ -330,7 +330,7 @@ describe("each entry leads with the human reason, an exact label and one primary
     expect([item.label, item.headline]).toEqual(["expired", "no member reported before the deadline"]);
   });
 
-  test("a stalled waitpoint, armed or ended by fail fast: stalled, its silence and last progress", () => {
+  test("a stalled waitpoint, armed or ended by fail fast: labelled stalled, its silence and last progress", () => {
     const armed = only({
       monitors: [
         monitor({
@@ -362,10 +362,11 @@ describe("each entry leads with the human reason, an exact label and one primary
         }),
       ],
     });
+    // It ended (ranked with the failed ones), but what happened is a stall: 5m of silence when it ended.
     expect([ended.reason, ended.label, ended.headline]).toEqual([
-      "waitpoint_stalled",
+      "waitpoint_failed",
       "stalled",
-      "no heartbeat for 6m (last progress: epoch 3)",
+      "no heartbeat for 5m (last progress: epoch 3)",
     ]);
   });
 

@@ -73,15 +73,15 @@ interface Cause {
   headline: string;
   detail: string;
   actions: AttentionAction[];
-  /** A waitpoint that ran out of time (labelled "expired"). */
-  expired?: boolean;
+  /** A waitpoint that ran out of time (labelled "expired") or ended on its stall ("stalled"). */
+  ended?: "expired" | "stalled";
 }
 
 /** The entry's fields its cause decides: rank, label, the headline as one line, the primary action. */
 const fromCause = (cause: Cause, fallback: string) => ({
   reason: cause.reason,
   rank: rankOf(cause.reason),
-  label: labelOf(cause.reason, cause.expired),
+  label: labelOf(cause.reason, cause.ended),
   headline: headlineOf(cause.headline, fallback),
   primary: primaryOf(cause.reason, cause.actions),
   actions: cause.actions,
@@ -136,24 +136,27 @@ function monitorEntry(row: MonitorAttentionRow, input: AttentionInput): Entry | 
     },
     uid: row.uid,
   });
-  const silence = (lastSignalAt: number | null) =>
-    stalledHeadline(input.now - (lastSignalAt ?? row.createdAt), row.progressMessage);
+  // The silence until now (armed) or until it ended on it (fail fast).
+  const silence = (until: number) => stalledHeadline(until - (row.lastSignalAt ?? row.createdAt), row.progressMessage);
   if (row.endingReason !== null) {
     if (row.waitpointId === null || row.endingAt === null) return null;
     const expired = row.endingReason === "timeout";
     const detail = row.endingDetail ?? `the waitpoint ${expired ? "expired" : "failed"}`;
-    // A fail-fast waitpoint that stalled ends "failed" with a stall's detail (core/waitpoints.ts): a stall.
+    // A fail-fast waitpoint that stalled ends "failed" with a stall's detail (core/waitpoints.ts):
+    // it ended (ranked with the failed), but what happened is a stall, and it says so.
     if (!expired && detail.startsWith("stalled:")) {
       const cause: Cause = {
-        reason: "waitpoint_stalled",
-        headline: silence(row.lastSignalAt),
+        reason: "waitpoint_failed",
+        headline: silence(row.endingAt),
         detail,
         actions: ["open"],
+        ended: "stalled",
       };
       return make(cause, row.endingAt);
     }
     const headline = expired ? firstNonEmptyLine(detail) : (row.failMessage ?? firstNonEmptyLine(detail));
-    return make({ reason: "waitpoint_failed", headline, detail, actions: ["open"], expired }, row.endingAt);
+    const ended = expired ? "expired" : undefined;
+    return make({ reason: "waitpoint_failed", headline, detail, actions: ["open"], ended }, row.endingAt);
   }
   const state = row.state as Parameters<typeof isActive>[0];
   const stall =
@@ -164,7 +167,7 @@ function monitorEntry(row: MonitorAttentionRow, input: AttentionInput): Entry | 
     const detail = `${stalledText(stall, iso(row.createdAt) as string, input.now)} (heartbeat timeout ${formatSeconds(stall.heartbeatTimeoutSeconds)})`;
     const cause: Cause = {
       reason: "waitpoint_stalled",
-      headline: silence(row.lastSignalAt),
+      headline: silence(input.now),
       detail,
       actions: ["cancel", "open"],
     };
