@@ -6,6 +6,7 @@
  * Design: docs/design.md §7.
  */
 import type {
+  AttentionAction,
   AttentionReason,
   CheckLoadView,
   DeliveryView,
@@ -243,7 +244,10 @@ export function overloadText(load: CheckLoadView): string | null {
 // ------------------------------------------------------------------ the side panel's words (#26)
 // The panel's words for what needs the person and how a monitor ended.
 
-/** What an entry of the panel's "Needs you" list is about, in a few words. */
+/**
+ * The label of a "Needs you" entry: exact, one per cause (issue #38 item 2) — a waitpoint that
+ * failed reads "failed", one that ran out of time "expired" (`EXPIRED_TEXT`), never both at once.
+ */
 export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {
   unsealed: "refused: not armed by this host",
   needs_review: "delivery needs review",
@@ -251,11 +255,45 @@ export const ATTENTION_REASON_TEXT: Record<AttentionReason, string> = {
   delivery_retrying: "delivery retrying",
   monitor_error: "checks failing",
   waitpoint_stalled: "stalled",
-  waitpoint_failed: "waitpoint failed or expired",
+  waitpoint_failed: "failed",
   device_error: "device unreachable",
-  wake_not_taken: "wake not taken",
+  wake_not_taken: "not taken",
   overload: "checks running late",
 };
+
+/** The label of a waitpoint that ran out of time (its reason is `waitpoint_failed`). */
+export const EXPIRED_TEXT = "expired";
+
+/** What each action on a "Needs you" entry is called (CLI: `vigil retry`, `vigil cancel`, …). */
+export const ATTENTION_ACTION_TEXT: Record<AttentionAction, string> = {
+  retry: "Send again",
+  dismiss: "Dismiss",
+  resume: "Resume",
+  cancel: "Cancel",
+  open: "Show",
+};
+
+/** A duration in one rounded unit: "12m", "3h", "40s". */
+export function durationCoarse(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  const [size, unit] = COARSE_UNITS.find(([s]) => seconds >= s) as [number, string];
+  return `${Math.max(1, Math.round(seconds / size))}${unit}`;
+}
+
+/** A stalled waitpoint's headline: "no heartbeat for 12m (last progress: step 1100 of 5000)". */
+export const stalledHeadline = (silentMs: number, lastProgress: string | null): string =>
+  `no heartbeat for ${durationCoarse(silentMs)}${lastProgress ? ` (last progress: ${lastProgress})` : ""}`;
+
+/** A failed check's headline: its last output line and exit code, "2 failing tests (exit 1)". */
+export const exitHeadline = (line: string, exitCode: number | null): string =>
+  exitCode === null ? line : line === "" ? `exit ${exitCode}` : `${line} (exit ${exitCode})`;
+
+/** A wake nobody took: "ready for 20m, not taken: no push adapter delivered it, the session did not claim it". */
+export const notTakenHeadline = (readyMs: number): string =>
+  `ready for ${durationCoarse(readyMs)}, not taken: no push adapter delivered it, the session did not claim it`;
+
+/** A paused monitor's deadline still runs (`vigil pause`: "the deadline keeps running"): its row says so. */
+export const PAUSED_DEADLINE_TEXT = "paused: the deadline keeps running";
 
 /** How a monitor ended, as the person reads it: "met", "timed out", "rate-limited", "cancelled". */
 export const ENDING_TEXT: Record<EndingReason, string> = {

@@ -11,6 +11,7 @@ import { deliveryHeadline, deliveryProblem, deviceWaitText, hostAwaySince } from
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";
+import { rowCauseParts } from "./panel-cause";
 import { timeElement } from "./panel-clock";
 import { isActive, kindOf } from "./panel-filter";
 import { idLine, marked } from "./panel-id";
@@ -100,6 +101,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
     waitpoint?.intent ? h("div", { class: "muted intent" }, waitpoint.intent) : null,
     monitor.lastEvent ? h("div", { class: "muted" }, monitor.lastEvent) : null,
     monitor.lastError ? h("div", { class: "error" }, monitor.lastError) : null,
+    ...rowCauseParts(state, item),
     monitor.delivery
       ? h(
           "div",

@@ -1,24 +1,21 @@
 /**
  * The pinned "Needs you (N)" section at the top of the side panel (issue #26): what needs the
- * person, most urgent first, each with its whole cause inline, the wake id, when it began, and the
- * actions the daemon offers (Send again, Dismiss, Resume, Cancel, Show).
+ * person, most urgent first, each leading with its human reason (the headline, issue #38 item 2)
+ * and its exact label, then its whole cause (the mechanism), the wake id, when it began, and the
+ * actions the daemon offers (Send again, Dismiss, Resume, Cancel, Show), its primary one first.
  * Design: docs/design.md §7.
  */
 
 import { NEEDS_SHOWN } from "../../shared/panel-lists";
 import type { AttentionAction, AttentionItem } from "../../shared/schemas/native-messages";
-import { ATTENTION_REASON_TEXT } from "../../shared/wording";
+import { ATTENTION_ACTION_TEXT, ATTENTION_REASON_TEXT } from "../../shared/wording";
 import { h } from "./dom";
 import { attentionKey, type NeedsTally, needsTallyText } from "./panel-attention";
 import { timeElement } from "./panel-clock";
 
-const ACTION_LABELS: Record<AttentionAction, string> = {
-  retry: "Send again",
-  dismiss: "Dismiss",
-  resume: "Resume",
-  cancel: "Cancel",
-  open: "Show",
-};
+/** The entry's actions, its primary one first (an older daemon names none: the daemon's order). */
+const inOrder = (a: AttentionItem): AttentionAction[] =>
+  a.primary ? [a.primary, ...a.actions.filter((action) => action !== a.primary)] : a.actions;
 
 /** Red for what stopped, amber for what is still being tried or is slow. */
 const AMBER = new Set(["delivery_retrying", "wake_not_taken", "overload", "waitpoint_stalled"]);
@@ -103,14 +100,15 @@ function attentionRow(
   now: number,
 ): HTMLElement {
   const key = attentionKey(a);
-  const buttons = a.actions.flatMap((action) => {
+  const buttons = inOrder(a).flatMap((action) => {
     if (action === "cancel" && confirming === `needs:${key}`)
       return [
         h("span", {}, "Stop waiting?"),
         attentionButton(key, "needs-confirm", "Stop waiting", `for ${a.title}`, "danger"),
         attentionButton(key, "needs-keep", "Keep", a.title),
       ];
-    return [attentionButton(key, `needs-${action}`, ACTION_LABELS[action], a.title)];
+    const primary = action === a.primary ? "primary" : undefined;
+    return [attentionButton(key, `needs-${action}`, ATTENTION_ACTION_TEXT[action], a.title, primary)];
   });
   return h(
     "li",
@@ -130,9 +128,11 @@ function attentionRow(
       h(
         "span",
         { class: "chip", "data-tone": AMBER.has(a.reason) ? "paused" : "failed" },
-        ATTENTION_REASON_TEXT[a.reason],
+        a.label ?? ATTENTION_REASON_TEXT[a.reason],
       ),
     ),
+    // The human reason first; the mechanism (the whole cause) after it.
+    a.headline ? h("p", { class: "headline", "data-headline": "" }, a.headline) : null,
     h(
       "div",
       { class: "details" },
@@ -142,7 +142,7 @@ function attentionRow(
       a.sessionId || a.device || a.wakeId ? " · " : "",
       timeElement(a.since, now, "since "),
     ),
-    a.detail ? h("pre", { class: "cause" }, a.detail) : null,
+    a.detail && a.detail !== a.headline ? h("pre", { class: "cause" }, a.detail) : null,
     buttons.length ? h("div", { class: "row actions" }, buttons) : null,
   );
 }

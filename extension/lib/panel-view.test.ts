@@ -257,3 +257,9 @@ describe("devices", () => {
     expect(deviceDetails(one as NonNullable<typeof one>, NOW)).toBe("collected 2h ago · 1 file");
   });
 });
+
+test("a waitpoint's heartbeats are counted beside its signals: never '0 signals received' after one came (#38)", () => {
+  const m = monitor({ id: "wp_1", kind: "signal", lastCheckAt: at(-1000), nextCheckAt: null, deadlineAt: null });
+  const stalled = waitpoint({ state: "failed", received: 0, heartbeats: 2 });
+  expect(monitorDetails(m, NOW, stalled)[0]).toBe("0 signals received · 2 heartbeats");
+});

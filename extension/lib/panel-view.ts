@@ -158,10 +158,12 @@ export function watchedTabs(items: PanelItem[]): Map<number, string[]> {
 export function quorumText(waitpoint: WaitpointView): string {
   const reported = new Set(waitpoint.signals.filter((s) => s.status !== "progress").map((s) => s.member));
   if (!waitpoint.members) {
-    // Still open: how many came of how many needed; once over, how many came.
+    // Still open: how many came of how many needed; once over, how many came. Heartbeats are
+    // counted too: "0 signals received" after a heartbeat came read as if nothing had (issue #38).
+    const progress = waitpoint.heartbeats > 0 ? ` · ${countOf(waitpoint.heartbeats, "heartbeat")}` : "";
     if (waitpoint.state !== "armed" || waitpoint.received >= waitpoint.quorum)
-      return `${countOf(waitpoint.received, "signal")} received`;
-    return `${waitpoint.received}/${waitpoint.quorum} received`;
+      return `${countOf(waitpoint.received, "signal")} received${progress}`;
+    return `${waitpoint.received}/${waitpoint.quorum} received${progress}`;
   }
   const pending = waitpoint.members.filter((m) => !reported.has(m));
   return `${waitpoint.received}/${waitpoint.quorum} needed${pending.length ? ` · waiting on ${pending.join(", ")}` : ""}`;

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "./ids.js";
-import type { PanelPage } from "./views.js";
+import type { AttentionItem as DaemonAttentionItem, PanelPage } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
 /** Chrome refuses host → browser messages over 1 MB. */
@@ -70,16 +70,22 @@ export type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
 /** The side panel's list, as `/api/panel` answers it (design.md §7): the daemon's types, one source. */
 export type {
   AttentionAction,
-  AttentionItem,
   AttentionReason,
   PanelCounts,
   PanelRow as PanelItem,
 } from "./views.js";
 export { ATTENTION_REASONS } from "./views.js";
 
+/**
+ * A "Needs you" entry as the panel reads it: a daemon from before issue #38 sends no headline,
+ * label or primary action (the panel then leads with the title and the reason's words).
+ */
+export type AttentionItem = Omit<DaemonAttentionItem, "headline" | "label" | "primary"> &
+  Partial<Pick<DaemonAttentionItem, "headline" | "label" | "primary">>;
+
 /** The list as the panel reads it: a daemon from before the dashboard sends no counts, sessions or attention. */
 export type PanelList = Omit<PanelPage, "counts" | "sessions" | "attention" | "hosts"> &
-  Partial<Pick<PanelPage, "counts" | "sessions" | "attention" | "hosts">>;
+  Partial<Pick<PanelPage, "counts" | "sessions" | "hosts">> & { attention?: AttentionItem[] };
 
 export type NativeReply =
   | { id: string | number | null; ok: true; result: unknown }

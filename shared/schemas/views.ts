@@ -48,6 +48,12 @@ export interface MonitorView {
   eventCount: number;
   lastEvent: string | null;
   lastObservation: unknown;
+  /**
+   * A command monitor's last check: its exit code (null: killed) and its last lines
+   * (OUTPUT_SHOWN_LINES, shared/output-tail.ts), shielded. Absent: not a command, not yet checked,
+   * or an older daemon. The whole kept output is in its check log (`output`).
+   */
+  lastOutput?: { exitCode: number | null; lines: string };
   lastError: string | null;
   errorCount: number;
   /** With `consecutive`: how many checks in a row have met the condition, as "2/3 consecutive". */
@@ -151,6 +157,10 @@ export interface CheckEntry {
   outcome: CheckOutcome;
   durationMs: number | null;
   excerpt: string | null;
+  /** A command check's exit code (null: killed, or not a command; absent: an older daemon). */
+  exitCode?: number | null;
+  /** Its output's tail (last 200 lines or 32 KiB, shielded); kept for the latest check and the latest failing one. */
+  output?: string | null;
 }
 
 export interface MonitorEvent {
@@ -387,7 +397,17 @@ export interface AttentionItem {
   device?: string;
   /** The monitor's, waitpoint's or device's name as the person knows it. */
   title: string;
-  /** The whole cause (error text, last stderr lines), shielded. */
+  /**
+   * The human reason, shown first: one line of at most 200 characters, shielded, never empty — a
+   * failed waitpoint's fail message, a failed check's last output line and exit code, a delivery's
+   * HTTP status and endpoint (or its adapter's error), "no heartbeat for 12m (last progress: …)".
+   */
+  headline: string;
+  /** Its exact label (shared/wording.ts): "stalled", "failed", "expired", "delivery failed", "not taken", …. */
+  label: string;
+  /** The one action that fits it best, one of `actions` (null: none). */
+  primary: AttentionAction | null;
+  /** The whole cause (the mechanism: error text, last stderr lines), shielded. */
   detail: string;
   /** When it began needing the person (ISO). */
   since: string;

@@ -12,6 +12,7 @@ import type { Page } from "puppeteer";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type BrowserKind, type ExtensionBrowser, launchExtensionBrowser } from "../helpers/browser.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
+import { defineCauseTests } from "./panel-cause.js";
 import { defineDashboardTests, PANEL_DUMP } from "./panel-dashboard.js";
 import { defineTimeTests } from "./panel-time.js";
 
@@ -119,6 +120,8 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       return { url: `${origin}/ci/run/42`, tabId };
     },
   });
+
+  defineCauseTests({ daemon: () => daemon, browser: () => browser, shot });
 
   describe("observing an exact tab", () => {
     test("a browser monitor ends met after the page says Succeeded, its wake carrying the text", async () => {

@@ -1155,6 +1155,8 @@ export function storeContract(harness: ContractHarness): void {
         outcome: "not_met",
         durationMs: 1,
         excerpt: "run 6",
+        exitCode: null,
+        output: null,
       });
       expect(list.at(-1)).toEqual({
         seq: 105,
@@ -1162,7 +1164,29 @@ export function storeContract(harness: ContractHarness): void {
         outcome: "met",
         durationMs: null,
         excerpt: null,
+        exitCode: null,
+        output: null,
       });
+    });
+
+    test("output is kept on the latest check and the latest failing one only; the exit code on every check", async () => {
+      const uid = await store.tables.monitors.insert(poll("o", 100));
+      const out = (exitCode: number | null, text: string) => ({ exitCode, text });
+      await store.tx(async (t) => {
+        await t.checks.record(uid, 1, 10, "not_met", 5, "a", out(1, "first failure"));
+        await t.checks.record(uid, 2, 20, "not_met", 5, "b", out(2, "second failure"));
+        await t.checks.record(uid, 3, 30, "met", 5, "c", out(0, "passed"));
+        await t.checks.record(uid, 4, 40, "met", 5, "d", out(0, "passed again"));
+      });
+      const list = await store.tables.checks.list(uid);
+      expect(list.map((c) => [c.seq, c.exitCode, c.output])).toEqual([
+        [1, 1, null],
+        [2, 2, "second failure"],
+        [3, 0, null],
+        [4, 0, "passed again"],
+      ]);
+      await store.tx((t) => t.checks.record(uid, 5, 50, "error", 5, "e", out(null, "killed")));
+      expect((await store.tables.checks.list(uid)).map((c) => c.output)).toEqual([null, null, null, null, "killed"]);
     });
   });
 }

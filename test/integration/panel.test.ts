@@ -236,7 +236,18 @@ describe("GET /api/panel", () => {
       title: "train-arm1",
       detail: expect.stringMatching(/^stalled · no heartbeat since armed/),
     });
-    expect(attention.find((item) => item.reason === "waitpoint_failed")?.title).toBe("train-arm2");
+    // Each leads with the human reason, labelled exactly (issue #38 item 2): arm2 ended on its stall.
+    expect(attention.find((item) => item.reason === "waitpoint_failed")).toMatchObject({
+      title: "train-arm2",
+      label: "stalled",
+      headline: expect.stringMatching(/^no heartbeat for \d+s$/),
+      primary: "open",
+    });
+    expect(attention.find((item) => item.reason === "delivery_failed")).toMatchObject({
+      label: "delivery failed",
+      headline: expect.stringMatching(/^POST http:\/\/127\.0\.0\.1:\d+\/hook answered 500/),
+      primary: "retry",
+    });
     // The CLI calls the stalled waitpoint stalled too.
     const ls = await daemon.cli(["ls", "--session", "gamma"]);
     expect(ls.stdout).toMatch(/wp_\w+ stalled · no heartbeat since armed \S+ ago · signal · train-arm1/);

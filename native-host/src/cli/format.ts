@@ -3,13 +3,15 @@
  * relative-time and delivery wording are shared with the side panel: shared/wording.ts).
  * Design: docs/design.md §7.
  */
-import { type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas/views.js";
+import { lastLines, OUTPUT_SHOWN_LINES } from "../../../shared/output-tail.js";
+import { type CheckEntry, type MonitorView, STATE_LABELS, type WakeView } from "../../../shared/schemas/views.js";
 import {
   countOf,
   deliveryText,
   dueText,
   formatSeconds,
   hostWaitText,
+  PAUSED_DEADLINE_TEXT,
   relativeTimeDetailed as relative,
   stalledText,
 } from "../../../shared/wording.js";
@@ -56,14 +58,44 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
       `  last check: ${relative(view.lastCheckAt, now)}${view.polls !== null ? ` (${countOf(view.polls, "check")})` : ""}`,
     );
   if (view.nextCheckAt) lines.push(`  next check: ${dueText(view.nextCheckAt, now)}`);
-  if (view.deadlineAt) lines.push(`  deadline:  ${relative(view.deadlineAt, now)}`);
+  if (view.deadlineAt)
+    lines.push(
+      `  deadline:  ${relative(view.deadlineAt, now)}${view.state === "paused" ? ` (${PAUSED_DEADLINE_TEXT})` : ""}`,
+    );
   lines.push(`  events:    ${view.eventCount}${view.lastEvent ? ` (last: ${view.lastEvent.split("\n")[0]})` : ""}`);
+  if (view.lastOutput) lines.push(outputBlock("last check", view.lastOutput.exitCode, view.lastOutput.lines));
   if (view.lastError) lines.push(`  last error: ${view.lastError} (${countOf(view.errorCount, "error")})`);
   // A waitpoint's note is the intent it was armed with (design.md §5); a monitor's, its continuation.
   if (view.continuation)
     lines.push(view.kind === "signal" ? `  intent:    ${view.continuation}` : `  continuation: ${view.continuation}`);
   if (view.delivery) lines.push(`  wake:      ${view.delivery.wakeId} · ${deliveryText(view.delivery, now)}`);
   return lines.join("\n");
+}
+
+/** "  last check: exit 1, last lines:" and the lines, indented (text from outside, shown as data). */
+export function outputBlock(what: string, exitCode: number | null, text: string): string {
+  const exit = exitCode === null ? "no exit code (killed)" : `exit ${exitCode}`;
+  if (text === "") return `  ${what}: ${exit}, no output`;
+  return [`  ${what}: ${exit}, output:`, ...text.split("\n").map((line) => `    | ${line}`)].join("\n");
+}
+
+/**
+ * The kept output of a check log: the latest check's exit code and last lines, or with `all`, every
+ * kept output in full (the latest check's and the latest failing one's).
+ */
+export function checkOutputBlock(checks: CheckEntry[], all: boolean): string | null {
+  const kept = checks.filter((c) => typeof c.output === "string");
+  const shown = all ? kept : kept.slice(-1);
+  if (shown.length === 0) return null;
+  return shown
+    .map((c) =>
+      outputBlock(
+        `check #${c.seq}`,
+        c.exitCode ?? null,
+        all ? (c.output as string) : lastLines(c.output as string, OUTPUT_SHOWN_LINES),
+      ),
+    )
+    .join("\n");
 }
 
 export function wakeBlock(wake: WakeView): string {

@@ -6,13 +6,19 @@ import type { Command } from "commander";
 import { regexRefusal } from "../../../shared/linear-regex.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import { MonitorRefSchema } from "../../../shared/schemas/ids.js";
-import type { MonitorView } from "../../../shared/schemas/views.js";
+import type { CheckEntry, MonitorView } from "../../../shared/schemas/views.js";
 import { ApiClient } from "../api/client.js";
 import { ensureSession } from "../api/sessions.js";
 import { armingSessionOf, homeOf, print, printError, printJson, SESSION_HELP, sessionOf } from "./context.js";
 import { follow } from "./follow.js";
-import { monitorBlock, statusLine } from "./format.js";
+import { checkOutputBlock, monitorBlock, statusLine } from "./format.js";
 import { existingFolder, optionalSeconds, parseId, parseNumber, parseSeconds, usageError } from "./options.js";
+
+const NO_OUTPUT = "no output kept (a command check keeps its output: its last check's and its last failing one's)";
+
+/** " · exit 1" for a command check, nothing for another kind. */
+const exitOf = (check: CheckEntry): string =>
+  check.exitCode === undefined || check.exitCode === null ? "" : ` · exit ${check.exitCode}`;
 
 interface PredicateOptions {
   contains?: string;
@@ -102,15 +108,17 @@ export function registerMonitorCommands(program: Command): void {
 
   program
     .command("show <monitor>")
-    .description("one monitor in full")
+    .description("one monitor in full; a command monitor's last check with its exit code and last 20 output lines")
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print the monitor view as JSON")
-    .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
-      const view = await new ApiClient(homeOf(command)).call("getMonitor", {
-        params: { sid: sessionOf(options, command), mid: parseId(MonitorRefSchema, mid) },
-      });
+    .option("--output", "print all the output its check log keeps (the last check's and the last failing one's)")
+    .action(async (mid: string, options: { session?: string; json?: boolean; output?: boolean }, command: Command) => {
+      const client = new ApiClient(homeOf(command));
+      const params = { sid: sessionOf(options, command), mid: parseId(MonitorRefSchema, mid) };
+      const view = await client.call("getMonitor", { params });
       if (options.json) return printJson(view);
       print(monitorBlock(view));
+      if (options.output) print(checkOutputBlock(await client.call("monitorChecks", { params }), true) ?? NO_OUTPUT);
     });
 
   program
@@ -129,10 +137,13 @@ export function registerMonitorCommands(program: Command): void {
 
   program
     .command("checks <monitor>")
-    .description("why did it not fire? each check's outcome (last 100)")
+    .description(
+      "why did it not fire? each check's outcome (last 100, with a command's exit code), then the last kept output's last 20 lines",
+    )
     .option("--session <id>", SESSION_HELP)
     .option("--json", "print JSON")
-    .action(async (mid: string, options: { session?: string; json?: boolean }, command: Command) => {
+    .option("--output", "print all the output kept (the last check's and the last failing one's), not its last lines")
+    .action(async (mid: string, options: { session?: string; json?: boolean; output?: boolean }, command: Command) => {
       const checks = await new ApiClient(homeOf(command)).call("monitorChecks", {
         params: { sid: sessionOf(options, command), mid: parseId(MonitorRefSchema, mid) },
       });
@@ -141,9 +152,12 @@ export function registerMonitorCommands(program: Command): void {
       for (const c of checks) {
         const excerpt = c.excerpt ? ` · ${c.excerpt.split("\n")[0]}` : "";
         print(
-          `#${c.seq} ${c.at} ${c.outcome.replace("_", " ")}${c.durationMs === null ? "" : ` (${c.durationMs} ms)`}${excerpt}`,
+          `#${c.seq} ${c.at} ${c.outcome.replace("_", " ")}${c.durationMs === null ? "" : ` (${c.durationMs} ms)`}${exitOf(c)}${excerpt}`,
         );
       }
+      const output = checkOutputBlock(checks, options.output === true);
+      if (output !== null) print(output);
+      else if (options.output) print(NO_OUTPUT);
     });
 
   controlCommand(program, "pause", "pause checks (the deadline keeps running)");

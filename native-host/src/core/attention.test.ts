@@ -49,6 +49,8 @@ const monitor = (overrides: Partial<MonitorAttentionRow> = {}): MonitorAttention
     waitpointId: null,
     heartbeatTimeoutMs: null,
     lastSignalAt: null,
+    failMessage: null,
+    progressMessage: null,
     device: null,
     ...overrides,
   };
@@ -279,5 +281,150 @@ describe("the Needs-you list", () => {
       }),
     );
     expect(items).toEqual([expect.objectContaining({ reason: "waitpoint_failed", detail: "the waitpoint expired" })]);
+  });
+});
+
+describe("each entry leads with the human reason, an exact label and one primary action (#38 item 2)", () => {
+  const only = (overrides: Partial<AttentionInput>) => {
+    const [item] = attentionList(input(overrides)).items;
+    if (!item) throw new Error("Expected one entry, got none");
+    return item;
+  };
+
+  test("a failed waitpoint: its fail signal's message, labelled failed, Show", () => {
+    const item = only({
+      monitors: [
+        monitor({
+          kind: "signal",
+          state: "ready",
+          waitpointId: "wp_000000000010",
+          endingReason: "failed",
+          endingAt: NOW - MIN,
+          endingDetail: "1 signal arrived (quorum 1, fail fast): fail",
+          failMessage: "CUDA out of memory at step 1200",
+        }),
+      ],
+    });
+    expect([item.reason, item.label, item.headline, item.primary]).toEqual([
+      "waitpoint_failed",
+      "failed",
+      "CUDA out of memory at step 1200",
+      "open",
+    ]);
+    expect(item.detail).toBe("1 signal arrived (quorum 1, fail fast): fail");
+  });
+
+  test("an expired waitpoint is labelled expired, not failed", () => {
+    const item = only({
+      monitors: [
+        monitor({
+          kind: "signal",
+          state: "ready",
+          waitpointId: "wp_000000000011",
+          endingReason: "timeout",
+          endingAt: NOW - MIN,
+          endingDetail: "no member reported before the deadline\n(quorum 1)",
+        }),
+      ],
+    });
+    expect([item.label, item.headline]).toEqual(["expired", "no member reported before the deadline"]);
+  });
+
+  test("a stalled waitpoint, armed or ended by fail fast: labelled stalled, its silence and last progress", () => {
+    const armed = only({
+      monitors: [
+        monitor({
+          kind: "signal",
+          waitpointId: "wp_000000000012",
+          heartbeatTimeoutMs: 5 * MIN,
+          lastSignalAt: NOW - 12 * MIN,
+          progressMessage: "step 1100 of 5000",
+        }),
+      ],
+    });
+    expect([armed.reason, armed.label, armed.headline, armed.primary]).toEqual([
+      "waitpoint_stalled",
+      "stalled",
+      "no heartbeat for 12m (last progress: step 1100 of 5000)",
+      "open",
+    ]);
+    const ended = only({
+      monitors: [
+        monitor({
+          kind: "signal",
+          state: "ready",
+          waitpointId: "wp_000000000013",
+          endingReason: "failed",
+          endingAt: NOW - MIN,
+          endingDetail: "stalled: no signal of any kind since the last signal at … (heartbeat timeout 300s)",
+          lastSignalAt: NOW - 6 * MIN,
+          progressMessage: "epoch 3",
+        }),
+      ],
+    });
+    // It ended (ranked with the failed ones), but what happened is a stall: 5m of silence when it ended.
+    expect([ended.reason, ended.label, ended.headline]).toEqual([
+      "waitpoint_failed",
+      "stalled",
+      "no heartbeat for 5m (last progress: epoch 3)",
+    ]);
+  });
+
+  test("a failed check: its last output line and exit code; a paused one's primary is Resume", () => {
+    const running = only({
+      monitors: [monitor({ lastError: "exit 127: \nsh: 1: npm: not found\n\n", errorSince: NOW - MIN })],
+    });
+    expect([running.label, running.headline, running.primary]).toEqual([
+      "checks failing",
+      "sh: 1: npm: not found (exit 127)",
+      "open",
+    ]);
+    const paused = only({ monitors: [monitor({ state: "paused", lastError: "Command check lost: helper died" })] });
+    expect([paused.headline, paused.primary]).toEqual(["Command check lost: helper died", "resume"]);
+  });
+
+  test("a delivery that failed: the HTTP status and endpoint, Send again; not taken and retrying: Show", () => {
+    const failed = only({ wakes: [wake({ lastError: "POST https://hooks.example/x answered 500\nbody: oops" })] });
+    expect([failed.label, failed.headline, failed.primary]).toEqual([
+      "delivery failed",
+      "POST https://hooks.example/x answered 500",
+      "retry",
+    ]);
+    const notTaken = only({
+      wakes: [wake({ state: "ready", attempts: 0, lastError: null, createdAt: NOW - 20 * MIN })],
+    });
+    expect([notTaken.label, notTaken.primary]).toEqual(["not taken", "open"]);
+    expect(notTaken.headline).toBe(
+      "ready for 20m, not taken: no push adapter delivered it, the session did not claim it",
+    );
+    const unknown = only({ wakes: [wake({ lastError: INTERRUPTED })] });
+    expect([unknown.label, unknown.primary]).toEqual(["delivery needs review", "retry"]);
+  });
+
+  test("a headline is one shielded line of at most 200 characters, never empty", () => {
+    const long = only({ wakes: [wake({ lastError: `token hunter2 ${"x".repeat(400)}` })] });
+    expect(long.headline).toHaveLength(200);
+    expect(long.headline.startsWith("token [secret] x")).toBe(true);
+    const secretMessage = only({
+      monitors: [
+        monitor({
+          kind: "signal",
+          state: "ready",
+          waitpointId: "wp_000000000014",
+          endingReason: "failed",
+          endingAt: NOW - MIN,
+          failMessage: "auth hunter2\trejected",
+        }),
+      ],
+    });
+    expect(secretMessage.headline).toBe("auth [secret] rejected");
+    const empty = only({ monitors: [monitor({ lastError: "   \n" })] });
+    expect(empty.headline).toBe(empty.title);
+    const list = attentionList(input({ devices: [device()], checks: overloaded })).items;
+    for (const item of list) expect(item.headline.length).toBeGreaterThan(0);
+    expect(list.map((i) => [i.label, i.primary])).toEqual([
+      ["device unreachable", null],
+      ["checks running late", null],
+    ]);
   });
 });

@@ -18,10 +18,18 @@ import {
   type CheckLoadView,
   type DeviceView,
 } from "../../../shared/schemas/views.js";
-import { formatDuration, formatSeconds, overloadText, stalledText } from "../../../shared/wording.js";
+import {
+  formatDuration,
+  formatSeconds,
+  notTakenHeadline,
+  overloadText,
+  stalledHeadline,
+  stalledText,
+} from "../../../shared/wording.js";
 import { iso } from "../base/iso.js";
 import type { MonitorAttentionRow, WakeAttentionRow } from "../store/panel.js";
 import { wakeIdOf } from "../store/wakes.js";
+import { checkErrorHeadline, firstNonEmptyLine, headlineOf, labelOf, primaryOf } from "./attention-headline.js";
 import { HANDOVER_UNSEEN, INTERRUPTED, isUnsealed } from "./review-causes.js";
 import type { isActive } from "./states.js";
 import { stallOf } from "./waitpoint-view.js";
@@ -59,6 +67,26 @@ interface Entry {
   uid: number | null;
 }
 
+/** What every entry is made of: its reason, its first line, its mechanism and its actions. */
+interface Cause {
+  reason: AttentionReason;
+  headline: string;
+  detail: string;
+  actions: AttentionAction[];
+  /** A waitpoint that ran out of time (labelled "expired") or ended on its stall ("stalled"). */
+  ended?: "expired" | "stalled";
+}
+
+/** The entry's fields its cause decides: rank, label, the headline as one line, the primary action. */
+const fromCause = (cause: Cause, fallback: string) => ({
+  reason: cause.reason,
+  rank: rankOf(cause.reason),
+  label: labelOf(cause.reason, cause.ended),
+  headline: headlineOf(cause.headline, fallback),
+  primary: primaryOf(cause.reason, cause.actions),
+  actions: cause.actions,
+});
+
 function wakeEntry(row: WakeAttentionRow, input: AttentionInput): Entry {
   const base = {
     sessionId: row.sessionId,
@@ -69,27 +97,25 @@ function wakeEntry(row: WakeAttentionRow, input: AttentionInput): Entry {
     since: iso(row.createdAt) as string,
   };
   const error = row.lastError === null ? null : input.shield(row.lastError);
-  let reason: AttentionReason;
-  let detail: string;
-  let actions: AttentionAction[];
+  const readyMs = input.now - row.createdAt;
+  let cause: Cause;
   if (row.state === "needs_review") {
-    reason = isUnsealed(row.lastError)
+    const reason = isUnsealed(row.lastError)
       ? "unsealed"
       : isUnknownArrival(row.lastError)
         ? "needs_review"
         : "delivery_failed";
-    detail = error ?? "delivery needs review";
-    actions = ["retry", "dismiss", "open"];
+    const detail = error ?? "delivery needs review";
+    // The adapter's own words (e.g. "POST https://… answered 500"), its first line.
+    cause = { reason, headline: firstNonEmptyLine(detail), detail, actions: ["retry", "dismiss", "open"] };
   } else if (row.attempts > 0) {
-    reason = "delivery_retrying";
-    detail = error ?? `delivery retrying after ${row.attempts} attempts`;
-    actions = ["dismiss", "open"];
+    const detail = error ?? `delivery retrying after ${row.attempts} attempts`;
+    cause = { reason: "delivery_retrying", headline: firstNonEmptyLine(detail), detail, actions: ["dismiss", "open"] };
   } else {
-    reason = "wake_not_taken";
-    detail = `${wakeIdOf(row.id)} has been ready for ${formatDuration(input.now - row.createdAt)} and nothing took it: no push adapter delivered it and the session did not claim it`;
-    actions = ["open"];
+    const detail = `${wakeIdOf(row.id)} has been ready for ${formatDuration(readyMs)} and nothing took it: no push adapter delivered it and the session did not claim it`;
+    cause = { reason: "wake_not_taken", headline: notTakenHeadline(readyMs), detail, actions: ["open"] };
   }
-  return { item: { reason, rank: rankOf(reason), ...base, detail, actions }, uid: row.monitorUid };
+  return { item: { ...fromCause(cause, row.name), ...base, detail: cause.detail }, uid: row.monitorUid };
 }
 
 function monitorEntry(row: MonitorAttentionRow, input: AttentionInput): Entry | null {
@@ -100,14 +126,37 @@ function monitorEntry(row: MonitorAttentionRow, input: AttentionInput): Entry | 
     ...(row.device ? { device: row.device } : {}),
     title: row.name,
   };
-  const make = (reason: AttentionReason, detail: string, since: number, actions: AttentionAction[]): Entry => ({
-    item: { reason, rank: rankOf(reason), ...base, detail: input.shield(detail), since: iso(since) as string, actions },
+  // Shielded whole, then cut to a line: a cut made first could split a secret.
+  const make = (cause: Cause, since: number): Entry => ({
+    item: {
+      ...fromCause({ ...cause, headline: input.shield(cause.headline) }, row.name),
+      ...base,
+      detail: input.shield(cause.detail),
+      since: iso(since) as string,
+    },
     uid: row.uid,
   });
+  // The silence until now (armed) or until it ended on it (fail fast).
+  const silence = (until: number) => stalledHeadline(until - (row.lastSignalAt ?? row.createdAt), row.progressMessage);
   if (row.endingReason !== null) {
     if (row.waitpointId === null || row.endingAt === null) return null;
-    const what = row.endingReason === "timeout" ? "expired" : "failed";
-    return make("waitpoint_failed", row.endingDetail ?? `the waitpoint ${what}`, row.endingAt, ["open"]);
+    const expired = row.endingReason === "timeout";
+    const detail = row.endingDetail ?? `the waitpoint ${expired ? "expired" : "failed"}`;
+    // A fail-fast waitpoint that stalled ends "failed" with a stall's detail (core/waitpoints.ts):
+    // it ended (ranked with the failed), but what happened is a stall, and it says so.
+    if (!expired && detail.startsWith("stalled:")) {
+      const cause: Cause = {
+        reason: "waitpoint_failed",
+        headline: silence(row.endingAt),
+        detail,
+        actions: ["open"],
+        ended: "stalled",
+      };
+      return make(cause, row.endingAt);
+    }
+    const headline = expired ? firstNonEmptyLine(detail) : (row.failMessage ?? firstNonEmptyLine(detail));
+    const ended = expired ? "expired" : undefined;
+    return make({ reason: "waitpoint_failed", headline, detail, actions: ["open"], ended }, row.endingAt);
   }
   const state = row.state as Parameters<typeof isActive>[0];
   const stall =
@@ -116,32 +165,54 @@ function monitorEntry(row: MonitorAttentionRow, input: AttentionInput): Entry | 
       : stallOf({ state, createdAt: row.createdAt }, row.heartbeatTimeoutMs, row.lastSignalAt, input.now);
   if (stall) {
     const detail = `${stalledText(stall, iso(row.createdAt) as string, input.now)} (heartbeat timeout ${formatSeconds(stall.heartbeatTimeoutSeconds)})`;
-    return make("waitpoint_stalled", detail, Date.parse(stall.since), ["cancel", "open"]);
+    const cause: Cause = {
+      reason: "waitpoint_stalled",
+      headline: silence(input.now),
+      detail,
+      actions: ["cancel", "open"],
+    };
+    return make(cause, Date.parse(stall.since));
   }
-  if (isUnsealed(row.lastError))
-    return make("unsealed", row.lastError as string, row.errorSince ?? row.createdAt, ["cancel", "open"]);
+  const errorSince = row.errorSince ?? row.createdAt;
+  if (isUnsealed(row.lastError)) {
+    const detail = row.lastError as string;
+    return make(
+      { reason: "unsealed", headline: firstNonEmptyLine(detail), detail, actions: ["cancel", "open"] },
+      errorSince,
+    );
+  }
   if (row.lastError !== null) {
     const actions: AttentionAction[] = state === "paused" ? ["resume", "cancel", "open"] : ["cancel", "open"];
-    return make("monitor_error", row.lastError, row.errorSince ?? row.createdAt, actions);
+    const cause: Cause = {
+      reason: "monitor_error",
+      headline: checkErrorHeadline(row.lastError),
+      detail: row.lastError,
+      actions,
+    };
+    return make(cause, errorSince);
   }
   return null;
 }
 
 function deviceEntry(device: DeviceView, input: AttentionInput): Entry {
   const since = device.lastCollectionAt ?? device.createdAt;
+  const detail = device.lastError ?? `the connection to ${device.ssh} is in error`;
   return {
     item: {
-      reason: "device_error",
-      rank: rankOf("device_error"),
+      ...fromCause(
+        { reason: "device_error", headline: input.shield(firstNonEmptyLine(detail)), detail, actions: [] },
+        detail,
+      ),
       device: device.name,
       title: device.name,
-      detail: input.shield(device.lastError ?? `the connection to ${device.ssh} is in error`),
+      detail: input.shield(detail),
       since,
-      actions: [],
     },
     uid: null,
   };
 }
+
+const OVERLOAD_TITLE = "Checks are running late";
 
 function overloadEntry(checks: CheckLoadView, now: number): Entry | null {
   const text = overloadText(checks);
@@ -149,12 +220,10 @@ function overloadEntry(checks: CheckLoadView, now: number): Entry | null {
   const since = checks.late.reduce((min, late) => Math.min(min, Date.parse(late.at)), now);
   return {
     item: {
-      reason: "overload",
-      rank: rankOf("overload"),
-      title: "Checks are running late",
+      ...fromCause({ reason: "overload", headline: OVERLOAD_TITLE, detail: text, actions: [] }, OVERLOAD_TITLE),
+      title: OVERLOAD_TITLE,
       detail: text,
       since: iso(since) as string,
-      actions: [],
     },
     uid: null,
   };

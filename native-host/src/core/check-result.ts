@@ -5,5 +5,11 @@
  * Design: docs/design.md §4.
  */
 export type CheckResult =
-  | { outcome: "observed"; observation: unknown; eventText: string }
+  | {
+      outcome: "observed";
+      observation: unknown;
+      eventText: string;
+      /** A command's exit code and its output as printed (kept in the check log, shielded and cut). */
+      output?: { exitCode: number | null; text: string };
+    }
   | { outcome: "error"; error: string; unrunnable?: boolean; retryAt?: number };

@@ -4,9 +4,12 @@
  * poll step decides, the observation is shielded and capped, and the next due time is set.
  * Design: docs/design.md §4.
  */
+
+import { outputTail } from "../../../shared/output-tail.js";
 import type { Condition } from "../../../shared/schemas/conditions.js";
 import type { Source } from "../../../shared/schemas/sources.js";
 import type { Shield } from "../secrets/shield.js";
+import type { CheckOutput } from "../store/checks.js";
 import type { Tables } from "../store/engine.js";
 import { nextCheckAt } from "./cadence.js";
 import type { CheckResult } from "./check-result.js";
@@ -35,6 +38,12 @@ function excerptOf(result: CheckResult, shield: Shield): string {
   const raw = result.outcome === "error" ? result.error : result.eventText || JSON.stringify(result.observation);
   const text = shield.text(raw);
   return text.length > EXCERPT_CAP ? `${text.slice(0, EXCERPT_CAP)}…` : text;
+}
+
+/** A command's exit code and output tail: shielded, then cut (the last 200 lines or 32 KiB). */
+function outputOf(result: CheckResult, shield: Shield): CheckOutput | null {
+  if (result.outcome !== "observed" || result.output === undefined) return null;
+  return { exitCode: result.output.exitCode, text: outputTail(shield.text(result.output.text)) };
 }
 
 /** What the probe kind decides about a check: its condition, and how a met ending reads. */
@@ -100,7 +109,8 @@ export async function recordCheckInTx(
     conditionState: step.state.conditionState,
   });
   const outcome = step.action === "end" ? (step.reason === "met" ? "met" : "error") : step.verdict;
-  await t.checks.record(uid, step.state.polls, now, outcome, durationMs, excerptOf(result, shield));
+  const output = outputOf(result, shield);
+  await t.checks.record(uid, step.state.polls, now, outcome, durationMs, excerptOf(result, shield), output);
   if (step.action === "end") {
     if (step.eventText !== undefined) await t.events.append(uid, shield.text(step.eventText), now);
     const ended = await t.monitors.byUid(uid);

@@ -1,4 +1,5 @@
 /** The monitor view (design.md §11): what the API, CLI and side panel show. Shielded on the way out. */
+import { lastLines, OUTPUT_SHOWN_LINES } from "../../../shared/output-tail.js";
 import { sandboxSummary } from "../../../shared/schemas/sandbox.js";
 import type { DeliveryView, MonitorView } from "../../../shared/schemas/views.js";
 import { iso } from "../base/iso.js";
@@ -12,8 +13,21 @@ function consecutiveText(record: MonitorRecord): string | null {
   return `${streakOf(record.trigger.conditionState)}/${wanted} consecutive`;
 }
 
+/** Characters of the last lines a view carries at most (the observation's output is capped anyway). */
+const SHOWN_CHARS = 4000;
+
+/** A command's last check as its observation holds it: exit code and last lines. */
+function lastOutputOf(record: MonitorRecord): MonitorView["lastOutput"] {
+  const observation = record.lastObservation as { exitCode?: unknown; output?: unknown } | null | undefined;
+  if (record.kind !== "command" || typeof observation?.output !== "string") return undefined;
+  const exitCode = typeof observation.exitCode === "number" ? observation.exitCode : null;
+  const lines = lastLines(observation.output, OUTPUT_SHOWN_LINES);
+  return { exitCode, lines: lines.length > SHOWN_CHARS ? `…${lines.slice(-SHOWN_CHARS)}` : lines };
+}
+
 export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: DeliveryView | null): MonitorView {
   const trigger = record.trigger;
+  const lastOutput = lastOutputOf(record);
   return shield.json({
     id: record.id,
     sessionId: record.sessionId,
@@ -27,6 +41,7 @@ export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: D
     eventCount: record.eventCount,
     lastEvent: record.lastEvent,
     lastObservation: record.lastObservation ?? null,
+    ...(lastOutput ? { lastOutput } : {}),
     lastError: record.lastError,
     errorCount: record.errorCount,
     consecutive: consecutiveText(record),

@@ -80,6 +80,8 @@ export class CheckRunner {
   /** The latest late start of each wait that started late in the last minute, by uid. */
   readonly #late = new Map<number, LateCheck & { atMs: number }>();
   #stopped = false;
+  /** This runner's first tick: a check due before it was due while the daemon was down (or starting). */
+  #since: number | null = null;
 
   constructor(private readonly deps: CheckRunnerDeps) {}
 
@@ -99,6 +101,7 @@ export class CheckRunner {
 
   async tick(now: number): Promise<void> {
     if (this.#stopped) return;
+    this.#since ??= now;
     const { store, waitpoints } = this.deps;
     for (const record of await store.tables.monitors.expired(now)) {
       const detail =
@@ -185,6 +188,9 @@ export class CheckRunner {
   }
 
   #started(record: MonitorRecord, now: number, dueAt: number): void {
+    // Due while the daemon was down: the downtime is not lateness (issue #38 item 9), and says
+    // nothing of whether the settings keep checks on time.
+    if (this.#since === null || dueAt < this.#since) return;
     const lateMs = now - dueAt;
     this.lag.record(lateMs);
     if (lateMs <= LATE_MS) return;

@@ -403,6 +403,14 @@ const CheckOut = z
     outcome: z.enum(["met", "not_met", "unavailable", "error"]).describe("what it found"),
     durationMs: z.number().nullable().describe("how long it took, or null"),
     excerpt: z.string().nullable().describe("an excerpt of what it saw, or null"),
+    exitCode: z.number().nullable().optional().describe("a command check's exit code, or null"),
+    output: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "a command check's output tail (last 200 lines or 32 KiB), kept for the latest and the latest failing check, else null",
+      ),
   })
   .describe("one check");
 

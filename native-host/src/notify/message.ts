@@ -28,8 +28,7 @@ export interface NotifyMessage {
  * list gives one, else the first line of its detail. The one place that reads either.
  */
 export function reasonLine(item: AttentionItem): string {
-  const headline = (item as AttentionItem & { headline?: string }).headline;
-  if (typeof headline === "string" && headline.trim() !== "") return headline.trim();
+  if (item.headline.trim() !== "") return item.headline.trim();
   const first = item.detail.split("\n").find((line) => line.trim() !== "");
   return first?.trim() ?? ATTENTION_REASON_TEXT[item.reason];
 }

@@ -84,6 +84,9 @@ export interface MonitorAttentionRow {
   waitpointId: string | null;
   heartbeatTimeoutMs: number | null;
   lastSignalAt: number | null;
+  /** A waitpoint's latest `fail` signal's message (its human reason), and its latest progress report's. */
+  failMessage: string | null;
+  progressMessage: string | null;
   device: string | null;
 }
 
@@ -146,6 +149,12 @@ export class PanelTable {
          m.created_at AS createdAt, wp.id AS waitpointId, wp.heartbeat_timeout_ms AS heartbeatTimeoutMs,
          CASE WHEN wp.monitor_uid IS NULL THEN NULL
            ELSE (SELECT max(g.received_at) FROM signals g WHERE g.monitor_uid = m.uid) END AS lastSignalAt,
+         CASE WHEN wp.monitor_uid IS NULL THEN NULL ELSE (SELECT g.message FROM signals g
+           WHERE g.monitor_uid = m.uid AND g.status = 'fail' AND g.message IS NOT NULL ORDER BY g.id DESC LIMIT 1)
+           END AS failMessage,
+         CASE WHEN wp.monitor_uid IS NULL THEN NULL ELSE (SELECT g.message FROM signals g
+           WHERE g.monitor_uid = m.uid AND g.status = 'progress' AND g.message IS NOT NULL ORDER BY g.id DESC LIMIT 1)
+           END AS progressMessage,
          wp.device`;
     this.#monitors = wideRows<[number], MonitorAttentionRow>(
       db,

@@ -67,6 +67,12 @@ const COLUMNS = `m.uid, m.session_id AS "sessionId", m.id AS "monitorId", m.name
      m.created_at AS "createdAt", wp.id AS "waitpointId", wp.heartbeat_timeout_ms AS "heartbeatTimeoutMs",
      CASE WHEN wp.monitor_uid IS NULL THEN NULL
        ELSE (SELECT max(g.received_at) FROM signals g WHERE g.monitor_uid = m.uid) END AS "lastSignalAt",
+     CASE WHEN wp.monitor_uid IS NULL THEN NULL ELSE (SELECT g.message FROM signals g
+       WHERE g.monitor_uid = m.uid AND g.status = 'fail' AND g.message IS NOT NULL ORDER BY g.id DESC LIMIT 1)
+       END AS "failMessage",
+     CASE WHEN wp.monitor_uid IS NULL THEN NULL ELSE (SELECT g.message FROM signals g
+       WHERE g.monitor_uid = m.uid AND g.status = 'progress' AND g.message IS NOT NULL ORDER BY g.id DESC LIMIT 1)
+       END AS "progressMessage",
      wp.device`;
 
 const MONITORS = statement(
