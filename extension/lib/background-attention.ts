@@ -30,7 +30,7 @@ export function noticeText(notice: Notice, sessionLabel: string | null): { title
   const more = notice.items.length > 1 ? ` (and ${notice.items.length - 1} more)` : "";
   return {
     title: `Vigil: ${sessionLabel ? `${sessionLabel} needs you` : "needs you"}`,
-    message: `${first.title}: ${first.headline ?? first.label ?? ATTENTION_REASON_TEXT[first.reason]}${more}`,
+    message: `${first.title}: ${ATTENTION_REASON_TEXT[first.reason]}${more}`,
   };
 }
 
