@@ -89,6 +89,9 @@ export function defineCauseTests(ctx: CauseContext): void {
 
     test("a failed waitpoint's entry leads with its fail message, labelled failed, Show first", async () => {
       const entry = `.needs li[data-attention*="${waitpoint}"]`;
+      // Needs you shows its most urgent entries first and follows the filters: after the
+      // dashboard's workload this session's entry is found under its session's filter.
+      await panel.select('select[data-filter="session"]', sid);
       await panel.waitForSelector(entry, { timeout: 20_000 });
       const shown = await panel.$eval(entry, (li) => ({
         first: li.querySelector(".row.head + .headline")?.textContent,
@@ -104,6 +107,7 @@ export function defineCauseTests(ctx: CauseContext): void {
       expect(shown.cause).toMatch(/signal arrived/);
       await panel.$eval(entry, (e) => e.scrollIntoView());
       await panel.screenshot({ path: ctx.shot("cause-headline") });
+      await panel.select('select[data-filter="session"]', "");
     });
   });
 }
