@@ -13,7 +13,7 @@ import Database from "better-sqlite3";
 import type { Page } from "puppeteer";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { NEEDS_SHOWN } from "../../shared/panel-lists.js";
-import type { ExtensionBrowser } from "../helpers/browser.js";
+import { type ExtensionBrowser, pressUntil } from "../helpers/browser.js";
 import { ROOT, type TestDaemon, waitFor } from "../helpers/daemon.js";
 import { defineActionTests, defineLayoutTests, type PanelWorkContext } from "./panel-work.js";
 import { buildWorkload, type Workload } from "./workload.js";
@@ -506,8 +506,7 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       await panel.click('[data-action="bulk-cancel"]');
       await panel.waitForSelector('[data-action="bulk-confirm"]');
       // Escape backs out of the confirmation, like Keep.
-      await panel.keyboard.press("Escape");
-      await panel.waitForSelector('[data-action="bulk-cancel"]');
+      await pressUntil(panel, "Escape", `!!document.querySelector('[data-action="bulk-cancel"]')`, "Keep's effect");
       expect((await d.monitor(ci, workload.ids.lint as string)).state).toBe("waiting");
       await panel.click('[data-action="bulk-cancel"]');
       await panel.click('[data-action="bulk-confirm"]');

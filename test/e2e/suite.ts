@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Page } from "puppeteer";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type BrowserKind, type ExtensionBrowser, launchExtensionBrowser } from "../helpers/browser.js";
+import { type BrowserKind, type ExtensionBrowser, launchExtensionBrowser, pressUntil } from "../helpers/browser.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 import { defineCauseTests } from "./panel-cause.js";
 import { defineDashboardTests, PANEL_DUMP } from "./panel-dashboard.js";
@@ -252,10 +252,13 @@ export function defineExtensionSuite(kind: BrowserKind): void {
       await panel.screenshot({ path: shot("check-log") });
       // Escape closes it, and focus stays on its button. Keys and animation frames reach only the
       // tab in front (Firefox's headless tabs in the background get neither): bring it there first.
-      await panel.bringToFront();
-      await panel.focus(`${row} [data-key$=":checks"]`);
-      await panel.keyboard.press("Escape");
-      await panel.waitForFunction(`!document.querySelector(${JSON.stringify(log)})`, { polling: 100 });
+      await pressUntil(
+        panel,
+        "Escape",
+        `!document.querySelector(${JSON.stringify(log)})`,
+        "the check log closed",
+        `${row} [data-key$=":checks"]`,
+      );
 
       await panel.click(`${row} [data-key$=":pause"]`);
       await daemon.waitForState(session, id, ["paused"]);

@@ -277,3 +277,25 @@ export async function launchExtensionBrowser(kind: BrowserKind, daemon?: TestDae
       }),
   );
 }
+
+/**
+ * Presses `key` in the panel until `done` (a page expression) holds. Keys reach only the tab in
+ * front, and a headless Firefox may hand focus to it a moment after `bringToFront` resolves, so one
+ * press can land nowhere; each try brings the tab to the front, focuses `focus` (when given), presses
+ * once and waits up to 5 s. Fails, naming `what`, after 6 tries.
+ */
+export async function pressUntil(page: Page, key: "Escape" | "Enter", done: string, what: string, focus?: string) {
+  let last: unknown;
+  for (let attempt = 0; attempt < 6; attempt += 1) {
+    await page.bringToFront();
+    if (focus) await page.focus(focus);
+    await page.keyboard.press(key);
+    try {
+      await page.waitForFunction(done, { polling: 100, timeout: 5_000 });
+      return;
+    } catch (error) {
+      last = error;
+    }
+  }
+  throw new Error(`${key} did not bring about ${what}: ${String(last)}`);
+}
