@@ -7,7 +7,6 @@
  */
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
-import { execa } from "execa";
 import { isExecutable } from "../base/how-to-run.js";
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -45,6 +44,8 @@ export async function inLoginShell(
   timeoutMs = 30_000,
 ): Promise<LoginShellRun> {
   const program = shellProgram(shell) ?? shell;
+  // Loaded here, not at the top: every `vigil` command imports this module, few run a shell.
+  const { execa } = await import("execa");
   const result = await execa(program, ["-lc", script], {
     reject: false,
     timeout: timeoutMs,

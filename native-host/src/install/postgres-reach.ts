@@ -4,7 +4,6 @@
  * are shown without the password.
  * Design: docs/design.md §9.1.
  */
-import pg from "pg";
 import { passwordOf, redactUrl } from "../base/database-url.js";
 import type { Finding } from "./install.js";
 
@@ -18,6 +17,8 @@ function withoutPassword(message: string, url: string): string {
 
 export async function postgresFinding(url: string, where: string): Promise<Finding> {
   const shown = redactUrl(url);
+  // Loaded here, not at the top: every `vigil` command imports this module, few reach PostgreSQL.
+  const { default: pg } = await import("pg");
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: TIMEOUT_MS,
