@@ -148,6 +148,8 @@ test("a busy Claude Code TUI takes the wake through its own hooks when its turn 
   const seen = sampler.stop();
   // The turn's end starts both Stop hooks: the blocking one or the background rewake takes it, in-session.
   expect(wake.deliveredVia).toMatch(/^Claude Code (Stop|rewake) hook$/);
+  // The hook answers before the TUI sends the woken turn: under load the request comes a little later.
+  await waitFor(() => wakeRequests().length > 0, { timeoutMs: 60_000, what: "the woken turn to reach the model" });
   expect(wakeRequests()).toHaveLength(1);
   expect([...seen.values()]).toEqual([]);
   expect(log()).not.toContain("delivering turn");
