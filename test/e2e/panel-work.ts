@@ -181,9 +181,15 @@ export function defineActionTests(ctx: PanelWorkContext): void {
       new RegExp(`^Cleared ${offer.count} ended monitors? from CI agent$`),
     );
     expect(await panel.evaluate("document.activeElement?.dataset.action")).toBe("undo");
+    await waitFor(async () => ((await ctx.background<string[]>("vigil.held.keys()")).length === 1 ? true : null), {
+      what: "the background to hold the clearing",
+    });
     await panel.keyboard.press("Enter");
     await ctx.until(`!document.querySelector(".toast")`, "the toast gone after Undo");
-    expect(await ctx.background<string[]>("vigil.held.keys()")).toEqual([]);
+    // The panel's Undo reaches the background as a message: it drops the action a moment later.
+    await waitFor(async () => ((await ctx.background<string[]>("vigil.held.keys()")).length === 0 ? true : null), {
+      what: "the background to drop the held action",
+    });
     expect(await listed()).toBe(before);
 
     // Clear again and let it stand: the daemon clears exactly what was offered. The toast is a
@@ -212,9 +218,15 @@ export function defineActionTests(ctx: PanelWorkContext): void {
     await ctx.click(`${entry} [data-action="needs-dismiss"]`);
     await ctx.until(`!document.querySelector('${entry}') && !!document.querySelector(".toast")`, "hidden, toast");
     expect(await panel.$eval(".toast span", (e) => e.textContent)).toMatch(new RegExp(`^Dismissed ${first} of `));
+    await waitFor(async () => ((await ctx.background<string[]>("vigil.held.keys()")).length === 1 ? true : null), {
+      what: "the background to hold the dismissal",
+    });
     await ctx.click('[data-action="undo"]');
     await ctx.until(`!!document.querySelector('${entry}')`, "the entry back after Undo");
-    expect(await ctx.background<string[]>("vigil.held.keys()")).toEqual([]);
+    // The panel's Undo reaches the background as a message: it drops the action a moment later.
+    await waitFor(async () => ((await ctx.background<string[]>("vigil.held.keys()")).length === 0 ? true : null), {
+      what: "the background to drop the held action",
+    });
     expect((await wake()).state).toBe("needs_review");
 
     // Dismissed, and the panel closed at once: the background sends it when the time is up.
