@@ -4,9 +4,10 @@
  * whose entries it tells of, its state, last message and last error — with Test (its answer said in
  * a live region) and Pause/Resume. Adding and removing stay in the CLI: a channel's secrets never
  * travel through the extension. The section is drawn into its own element after the panel's
- * settings, with its own delegated click listener; it asks again when the link connects, after a
- * change (at most every few seconds), every half minute while the panel is visible (a message's
- * outcome comes with no "changed") and after each action.
+ * settings, with its own delegated click listener. It asks the daemon only while it is scrolled into
+ * view (the panel's first rows never wait for it): when it comes into view, after a change (at most
+ * every few seconds), every half minute (a message's outcome comes with no "changed") and after
+ * each action.
  * Design: docs/design.md §7.
  */
 import { type ChannelView, DEFAULT_NOTIFY_CAUSES } from "../../shared/schemas/notify";
@@ -57,10 +58,11 @@ export function startNotifyChannels({ root, request, now = Date.now }: ChannelsD
   let listError: string | null = null;
   const outcomes = new Map<string, Outcome>();
   let changedTimer: ReturnType<typeof setTimeout> | null = null;
+  let inView = false;
 
   const render = () => morph(root, channelsSection({ connected, channels, listError, outcomes }, now()));
   const refresh = async () => {
-    if (!connected) return;
+    if (!connected || !inView) return;
     try {
       channels = (await request({ type: "notifyChannels" })) as ChannelView[];
       listError = null;
@@ -96,9 +98,12 @@ export function startNotifyChannels({ root, request, now = Date.now }: ChannelsD
       }));
     }
   });
-  setInterval(() => {
-    if (root.ownerDocument.visibilityState === "visible") void refresh();
-  }, CHANNELS_REFRESH_MS);
+  new IntersectionObserver((entries) => {
+    const was = inView;
+    inView = entries.some((entry) => entry.isIntersecting);
+    if (inView && !was) void refresh();
+  }).observe(root);
+  setInterval(() => void refresh(), CHANNELS_REFRESH_MS);
   render();
 
   return {
@@ -107,8 +112,8 @@ export function startNotifyChannels({ root, request, now = Date.now }: ChannelsD
       if (push.type === "state") {
         const was = connected;
         connected = push.state.status === "connected";
+        render();
         if (connected && !was) void refresh();
-        else render();
       } else if (push.type === "changed" && connected && changedTimer === null) {
         changedTimer = setTimeout(() => {
           changedTimer = null;

@@ -50,6 +50,11 @@ export function defineNotifyTests(ctx: NotifyContext): void {
         `/${pattern}/.test(document.querySelector(${JSON.stringify(`${entry(name)} .outcome`)})?.textContent ?? "")`,
         `${name}'s outcome ${pattern}`,
       );
+    /** The section asks the daemon only while in view. */
+    const showSection = async () => {
+      await panel.waitForSelector("#channels:not([hidden])");
+      await panel.$eval("#channels", (e) => e.scrollIntoView({ block: "start" }));
+    };
     const channel = async (name: string) => {
       const ls = await ctx.daemon().cli(["notify", "ls", "--json"]);
       return JSON.parse(String(ls.stdout)).find((c: { name: string }) => c.name === name);
@@ -80,7 +85,8 @@ export function defineNotifyTests(ctx: NotifyContext): void {
     });
 
     test("with no channel, the section says so, shows the command to copy and that adding stays in the CLI", async () => {
-      await panel.waitForSelector('#channels:not([hidden]) [data-testid="no-channels"]');
+      await showSection();
+      await panel.waitForSelector('#channels [data-testid="no-channels"]');
       const text = await panel.$eval("#channels", (e) => e.textContent ?? "");
       expect(text).toContain("No notification channel yet. Add one: vigil notify add ntfy https://ntfy.sh/YOUR-TOPIC");
       expect(text).toContain("Add or remove a channel with vigil notify");
@@ -102,6 +108,7 @@ export function defineNotifyTests(ctx: NotifyContext): void {
       expect(signingSecret).toMatch(/^whsec_/);
       // Adding is not a change of the list the panel follows: it shows them once opened again.
       await ctx.browser().reloadPanel(panel);
+      await showSection();
       await panel.waitForSelector(`${entry("broken")}`);
       const shown = await panel.$$eval("#channels li.channel", (lis) =>
         lis.map((li) => ({
