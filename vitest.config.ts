@@ -69,7 +69,7 @@ export default defineConfig({
           name: "integration-postgres",
           ...IO_BOUND,
           include: [
-            "test/integration/{api,beyond,codex-queue,agent-resume-errors,delivery,hooks,mcp,notify,observation,panel,restart,secrets,watch,waitpoints,signal-budget,command-wait,check-output,restart-lateness}.test.ts",
+            "test/integration/{api,beyond,codex-queue,agent-resume-errors,delivery,hooks,mcp,notify,observation,panel,panel-notify-bridge,restart,secrets,watch,waitpoints,signal-budget,command-wait,check-output,restart-lateness}.test.ts",
           ],
           environment: "node",
           env: { VIGIL_TEST_ENGINE: "postgres" },

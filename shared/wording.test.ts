@@ -7,6 +7,9 @@ import { describe, expect, test } from "vitest";
 import type { CheckLoadView, DeliveryView } from "./schemas/views.js";
 import {
   boundaryMark,
+  CHANNEL_STATE_TEXT,
+  channelScope,
+  channelStateOf,
   checkLoadLine,
   countOf,
   deliveryHeadline,
@@ -259,4 +262,19 @@ test("a turn of several wakes: each boundary carries the turn's random mark, whi
   expect(boundaryMark()).toMatch(/^[0-9a-f]{8}$/);
   expect(boundaryMark()).not.toBe(boundaryMark());
   expect(turnText([{ id: "wake-1", text: "only" }])).toBe("only");
+});
+
+test.each([
+  [{ paused: true, lastError: "answered 500", lastSentAt: "2026-12-05T10:00:00Z" }, "paused", "paused"],
+  [{ paused: false, lastError: "answered 500", lastSentAt: "2026-12-05T10:00:00Z" }, "failing", "failing"],
+  [{ paused: false, lastError: null, lastSentAt: "2026-12-05T10:00:00Z" }, "works", "works"],
+  [{ paused: false, lastError: null, lastSentAt: null }, "untried", "no message yet"],
+] as const)("a notification channel's state (CLI and panel alike): %o is %s", (channel, state, text) => {
+  expect(channelStateOf(channel)).toBe(state);
+  expect(CHANNEL_STATE_TEXT[channelStateOf(channel)]).toBe(text);
+});
+
+test("whose entries a notification channel tells of: its sessions (or every one) and its host (or every one)", () => {
+  expect(channelScope({ sessions: [], host: null })).toEqual(["every session", "every host"]);
+  expect(channelScope({ sessions: ["api", "web"], host: "laptop" })).toEqual(["sessions api, web", "host laptop"]);
 });

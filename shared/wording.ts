@@ -5,6 +5,8 @@
  * Where the two surfaces read differently (the panel is coarser), each has its own named function.
  * Design: docs/design.md §7.
  */
+
+import type { ChannelView } from "./schemas/notify.js";
 import type {
   AttentionAction,
   AttentionReason,
@@ -312,4 +314,30 @@ export function clearStayText(staying: number): string {
   return staying === 1
     ? "1 stays: its wake is not delivered yet"
     : `${staying} stay: their wakes are not delivered yet`;
+}
+
+// A notification channel's words (issue #40), for `vigil notify ls` and the panel's settings alike.
+
+/** A channel's state: paused, failing (its last message failed), works, or none sent yet. */
+export type ChannelState = "paused" | "failing" | "works" | "untried";
+
+export const CHANNEL_STATE_TEXT: Record<ChannelState, string> = {
+  paused: "paused",
+  failing: "failing",
+  works: "works",
+  untried: "no message yet",
+};
+
+export function channelStateOf(channel: Pick<ChannelView, "paused" | "lastError" | "lastSentAt">): ChannelState {
+  if (channel.paused) return "paused";
+  if (channel.lastError) return "failing";
+  return channel.lastSentAt ? "works" : "untried";
+}
+
+/** Whose entries a channel tells of: ["every session", "host laptop"]. */
+export function channelScope(channel: Pick<ChannelView, "sessions" | "host">): string[] {
+  return [
+    channel.sessions.length > 0 ? `sessions ${channel.sessions.join(", ")}` : "every session",
+    channel.host === null ? "every host" : `host ${channel.host}`,
+  ];
 }

@@ -12,6 +12,7 @@ import { notifySetting } from "./notify-setting";
 import { onPanelClick, onPanelInput, onPanelKey } from "./panel-actions";
 import { attentionKey, attentionOf } from "./panel-attention";
 import { TICK_MS, tickTimes } from "./panel-clock";
+import { startNotifyChannels } from "./panel-notify";
 import { PanelPort, type PanelPush } from "./panel-port";
 import { createPanelData } from "./panel-refresh";
 import { type PanelPage, renderPanel } from "./panel-render";
@@ -72,7 +73,10 @@ export function startPanel(browser: BrowserApi, document: Document) {
     showFocus();
   };
   const data = createPanelData({ state, request: (body) => port.request(body), render: renderAndFocus });
+  const channelsRoot = document.getElementById("channels") as HTMLElement;
+  const channels = startNotifyChannels({ root: channelsRoot, request: (body) => port.request(body) });
   const onPush = (push: PanelPush) => {
+    channels.onPush(push);
     if (push.type === "focus") {
       focus = push.key;
       showFocus();
@@ -107,6 +111,7 @@ export function startPanel(browser: BrowserApi, document: Document) {
   document.addEventListener("keydown", (event) => onPanelKey(deps, event));
   setInterval(() => {
     tickTimes(page.app, Date.now());
+    tickTimes(channelsRoot, Date.now());
     // A Send again's toast counts down its backoff and goes once settled (lib/panel-send.ts).
     if (state.resends.size > 0) render();
   }, TICK_MS);

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { MonitorRefSchema, SessionIdSchema, WaitpointIdSchema, WakeIdSchema } from "./ids.js";
+import { ChannelNameSchema } from "./notify.js";
 import type { AttentionItem as DaemonAttentionItem, PanelPage } from "./views.js";
 
 export const NATIVE_HOST_NAME = "dev.vigil.host";
@@ -60,6 +61,12 @@ export const NativeRequestSchema = z.discriminatedUnion("type", [
     sessionId: SessionIdSchema,
     waitpointId: WaitpointIdSchema,
   }),
+  /** The settings' notification channels (issue #40), shielded as `vigil notify ls` shows them: GET /api/notify. */
+  z.strictObject({ id: RequestId, type: z.literal("notifyChannels") }),
+  /** A test message to one channel, now: POST /api/notify/test. */
+  z.strictObject({ id: RequestId, type: z.literal("notifyTest"), name: ChannelNameSchema }),
+  /** Pause or resume one channel: PATCH /api/notify/:name. Adding and removing stay in the CLI (secrets). */
+  z.strictObject({ id: RequestId, type: z.literal("notifyPause"), name: ChannelNameSchema, paused: z.boolean() }),
 ]);
 export type NativeRequest = z.infer<typeof NativeRequestSchema>;
 export type NativeRequestType = NativeRequest["type"];

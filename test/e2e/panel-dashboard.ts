@@ -43,7 +43,7 @@ export const PANEL_DUMP =
   "JSON.stringify({ busy: vigil.busy(), pending: vigil.port.pending, reconnects: vigil.port.reconnects, fetches: vigil.fetches, error: vigil.state.error, failed: vigil.state.listFailed, errors: vigil.errors, link: vigil.state.link })";
 
 /** axe-core's serious and critical violations on the panel as it is (loads axe first if need be). */
-async function axeViolations(panel: Page): Promise<unknown[]> {
+export async function axeViolations(panel: Page): Promise<unknown[]> {
   if (!(await panel.evaluate("typeof axe !== 'undefined'"))) await panel.evaluate(AXE_SOURCE);
   return (await panel.evaluate(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ': ' + n.failureSummary) })))",

@@ -14,6 +14,7 @@ import { type BrowserKind, type ExtensionBrowser, launchExtensionBrowser, pressU
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 import { defineCauseTests } from "./panel-cause.js";
 import { defineDashboardTests, PANEL_DUMP } from "./panel-dashboard.js";
+import { defineNotifyTests } from "./panel-notify.js";
 import { defineTimeTests } from "./panel-time.js";
 
 const ARTIFACTS = join(import.meta.dirname, "artifacts");
@@ -54,7 +55,10 @@ export function defineExtensionSuite(kind: BrowserKind): void {
     await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.2", resolve));
     origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
     otherOrigin = `http://127.0.0.2:${(elsewhere.address() as AddressInfo).port}`;
-    daemon = await TestDaemon.start();
+    // Notifications (panel-notify.ts) go out at once, and a failed one is tried again soon.
+    daemon = await TestDaemon.start({
+      env: { VIGIL_NOTIFY_GROUP_MS: "200", VIGIL_NOTIFY_PASS_MS: "200", VIGIL_NOTIFY_RETRY_BASE_MS: "1000" },
+    });
     browser = await launchExtensionBrowser(kind, daemon);
     await waitFor(async () => (await browser.linkStatus()) === "connected", { what: "the extension connected" });
   }, 120_000);
@@ -122,6 +126,8 @@ export function defineExtensionSuite(kind: BrowserKind): void {
   });
 
   defineCauseTests({ daemon: () => daemon, browser: () => browser, shot });
+
+  defineNotifyTests({ daemon: () => daemon, browser: () => browser, shot });
 
   describe("observing an exact tab", () => {
     test("a browser monitor ends met after the page says Succeeded, its wake carrying the text", async () => {

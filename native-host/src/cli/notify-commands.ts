@@ -4,7 +4,14 @@
  */
 import type { Command } from "commander";
 import { type ChannelView, NOTIFY_KINDS, type NotifyAdd, type NotifyKind } from "../../../shared/schemas/notify.js";
-import { ATTENTION_REASON_TEXT, countOf, relativeTimeDetailed } from "../../../shared/wording.js";
+import {
+  ATTENTION_REASON_TEXT,
+  CHANNEL_STATE_TEXT,
+  channelScope,
+  channelStateOf,
+  countOf,
+  relativeTimeDetailed,
+} from "../../../shared/wording.js";
 import { ApiClient } from "../api/client.js";
 import { homeOf, print, printJson } from "./context.js";
 import { usageError } from "./options.js";
@@ -70,17 +77,10 @@ export function addBody(kind: string, url: string | undefined, options: AddOptio
 
 /** One channel for `vigil notify ls`: name, kind, target, filters, last message, last error. */
 export function channelLines(channel: ChannelView, now: number): string[] {
-  const state = channel.paused
-    ? "paused"
-    : channel.lastError
-      ? "FAILING"
-      : channel.lastSentAt
-        ? "works"
-        : "no message yet";
-  const scope = [
-    channel.sessions.length > 0 ? `sessions ${channel.sessions.join(", ")}` : "every session",
-    channel.host === null ? "every host" : `host ${channel.host}`,
-  ];
+  const kind = channelStateOf(channel);
+  // A failing channel stands out in a terminal.
+  const state = kind === "failing" ? "FAILING" : CHANNEL_STATE_TEXT[kind];
+  const scope = channelScope(channel);
   const lines = [`${channel.name} · ${channel.kind} · ${channel.target} · ${state}`, `  for ${scope.join(" · ")}`];
   lines.push(`  causes: ${channel.causes.map((cause) => ATTENTION_REASON_TEXT[cause]).join(", ")}`);
   const last = channel.lastSentAt ? `last message ${relativeTimeDetailed(channel.lastSentAt, now)}` : "no message sent";

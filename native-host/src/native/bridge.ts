@@ -45,6 +45,9 @@ function handlers(home: string): Handlers {
     checks: ({ sessionId, monitorId }) => api().call("monitorChecks", { params: { sid: sessionId, mid: monitorId } }),
     waitpoint: ({ sessionId, waitpointId }) =>
       api().call("getWaitpoint", { params: { sid: sessionId, wid: waitpointId } }),
+    notifyChannels: () => api().call("listNotify"),
+    notifyTest: ({ name }) => api().call("testNotify", { body: { name } }),
+    notifyPause: ({ name, paused }) => api().call("updateNotify", { params: { name }, body: { paused } }),
   };
 }
 
