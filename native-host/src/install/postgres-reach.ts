@@ -5,7 +5,7 @@
  * Design: docs/design.md §9.1.
  */
 import pg from "pg";
-import { passwordOf, redactUrl } from "../base/database-url.js";
+import { libpqUrl, passwordOf, redactUrl } from "../base/database-url.js";
 import type { Finding } from "./install.js";
 
 const TIMEOUT_MS = 5000;
@@ -19,7 +19,7 @@ function withoutPassword(message: string, url: string): string {
 export async function postgresFinding(url: string, where: string): Promise<Finding> {
   const shown = redactUrl(url);
   const client = new pg.Client({
-    connectionString: url,
+    connectionString: libpqUrl(url),
     connectionTimeoutMillis: TIMEOUT_MS,
     query_timeout: TIMEOUT_MS,
     application_name: "vigil doctor",
