@@ -90,6 +90,6 @@ async function openPostgres(options: OpenOptions, url: string): Promise<OpenedSt
 /** What to check when TLS refused the server's certificate (sslmode verify-ca, verify-full). */
 function certificateHint(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !/CERT|SELF_SIGNED|ISSUER|ALTNAME/.test(code)) return "";
+  if (typeof code !== "string" || !/CERT|SELF_SIGNED|ISSUER|ALTNAME|UNABLE_TO_VERIFY/.test(code)) return "";
   return " (the server's certificate was refused: check that sslrootcert names the CA that signed it, and that the URL's host is a name the certificate lists)";
 }
