@@ -126,10 +126,17 @@ test.each(["fast", "immediate"] as const)(
           await pause(20);
           continue;
         }
-        // Signalled until it is taken: an answer lost to the outage is asked again, as a client would.
+        // Signalled until it is taken: an answer lost to the outage is asked again with the same key, as
+        // a careful client does (a crash can cut the answer to a commit that happened: the key makes
+        // the second one a duplicate, answered 202 and not stored again).
         const to = pair[n++ % 2] as TestDaemon;
         for (;;) {
-          const answer = await signal(to, { id: made.body.id, secret: made.body.secret, status: "ok" });
+          const answer = await signal(to, {
+            id: made.body.id,
+            secret: made.body.secret,
+            status: "ok",
+            key: `once-${made.body.id}`,
+          });
           note(to, answer);
           if (answer.status === 202) {
             oneShots.push(made.body.id);
