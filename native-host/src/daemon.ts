@@ -203,6 +203,8 @@ export async function runDaemon(options: {
   if (previous && previous.pid !== process.pid && isAlive(previous.pid) && (await answers(paths))) {
     throw new Error(`A Vigil daemon already runs for ${options.home} (pid ${previous.pid}, ${previous.url})`);
   }
+  // Before the store opens: the pool's size and statement timeout are settings too.
+  const settings = loadSettings(options.home);
   let lock: { close(): void };
   try {
     lock = lockHome(join(options.home, "daemon.lock"));
@@ -227,6 +229,7 @@ export async function runDaemon(options: {
       dbFile: paths.db,
       ...(databaseUrl === undefined ? {} : { url: databaseUrl }),
       applicationName: `vigil/${hostname()}`,
+      pool: { max: settings.databasePoolMax, statementTimeoutMs: settings.databaseStatementTimeoutMs },
       checkScope: envConfig().VIGIL_CHECK_TX_SCOPE === "1",
       log: { warn: (message) => log.warn(message) },
     });
@@ -269,7 +272,6 @@ export async function runDaemon(options: {
   log = createLogger({ file: paths.log, shield });
   // The spawner's notices (missing helper, restarts) go to vigil.log like everything else.
   configureSpawner({ log: (message) => log.warn(message) });
-  const settings = loadSettings(options.home);
   let url = "";
   if (clock && Math.abs(clock.offsetMs) > 1000) {
     log.warn(

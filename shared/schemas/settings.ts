@@ -22,5 +22,9 @@ export const SettingsSchema = z.strictObject({
    * the owner-only Unix socket, and TCP carries only /healthz and /webhook/signal.
    */
   tcpApi: z.boolean().optional(),
+  /** Team mode: connections this daemon keeps open to PostgreSQL at most (default 10). */
+  databasePoolMax: z.number().int().min(1).max(100).optional(),
+  /** Team mode: PostgreSQL cancels a statement running longer than this (ms; default 0: no limit). */
+  databaseStatementTimeoutMs: z.number().int().min(0).max(3_600_000).optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -274,6 +274,11 @@ export interface StatusView {
   sessions: number | null;
   /** Null while the store answers; else why not ("Database unreachable (…)"): the daemon runs on. */
   database: string | null;
+  /**
+   * Team mode: one round trip to PostgreSQL now (a one-row query, timed; ms, 0.1 ms steps). Null on
+   * SQLite and while the database cannot be reached.
+   */
+  databaseRoundTripMs: number | null;
   runningChecks: number;
   browserConnected: boolean;
   checkLag: { n: number; p50Ms: number | null; p99Ms: number | null; maxMs: number | null };

@@ -48,6 +48,12 @@ export interface PostgresOptions {
   durable?: boolean;
   /** Where the temp dir goes (default: the OS temp dir). */
   parent?: string;
+  /** More server options (`-c name=value`, …), e.g. to listen on TCP with ssl=on. */
+  serverArgs?: string[];
+  /** Lines put first in pg_hba.conf (the first that matches decides), e.g. `hostssl all all 127.0.0.1/32 trust`. */
+  hbaLines?: string[];
+  /** Files written into the cluster's dir (owned by the server's user, 0600) before it starts: certificates, keys. */
+  files?: Record<string, string>;
 }
 
 /** Who the server runs as: ourselves, or (as root) an unprivileged user. */
@@ -304,13 +310,26 @@ export class TestPostgres {
     const owner: Owner = { pid: process.pid, start: processStart(process.pid) };
     writeFileSync(join(dir, OWNER_FILE), JSON.stringify(owner));
     const fast = options.durable ? [] : ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"];
-    const serverOptions = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...fast].join(" ");
+    const serverOptions = [
+      `-k ${join(dir, "sock")}`,
+      "-c listen_addresses=''",
+      ...fast,
+      ...(options.serverArgs ?? []),
+    ].join(" ");
     writeFileSync(join(dir, SERVER_FILE), JSON.stringify({ user, serverOptions }));
     try {
       mkdirSync(join(dir, "sock"), { mode: 0o700 });
       for (const path of [dir, join(dir, "sock")]) chownSync(path, user.uid, user.gid);
       chmodSync(dir, 0o700);
       copyTemplate(templateFor(user, parent), join(dir, "data"));
+      for (const [name, text] of Object.entries(options.files ?? {})) {
+        writeFileSync(join(dir, name), text, { mode: 0o600 });
+        chownSync(join(dir, name), user.uid, user.gid);
+      }
+      if (options.hbaLines) {
+        const hba = join(dir, "data", "pg_hba.conf");
+        writeFileSync(hba, `${options.hbaLines.join("\n")}\n${readFileSync(hba, "utf8")}`);
+      }
       runTool(
         user,
         "pg_ctl",
@@ -344,9 +363,12 @@ export class TestPostgres {
     return createDatabaseAt(this.socketDir, name);
   }
 
-  /** Stops the server but keeps its data (a database outage); `resume()` starts it again. */
-  pause(): void {
-    runTool(this.user, "pg_ctl", ["stop", "-D", "data", "-m", "fast", "-w", "-t", "60"], this.dir);
+  /**
+   * Stops the server but keeps its data (a database outage); `resume()` starts it again. `fast`
+   * ends the sessions and shuts down cleanly; `immediate` is a crash (recovery from the WAL at start).
+   */
+  pause(mode: "fast" | "immediate" = "fast"): void {
+    runTool(this.user, "pg_ctl", ["stop", "-D", "data", "-m", mode, "-w", "-t", "60"], this.dir);
   }
 
   /** Starts the paused server again, on the same socket and data; returns its new postmaster pid. */

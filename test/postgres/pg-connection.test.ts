@@ -107,3 +107,21 @@ test("notices arrive at commit only, a probe finds LISTEN working, and a lost co
   await waitFor(() => heard.length === 2, { what: "a notice after the reconnect" });
   expect(heard[1]).toEqual({ kind: "signal", ids: ["wp_000000000001"] });
 });
+
+test("the pool's statement timeout (the databaseStatementTimeoutMs setting) is PostgreSQL's statement_timeout; its size caps the connections", async () => {
+  const pool = createPool({ url, applicationName: "vigil/timeout", statementTimeoutMs: 300, max: 2 });
+  toEnd.push(pool);
+  expect((await pool.query<{ t: string }>("SELECT current_setting('statement_timeout') AS t")).rows[0]?.t).toBe(
+    "300ms",
+  );
+  const slow = await pool.query("SELECT pg_sleep(5)").then(
+    () => "finished",
+    (e: unknown) => (e as { code?: string }).code,
+  );
+  expect(slow).toBe("57014"); // query_canceled: the server ended it, the pool goes on
+  await Promise.all(Array.from({ length: 6 }, () => pool.query("SELECT pg_sleep(0.05)")));
+  expect(pool.totalCount).toBeLessThanOrEqual(2);
+  const plain = createPool({ url, applicationName: "vigil/no-timeout" });
+  toEnd.push(plain);
+  expect((await plain.query<{ t: string }>("SELECT current_setting('statement_timeout') AS t")).rows[0]?.t).toBe("0");
+});

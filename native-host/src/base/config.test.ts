@@ -31,6 +31,27 @@ test("bad settings say which key and what came", () => {
   );
 });
 
+test("team mode's pool size and statement timeout: settings.json or the environment, validated", () => {
+  const dir = home();
+  expect(loadSettings(dir, {})).toMatchObject({ databasePoolMax: 10, databaseStatementTimeoutMs: 0 });
+  expect(
+    loadSettings(dir, { VIGIL_DATABASE_POOL_MAX: "4", VIGIL_DATABASE_STATEMENT_TIMEOUT_MS: "15000" }),
+  ).toMatchObject({ databasePoolMax: 4, databaseStatementTimeoutMs: 15_000 });
+  expect(() => loadSettings(dir, { VIGIL_DATABASE_POOL_MAX: "0" })).toThrow(
+    /^VIGIL_DATABASE_POOL_MAX: databasePoolMax: Too small: expected number to be >=1 \(got 0\)/,
+  );
+  expect(() => loadSettings(dir, { VIGIL_DATABASE_STATEMENT_TIMEOUT_MS: "soon" })).toThrow(
+    /^VIGIL_DATABASE_STATEMENT_TIMEOUT_MS: .* \(got soon\)/,
+  );
+  writeFileSync(join(dir, "settings.json"), JSON.stringify({ databasePoolMax: 500 }));
+  expect(() => loadSettings(dir, {})).toThrow(/settings.json: databasePoolMax: Too big: expected number to be <=100/);
+  writeFileSync(join(dir, "settings.json"), JSON.stringify({ databasePoolMax: 3, databaseStatementTimeoutMs: 2000 }));
+  expect(loadSettings(dir, { VIGIL_DATABASE_POOL_MAX: "7" })).toMatchObject({
+    databasePoolMax: 3,
+    databaseStatementTimeoutMs: 2000,
+  });
+});
+
 test("environment variables are validated: a bad value names the variable and what came", () => {
   expect(parseEnv({ VIGIL_PORT: "8080", VIGIL_LOG_LEVEL: "warn", PATH: "/bin" })).toEqual({
     VIGIL_PORT: 8080,

@@ -85,6 +85,9 @@ export const EnvSchema = z.object({
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),
   VIGIL_WAITPOINT_SIGNALS_PER_MINUTE: z.string().optional(),
+  /** Team mode: the settings databasePoolMax and databaseStatementTimeoutMs (checked in loadSettings). */
+  VIGIL_DATABASE_POOL_MAX: z.string().optional(),
+  VIGIL_DATABASE_STATEMENT_TIMEOUT_MS: z.string().optional(),
 });
 export type EnvConfig = z.infer<typeof EnvSchema>;
 
@@ -160,6 +163,10 @@ export interface ResolvedSettings {
   waitpointSignalsPerMinute: number;
   /** The whole API on TCP with the bearer token too (settings `tcpApi`, or VIGIL_TCP_API=1). */
   tcpApi: boolean;
+  /** Team mode: the PostgreSQL pool's size. */
+  databasePoolMax: number;
+  /** Team mode: PostgreSQL's statement_timeout for this daemon's connections (0: none). */
+  databaseStatementTimeoutMs: number;
 }
 
 export const DEFAULT_SETTINGS: ResolvedSettings = {
@@ -168,6 +175,8 @@ export const DEFAULT_SETTINGS: ResolvedSettings = {
   waitpointMaxWakesPerHour: 12,
   waitpointSignalsPerMinute: 60,
   tcpApi: false,
+  databasePoolMax: 10,
+  databaseStatementTimeoutMs: 0,
 };
 
 type NumericSetting = Exclude<keyof ResolvedSettings, "tcpApi">;
@@ -177,6 +186,8 @@ const ENV: Record<NumericSetting, string> = {
   waitpointSweepMs: "VIGIL_WAITPOINT_SWEEP_MS",
   waitpointMaxWakesPerHour: "VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR",
   waitpointSignalsPerMinute: "VIGIL_WAITPOINT_SIGNALS_PER_MINUTE",
+  databasePoolMax: "VIGIL_DATABASE_POOL_MAX",
+  databaseStatementTimeoutMs: "VIGIL_DATABASE_STATEMENT_TIMEOUT_MS",
 };
 
 export function loadSettings(home: string, env: NodeJS.ProcessEnv = process.env): ResolvedSettings {

@@ -46,3 +46,23 @@ export function passwordOf(url: string): string {
     return raw;
   }
 }
+
+/** The sslmode values Vigil takes, with libpq's meaning (psql's): see `libpqUrl`. */
+const SSL_MODES = ["disable", "prefer", "require", "verify-ca", "verify-full"] as const;
+
+/**
+ * `url` with libpq's sslmode meaning, what psql users expect: `require` encrypts without checking
+ * the certificate (with `sslrootcert`: checks it against that CA, not the host name), `verify-ca`
+ * checks the CA, `verify-full` the CA and the host name. node-postgres 8 reads `require` as
+ * `verify-full` unless `uselibpqcompat=true` (and warns on stderr), so Vigil adds that when the URL
+ * sets an sslmode and says nothing of it. Another sslmode is refused, saying which ones work.
+ */
+export function libpqUrl(url: string): string {
+  const mode = /[?&]sslmode=([^&#]*)/i.exec(url)?.[1];
+  if (mode === undefined) return url;
+  if (!(SSL_MODES as readonly string[]).includes(mode)) {
+    throw new Error(`Expected sslmode ${SSL_MODES.join(", ")} in the database URL, got ${mode}`);
+  }
+  if (/[?&]uselibpqcompat=/i.test(url)) return url;
+  return `${url}&uselibpqcompat=true`;
+}

@@ -37,7 +37,10 @@ export function registerSessionCommands(program: Command): void {
       const status = await new ApiClient(home).call("status");
       if (options.json) return printJson({ ...info, ...status, home }, undefined);
       print(`running · pid ${info.pid} · ${info.url} · home ${home}`);
-      print(`host ${status.host.name} · store ${status.store === "postgres" ? "PostgreSQL (team mode)" : "SQLite"}`);
+      const roundTrip = status.databaseRoundTripMs === null ? "" : ` · round trip ${status.databaseRoundTripMs} ms`;
+      print(
+        `host ${status.host.name} · store ${status.store === "postgres" ? `PostgreSQL (team mode)${roundTrip}` : "SQLite"}`,
+      );
       if (status.team) {
         const link =
           status.team.link === "listening"

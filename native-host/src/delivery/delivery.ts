@@ -9,6 +9,7 @@
  */
 
 import { homedir } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
 import type { WakeView } from "../../../shared/schemas/views.js";
 import { envConfig } from "../base/config.js";
@@ -22,6 +23,7 @@ import type { Sealer } from "../engine/seals.js";
 import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Engine } from "../store/engine.js";
+import { unreachableText } from "../store/pg/connection.js";
 import type { SessionRow } from "../store/sessions.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
@@ -56,6 +58,8 @@ const HELD_RECHECK_MS = 2000;
  * Time a lease allows beyond the adapter's own timeout before the delivery counts as interrupted
  * (`VIGIL_DELIVERY_LEASE_GRACE_MS`, default 30 s; tests shorten it).
  */
+/** The longest wait between two tries to write a turn's outcome while the database is away. */
+const RECORD_RETRY_CAP_MS = 1000;
 const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
 /** Longest single long-poll. */
 export const MAX_CLAIM_WAIT_SECONDS = 300;
@@ -462,12 +466,22 @@ export class Delivery {
     outcome: DeliveryOutcome,
   ): Promise<void> {
     try {
-      // Stopping the daemon aborts a turn: its lease decides after the restart, never a blind repeat.
-      if (this.#stopped || !(await this.#store.tables.sessions.get(sessionId))) return;
-      const now = this.#now();
-      await this.#store.tx((t) =>
-        recordTurnOutcome(t, rows, outcome, { now, policy: this.#policy, shield: this.#shield }),
-      );
+      // The database away (team mode, a restart): the outcome is known only here, so it is written
+      // once the database is back, within the lease; else the lease would call the wake interrupted.
+      for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_CAP_MS)) {
+        try {
+          // Stopping the daemon aborts a turn: its lease decides after the restart, never a blind repeat.
+          if (this.#stopped || !(await this.#store.tables.sessions.get(sessionId))) return;
+          const now = this.#now();
+          await this.#store.tx((t) =>
+            recordTurnOutcome(t, rows, outcome, { now, policy: this.#policy, shield: this.#shield }),
+          );
+          break;
+        } catch (error) {
+          if (this.#stopped || unreachableText(error) === null) throw error;
+          await sleep(waitMs, undefined, { signal: this.#stopping.signal });
+        }
+      }
     } finally {
       // Out of flight once its wakes are recorded: a pull in between would take a turn beside it.
       this.#land(sessionId, controller);

@@ -34,6 +34,9 @@ interface Stored {
 /** The disk is full, or the database cannot be written: a 503 that says so (the transaction rolled back). */
 const STORAGE_CODES = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY)/;
 
+/** The `Retry-After` of a storage 503: a PostgreSQL restart takes seconds. */
+const STORAGE_RETRY_AFTER_SECONDS = "2";
+
 export function storageError(thrown: unknown, method = "POST"): HttpError | null {
   const unreachable = unreachableText(thrown);
   if (unreachable !== null) {
@@ -210,13 +213,16 @@ export function createApiServer(options: {
     },
     (req, res) => {
       handle(req, res).catch((thrown: unknown) => {
-        const error = storageError(thrown, req.method) ?? toError(thrown);
+        const storage = storageError(thrown, req.method);
+        const error = storage ?? toError(thrown);
         const status = statusOf(error);
         // A 503 is an answer the caller can act on (no browser, storage full): one line, no stack.
         if (status === 503) services.log.warn(`${req.method} ${req.url}: ${error.message}`);
         else if (status >= 500) services.log.error(`${req.method} ${req.url} failed: ${error.stack ?? error.message}`);
         const message = services.shield.text(status === 500 ? `Internal error: ${error.message}` : error.message);
-        if (!res.headersSent) sendJson(res, status, errorBody(status, message));
+        // Storage away (a database restart, a full disk): nothing was stored, ask again shortly.
+        const retry: Record<string, string> = storage ? { "retry-after": STORAGE_RETRY_AFTER_SECONDS } : {};
+        if (!res.headersSent) sendJson(res, status, errorBody(status, message), retry);
         else res.end();
       });
     },

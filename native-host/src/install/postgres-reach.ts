@@ -4,7 +4,7 @@
  * are shown without the password.
  * Design: docs/design.md §9.1.
  */
-import { passwordOf, redactUrl } from "../base/database-url.js";
+import { libpqUrl, passwordOf, redactUrl } from "../base/database-url.js";
 import type { Finding } from "./install.js";
 
 const TIMEOUT_MS = 5000;
@@ -20,7 +20,7 @@ export async function postgresFinding(url: string, where: string): Promise<Findi
   // Loaded here, not at the top: every `vigil` command imports this module, few reach PostgreSQL.
   const { default: pg } = await import("pg");
   const client = new pg.Client({
-    connectionString: url,
+    connectionString: libpqUrl(url),
     connectionTimeoutMillis: TIMEOUT_MS,
     query_timeout: TIMEOUT_MS,
     application_name: "vigil doctor",

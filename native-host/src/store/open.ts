@@ -11,7 +11,7 @@ import type pg from "pg";
 import type { Logger } from "../base/log.js";
 import { Checkpointer } from "./checkpointer.js";
 import { type Engine, SqliteEngine } from "./engine.js";
-import { classify, createPool, redactUrl } from "./pg/connection.js";
+import { classify, createPool, type PoolOptions, redactUrl } from "./pg/connection.js";
 import { migratePg } from "./pg/migrate.js";
 import { PgEngine } from "./pg/store.js";
 import { Store } from "./store.js";
@@ -34,6 +34,8 @@ export interface OpenOptions {
   url?: string;
   /** Shown in pg_stat_activity. */
   applicationName?: string;
+  /** PostgreSQL's pool: its size and statement timeout (the settings databasePoolMax, databaseStatementTimeoutMs). */
+  pool?: Pick<PoolOptions, "max" | "statementTimeoutMs">;
   checkScope?: boolean;
   /** Where warnings go (the checkpointer's). */
   log: Pick<Logger, "warn">;
@@ -64,7 +66,7 @@ function openSqlite(options: OpenOptions): OpenedStore {
 }
 
 async function openPostgres(options: OpenOptions, url: string): Promise<OpenedStore> {
-  const pool = createPool({ url, applicationName: options.applicationName ?? "vigil" });
+  const pool = createPool({ url, applicationName: options.applicationName ?? "vigil", ...options.pool });
   try {
     const client = await pool.connect();
     try {
@@ -78,9 +80,16 @@ async function openPostgres(options: OpenOptions, url: string): Promise<OpenedSt
     if (classified !== error) throw classified;
     // A wrong role, database, password or host name: say where, never with the password.
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`PostgreSQL at ${redactUrl(url)}: ${message}`, { cause: error });
+    throw new Error(`PostgreSQL at ${redactUrl(url)}: ${message}${certificateHint(error)}`, { cause: error });
   }
   const vault = new VaultFile(join(dirname(options.dbFile), "vault.json"));
   const store = new PgEngine(pool, vault, { checkScope: options.checkScope });
   return { store, where: redactUrl(url), close: () => store.close(), pool };
+}
+
+/** What to check when TLS refused the server's certificate (sslmode verify-ca, verify-full). */
+function certificateHint(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !/CERT|SELF_SIGNED|ISSUER|ALTNAME|UNABLE_TO_VERIFY/.test(code)) return "";
+  return " (the server's certificate was refused: check that sslrootcert names the CA that signed it, and that the URL's host is a name the certificate lists)";
 }

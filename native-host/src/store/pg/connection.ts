@@ -8,7 +8,7 @@
  * Design: docs/design.md §9.1.
  */
 import pg from "pg";
-import { redactUrl } from "../../base/database-url.js";
+import { libpqUrl, redactUrl } from "../../base/database-url.js";
 
 /** The database is not there (stopped, restarting, network gone): retry later, it is not a bug. */
 export class DatabaseUnreachableError extends Error {
@@ -43,12 +43,15 @@ export interface PoolOptions {
   max?: number;
   /** Waiting for a connection longer than this fails as unreachable (default 5 s). */
   connectTimeoutMs?: number;
+  /** PostgreSQL cancels a statement running longer than this (its statement_timeout; 0 or absent: none). */
+  statementTimeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: options.url,
+    connectionString: libpqUrl(options.url),
     application_name: options.applicationName,
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     keepAlive: true,
@@ -59,6 +62,11 @@ export function createPool(options: PoolOptions): pg.Pool {
   // An idle connection that the server ends (restart, failover) errors here; the pool drops it and
   // the next query connects afresh. Without a listener that error would end the process.
   pool.on("error", () => undefined);
+  // A connection in use but between two statements (a transaction's body at work, the housekeeping
+  // lock held) learns of a server shutdown as an 'error' event of its own, not of a query: without
+  // a listener, that ends the process. Its next statement then fails as unreachable (a 503 for a
+  // signal) and the transaction hands the connection back as broken.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 

@@ -11,6 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { libpqUrl } from "../../base/database-url.js";
 
 /** PostgreSQL refuses payloads of 8,000 bytes or more; ids are packed below this. */
 export const PAYLOAD_LIMIT = 7900;
@@ -137,7 +138,7 @@ export class Listener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, keepAlive: true });
+    const client = new pg.Client({ connectionString: libpqUrl(this.options.url), keepAlive: true });
     // The one current connection (being made, or listening); events of any other are stale.
     this.#client = client;
     client.on("notification", (message) => {
