@@ -15,13 +15,16 @@ import { ValidationError } from "../base/errors.js";
 import { iso } from "../base/iso.js";
 import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
+import { unreachableText } from "../store/pg/connection.js";
 import type { SignalRow, SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
 import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
 import { type EndingDeps, endInTx, insertWake } from "./endings.js";
+import { GroupCommit } from "./group-commit.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
+import { ONE_SIGNAL, openBatch, type SignalBatch } from "./signal-batch.js";
 import { SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
@@ -238,42 +241,38 @@ export class Waitpoints {
     return outcome;
   }
 
-  #queue: Array<{ body: SignalInput; resolve: (o: SignalOutcome) => void; reject: (e: unknown) => void }> = [];
-
   /**
-   * The route's path: signals arriving in the same tick share one transaction (group commit), and
-   * each answer is sent only after the commit that holds it, so a 202 still survives kill -9.
+   * The route's path: signals that arrive while a commit runs share the next transaction (group
+   * commit, both engines), and each answer is sent only after the commit that holds it, so a 202
+   * still survives kill -9. A batch that fails for one signal's sake is committed signal by signal.
    */
+  readonly #group = new GroupCommit<SignalInput, SignalOutcome>((bodies) => this.#commitBatch(bodies), {
+    isolate: (error) => unreachableText(error) === null,
+  });
+
   signalBatched(body: SignalInput): Promise<SignalOutcome> {
-    return new Promise((resolve, reject) => {
-      if (this.#queue.push({ body, resolve, reject }) === 1) setImmediate(() => void this.#flush());
-    });
+    return this.#group.submit(body);
   }
 
-  async #flush(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    let outcomes: SignalOutcome[];
-    try {
-      outcomes = await this.deps.store.tx(async (t) => {
-        const out: SignalOutcome[] = [];
-        for (const item of batch) out.push(await this.#signalInTx(t, item.body, "http"));
-        return out;
-      });
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
+  async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
+    const committed = await this.deps.store.tx(async (t) => {
+      const batch = bodies.length === 1 ? ONE_SIGNAL : await openBatch(t, bodies);
+      const out: SignalOutcome[] = [];
+      for (const body of bodies) out.push(await this.#signalInTx(t, body, "http", {}, batch));
+      await batch.flush(t);
+      return out;
+    });
     // One change notice per session and at most one scheduler poke for the whole batch.
     const sessions = new Set<string>();
     let settled = false;
-    batch.forEach((item, i) => {
-      const outcome = this.#budgeted(item.body, "http", outcomes[i] as SignalOutcome);
+    const outcomes = bodies.map((body, i) => {
+      const outcome = this.#budgeted(body, "http", committed[i] as SignalOutcome);
       if (outcome.verdict === "accepted" && outcome.session) sessions.add(outcome.session);
       if (outcome.settled) settled = true;
-      item.resolve(outcome);
+      return outcome;
     });
     this.#afterAccepted(sessions, settled);
+    return outcomes;
   }
 
   /**
@@ -318,9 +317,15 @@ export class Waitpoints {
     if (settled) this.deps.poke();
   }
 
-  async #signalInTx(t: Tables, body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): Promise<SignalOutcome> {
+  async #signalInTx(
+    t: Tables,
+    body: SignalInput,
+    via: SignalVia,
+    origin: SignalOrigin = {},
+    batch: SignalBatch = ONE_SIGNAL,
+  ): Promise<SignalOutcome> {
     // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
-    const wp = await t.waitpoints.target(body.id);
+    const wp = await batch.target(t, body.id);
     // …and only for this host's waitpoints: another host's owner needs the secret like anyone (#37).
     const trusted =
       body.secret === undefined &&
@@ -349,9 +354,9 @@ export class Waitpoints {
     }
     // A proven signal's answer is signed; its nonce is its key when it names none, so a captured
     // proof replayed is that same signal's duplicate.
-    if (body.proof === undefined) return this.#acceptInTx(t, wp, body, via, origin);
+    if (body.proof === undefined) return this.#acceptInTx(t, wp, body, via, origin, batch);
     const proven = { ...body, key: body.key ?? `proof:${body.nonce}` };
-    return { ...(await this.#acceptInTx(t, wp, proven, via, origin)), proofKey: wp.secretHash };
+    return { ...(await this.#acceptInTx(t, wp, proven, via, origin, batch)), proofKey: wp.secretHash };
   }
 
   /** The signal's secret (or proof) held: stored, or refused for what the waitpoint is now. */
@@ -361,6 +366,7 @@ export class Waitpoints {
     body: SignalInput,
     via: SignalVia,
     origin: SignalOrigin,
+    batch: SignalBatch,
   ): Promise<SignalOutcome> {
     const { shield } = this.deps;
     const { device } = origin;
@@ -378,7 +384,7 @@ export class Waitpoints {
         body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device.name}` },
       };
     }
-    if (body.key && (await t.waitpoints.hasKey(wp.monitorUid, body.key)))
+    if (body.key && (await batch.hasKey(t, wp.monitorUid, body.key)))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
     if (!isActive(wp.state)) {
       const why =
@@ -422,21 +428,23 @@ export class Waitpoints {
     const data = rawData === null ? null : cap(shield.text(rawData), DATA_CAP);
     const member = body.member ?? null;
     const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
-    await t.waitpoints.recordSignal(
-      {
-        monitorUid: wp.monitorUid,
-        key: body.key ?? null,
-        status: body.status,
-        member,
-        message,
-        data,
-        via,
-        receivedAt: now,
-      },
-      text,
-    );
+    const signal = {
+      monitorUid: wp.monitorUid,
+      key: body.key ?? null,
+      status: body.status,
+      member,
+      message,
+      data,
+      via,
+    };
     // A heartbeat never changes whether the waitpoint fires, only when it would stall.
     const settled = body.status !== "progress" || wp.heartbeatTimeoutMs !== null;
+    if (settled) {
+      await batch.flush(t);
+      await t.waitpoints.recordSignal({ ...signal, receivedAt: now }, text);
+      batch.changed(wp.id);
+    } else await batch.record(t, { ...signal, receivedAt: now }, text);
+    if (body.key) batch.stored(wp.monitorUid, body.key);
     if (settled) await this.#settle(t, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);
     return {
       verdict: "accepted",
