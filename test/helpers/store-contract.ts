@@ -1008,6 +1008,19 @@ export function storeContract(harness: ContractHarness): void {
   });
 
   describe("hosts (team mode)", () => {
+    test("the census is one row that moves when a host joins, dies (its heartbeat ages) or stops — not at a heartbeat", async () => {
+      const empty = await store.tables.hosts.census(50_000);
+      await store.tables.hosts.insert({ id: "h_c1", name: "c1", version: "0.1.0", pid: 1, now: 50_000 });
+      const one = await store.tables.hosts.census(50_000);
+      expect(one).not.toBe(empty);
+      await store.tables.hosts.heartbeat({ id: "h_c1", pid: 1, startedAt: 50_000 }, 55_000);
+      expect(await store.tables.hosts.census(55_000)).toBe(one);
+      const dead = await store.tables.hosts.census(55_000 + 15_000);
+      expect(dead).not.toBe(one);
+      await store.tables.hosts.stop({ id: "h_c1", pid: 1, startedAt: 50_000 }, 56_000);
+      expect(await store.tables.hosts.census(56_000)).not.toBe(one);
+      expect(await store.tables.hosts.forget("h_c1")).toBe(true);
+    });
     test("a host's row: registered, restarted under the same id, heartbeat, stop; listed with what it holds", async () => {
       const { hosts, sessions, monitors } = store.tables;
       await hosts.insert({ id: H, name: "laptop", version: "1.0.0", pid: 10, now: 1000 });
