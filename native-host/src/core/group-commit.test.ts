@@ -53,3 +53,32 @@ test("maxBatch caps a commit; the rest follow in the next", async () => {
   await Promise.all(["a", "b", "c"].map((item) => group.submit(item)));
   expect(batches).toEqual([["a", "b"], ["c"]]);
 });
+
+test("with concurrency 2 a second batch commits while the first waits; never a third", async () => {
+  let inFlight = 0;
+  let most = 0;
+  const gates: Array<() => void> = [];
+  const group = new GroupCommit(
+    async (items: readonly string[]) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      inFlight--;
+      return items.map((item) => `stored ${item}`);
+    },
+    { concurrency: 2 },
+  );
+  const all = [group.submit("a")];
+  await new Promise((resolve) => setImmediate(resolve));
+  all.push(group.submit("b"));
+  await new Promise((resolve) => setImmediate(resolve));
+  all.push(group.submit("c"), group.submit("d"));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(gates).toHaveLength(2); // a and b in flight; c and d wait
+  while (gates.length > 0) {
+    gates.shift()?.();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  expect(await Promise.all(all)).toEqual(["a", "b", "c", "d"].map((i) => `stored ${i}`));
+  expect(most).toBe(2);
+});

@@ -12,14 +12,13 @@ export type { WaitpointView };
 
 import type { ResolvedSettings } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
-import { iso } from "../base/iso.js";
 import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { unreachableText } from "../store/pg/connection.js";
-import type { SignalRow, SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
-import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
+import type { SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
+import { deadlineNotice, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
-import { type EndingDeps, endInTx, insertWake } from "./endings.js";
+import type { EndingDeps } from "./endings.js";
 import { GroupCommit } from "./group-commit.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
@@ -28,6 +27,7 @@ import { ONE_SIGNAL, openBatch, type SignalBatch } from "./signal-batch.js";
 import { SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
+import { settleInTx, toBarrier } from "./waitpoint-firing.js";
 import { waitpointView, waitpointViews } from "./waitpoint-view.js";
 
 export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
@@ -124,6 +124,11 @@ export class Waitpoints {
   constructor(private readonly deps: WaitpointDeps) {
     this.#misses = new MissBudget(deps.now);
     this.#budget = new SignalBudget(deps.now, signalBudgetOf(deps.settings.waitpointSignalsPerMinute));
+    this.#group = new GroupCommit<SignalInput, SignalOutcome>((bodies) => this.#commitBatch(bodies), {
+      isolate: (error) => unreachableText(error) === null,
+      // SQLite runs one transaction at a time anyway; PostgreSQL overlaps a commit's WAL flush.
+      concurrency: this.deps.store.engine === "postgres" ? 4 : 1,
+    });
   }
 
   // ------------------------------------------------------------------ wait_create / check / cancel
@@ -246,9 +251,7 @@ export class Waitpoints {
    * commit, both engines), and each answer is sent only after the commit that holds it, so a 202
    * still survives kill -9. A batch that fails for one signal's sake is committed signal by signal.
    */
-  readonly #group = new GroupCommit<SignalInput, SignalOutcome>((bodies) => this.#commitBatch(bodies), {
-    isolate: (error) => unreachableText(error) === null,
-  });
+  readonly #group: GroupCommit<SignalInput, SignalOutcome>;
 
   signalBatched(body: SignalInput): Promise<SignalOutcome> {
     return this.#group.submit(body);
@@ -445,7 +448,7 @@ export class Waitpoints {
       batch.changed(wp.id);
     } else await batch.record(t, { ...signal, receivedAt: now }, text);
     if (body.key) batch.stored(wp.monitorUid, body.key);
-    if (settled) await this.#settle(t, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);
+    if (settled) await settleInTx(t, this.deps, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);
     return {
       verdict: "accepted",
       body: { accepted: true, id: wp.id, status: body.status },
@@ -461,60 +464,7 @@ export class Waitpoints {
    * Inside the caller's transaction, on the monitor read again there (and still active).
    */
   fireDueInTx(t: Tables, record: MonitorRecord, now: number): Promise<void> {
-    return this.#settle(t, record, now);
-  }
-
-  /** Decides from what is pending: wake now, schedule the wake, or wait for more signals. */
-  async #settle(t: Tables, record: MonitorRecord, now: number): Promise<void> {
-    const wp = (await t.waitpoints.byUid(record.uid)) as WaitpointRow;
-    const pending = await t.waitpoints.terminalSignalsAfter(record.uid, record.wakedSeq);
-    const decision = decide({
-      members: wp.members,
-      quorum: wp.quorum,
-      failFast: wp.failFast,
-      maxSignals: wp.maxSignals,
-      pending: pending.map(toBarrier),
-      wakesSent: await t.waitpoints.wakeCount(record.uid),
-      wakeTimesLastHour: await t.waitpoints.wakeTimesSince(record.uid, now - HOUR_MS),
-      maxWakesPerHour: this.deps.settings.waitpointMaxWakesPerHour,
-    });
-    const stallAt = await this.#stallAt(t, record, wp);
-    if (decision.fire && decision.at <= now) {
-      const detail = summary(wp, pending);
-      if (decision.final) {
-        await endInTx(t, this.deps, record, decision.reason, detail, now);
-        return;
-      }
-      await insertWake(t, this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
-    }
-    if (stallAt !== null && stallAt <= now) {
-      await this.#stall(t, record, wp, now);
-      return;
-    }
-    const times = [decision.fire && decision.at > now ? decision.at : null, stallAt].filter(
-      (t): t is number => t !== null,
-    );
-    await t.monitors.setNextDue(record.uid, times.length > 0 ? Math.min(...times) : null);
-  }
-
-  /** When silence becomes a stall: the last signal of any kind (or arming) plus the heartbeat timeout. */
-  async #stallAt(t: Tables, record: MonitorRecord, wp: WaitpointRow): Promise<number | null> {
-    if (wp.heartbeatTimeoutMs === null) return null;
-    const last = (await t.waitpoints.lastSignalAt(record.uid)) ?? record.createdAt;
-    return wp.stallNotifiedFor === last ? null : last + wp.heartbeatTimeoutMs;
-  }
-
-  /** "Stalled": the owner hears once per silence; fail_fast ends the waitpoint, else it stays armed. */
-  async #stall(t: Tables, record: MonitorRecord, wp: WaitpointRow, now: number): Promise<void> {
-    const last = await t.waitpoints.lastSignalAt(record.uid);
-    const since =
-      last === null ? `since it was armed at ${iso(record.createdAt)}` : `since the last signal at ${iso(last)}`;
-    const detail = `stalled: no signal of any kind ${since} (heartbeat timeout ${Math.round((wp.heartbeatTimeoutMs ?? 0) / 1000)}s)`;
-    await t.waitpoints.setStallNotified(record.uid, last ?? record.createdAt);
-    await t.monitors.setNextDue(record.uid, null);
-    if (wp.failFast) await endInTx(t, this.deps, record, "failed", detail, now);
-    else
-      await insertWake(t, this.deps, record, "stalled", `stall:${record.uid}:${last ?? record.createdAt}`, detail, now);
+    return settleInTx(t, this.deps, record, now);
   }
 
   /** What the deadline notice says: nobody reported, only some did, or only heartbeats came. */
@@ -543,16 +493,4 @@ export class Waitpoints {
     }
     return uids.length;
   }
-}
-
-const toBarrier = (s: SignalRow): BarrierSignal => ({ status: s.status, member: s.member, receivedAt: s.receivedAt });
-
-function summary(wp: WaitpointRow, pending: SignalRow[]): string {
-  const terminal = pending.filter((s) => s.status !== "progress");
-  const parts = terminal.map((s) => `${s.member ? `${s.member} ` : ""}${s.status}`);
-  const counted = countTerminal(wp.members, terminal);
-  const of = wp.members
-    ? `${counted} of ${wp.members.length} members reported`
-    : `${counted} signal${counted === 1 ? "" : "s"} arrived`;
-  return `${of} (quorum ${wp.quorum}${wp.failFast ? ", fail fast" : ""}): ${parts.join(", ")}`;
 }
