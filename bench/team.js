@@ -6,7 +6,8 @@
 //   2. cross-host wake latency: a one-shot waitpoint armed on alpha, its signal posted to beta, until
 //      alpha's long-poll (`wakes/ready?wait=25`) answers — beside the same signal posted to alpha;
 //   3. idle: N waitpoints armed over three hosts, each daemon's CPU and PostgreSQL's over a window,
-//      beside the same daemons with nothing armed.
+//      beside the same daemons with nothing armed;
+//   4. idle per host at 5 and 20 hosts (#41): each daemon its own home, 500 waitpoints each.
 // PostgreSQL 15 (Debian's) runs as a throwaway cluster in a temp dir on a Unix socket, as
 // test/helpers/postgres.ts starts one (that file is TypeScript, so its few steps are repeated here),
 // with production's fsync and synchronous_commit unless BENCH_TEAM_PG_FAST=1.
@@ -17,6 +18,10 @@
 //   BENCH_TEAM_IDLE (10000)        waitpoints armed for figure 3; 0 skips it
 //   BENCH_TEAM_IDLE_SECONDS (60)   its measured window (the nothing-armed window is a quarter of it)
 //   BENCH_TEAM_PG_FAST=1           fsync, full-page writes and synchronous commit off (as the tests)
+//   BENCH_TEAM_RUNS (3)            runs of figure 1's one-daemon sides (medians and their ratio)
+//   BENCH_TEAM_HOSTS (5,20)        team sizes for figure 4 (idle per host); empty skips it
+//   BENCH_TEAM_HOST_WAITPOINTS (500), BENCH_TEAM_HOSTS_IDLE_SECONDS (30)   figure 4's load and window
+//   BENCH_TEAM_PARTS (ingest,latency,idle,hosts)   which figures to print
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -42,11 +47,16 @@ const SIGNALS = env("BENCH_TEAM_SIGNALS", 200);
 const IDLE_WAITPOINTS = env("BENCH_TEAM_IDLE", 10_000);
 const IDLE_SECONDS = env("BENCH_TEAM_IDLE_SECONDS", 60);
 const PG_FAST = process.env.BENCH_TEAM_PG_FAST === "1";
+const RUNS = env("BENCH_TEAM_RUNS", 3);
+const PARTS = new Set((process.env.BENCH_TEAM_PARTS ?? "ingest,latency,idle,hosts").split(","));
+const HOST_COUNTS = (process.env.BENCH_TEAM_HOSTS ?? "5,20").split(",").filter(Boolean).map(Number);
+const HOST_WAITPOINTS = env("BENCH_TEAM_HOST_WAITPOINTS", 500);
+const HOSTS_IDLE_SECONDS = env("BENCH_TEAM_HOSTS_IDLE_SECONDS", 30);
 const HOSTS = ["alpha", "beta", "gamma"];
 /** The client must stay this far below its ceiling for a side's figure to be the server's (as ingest.js). */
 const HEADROOM = 0.1;
 /** Issue #27's goals. */
-const GOAL = { p50Ms: 50, p99Ms: 250, idleCore: 0.01 };
+const GOAL = { p50Ms: 50, p99Ms: 250, idleCore: 0.01, ingestRatio: 0.4, ingestP99Ms: 50 };
 
 // ------------------------------------------------------------------ a throwaway PostgreSQL cluster
 
@@ -103,7 +113,9 @@ class BenchPostgres {
     const fast = PG_FAST ? ["-c fsync=off", "-c full_page_writes=off", "-c synchronous_commit=off"] : [];
     // Connections and autovacuum runs logged: the idle figure counts them.
     const logging = ["-c log_connections=on", "-c log_autovacuum_min_duration=0"];
-    const options = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...logging, ...fast].join(" ");
+    // Twenty daemons (figure 4) hold up to 11 connections each: more than the default 100.
+    const room = ["-c max_connections=300"];
+    const options = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...logging, ...room, ...fast].join(" ");
     const server = new BenchPostgres(dir, run);
     process.once("exit", () => server.stop());
     run("pg_ctl", ["start", "-D", "data", "-l", "postgres.log", "-w", "-t", "60", "-o", options]);
@@ -222,8 +234,14 @@ process.once("exit", () => {
 // Interrupted: exit through "exit", so the daemons are killed and the cluster stopped.
 for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.exit(signal === "SIGINT" ? 130 : 143));
 
+/**
+ * The ingest drive sends each waitpoint hundreds of signals a minute: past the per-waitpoint budget
+ * (60 a minute by default) most would be answered 429, and the figure would count refusals.
+ */
+const UNMETERED = { VIGIL_WAITPOINT_SIGNALS_PER_MINUTE: "100000" };
+
 async function startDaemon(env = {}) {
-  const daemon = await new Daemon(undefined, env).start();
+  const daemon = await new Daemon(undefined, { ...UNMETERED, ...env }).start();
   daemons.add(daemon);
   return daemon;
 }
@@ -270,24 +288,40 @@ const signed = (ms) => (ms < 0 ? `−${fmt(-ms)}` : `+${fmt(ms)}`);
 
 // ------------------------------------------------------------------ 1. ingest
 
+/** The median of numbers. */
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const perSignalUs = (r) => (1e6 * r.serverCores) / r.perSecond;
+
 async function ingestFigures(postgres) {
   const load0 = loadavg()[0];
   const noop = await baseline("noop");
   const ceiling = await drive(noop.url, noop.targets, noop.pid).finally(() => noop.close());
 
-  const sqlite = await startDaemon();
-  const sqliteTargets = await arm(sqlite, "ingest", WAITPOINTS, { maxSignals: 1000 });
-  const onSqlite = await drive(`${sqlite.url}/webhook/signal`, sqliteTargets, sqlite.pid);
-  await stopDaemon(sqlite);
+  // RUNS runs of the two sides in a row (SQLite, then PostgreSQL), each on a fresh home / database.
+  const runs = [];
+  for (let run = 0; run < RUNS; run++) {
+    const sqlite = await startDaemon();
+    const sqliteTargets = await arm(sqlite, "ingest", WAITPOINTS, { maxSignals: 1000 });
+    const onSqlite = await drive(`${sqlite.url}/webhook/signal`, sqliteTargets, sqlite.pid);
+    await stopDaemon(sqlite);
 
-  const single = await startDaemon({ VIGIL_DATABASE_URL: await postgres.createDatabase("bench_one") });
-  const singleTargets = await arm(single, "ingest", WAITPOINTS, { maxSignals: 1000 });
-  const pg0 = postgres.cpu();
-  const t0 = performance.now();
-  const onPostgres = await drive(`${single.url}/webhook/signal`, singleTargets, single.pid);
-  const pgOne = pgDelta(pg0, postgres.cpu()).total / ((performance.now() - t0) / 1000);
-  await stopDaemon(single);
-  await postgres.dropDatabase("bench_one");
+    const database = `bench_one_${run}`;
+    const single = await startDaemon({ VIGIL_DATABASE_URL: await postgres.createDatabase(database) });
+    const singleTargets = await arm(single, "ingest", WAITPOINTS, { maxSignals: 1000 });
+    const pg0 = postgres.cpu();
+    const t0 = performance.now();
+    const onPostgres = await drive(`${single.url}/webhook/signal`, singleTargets, single.pid);
+    const pgCores = pgDelta(pg0, postgres.cpu()).total / ((performance.now() - t0) / 1000);
+    await stopDaemon(single);
+    await postgres.dropDatabase(database);
+    runs.push({ onSqlite, onPostgres, pgCores });
+  }
+  const onPostgres = runs.map((r) => r.onPostgres).sort((a, b) => a.perSecond - b.perSecond)[Math.floor(RUNS / 2)];
+  const onSqlite = runs.map((r) => r.onSqlite).sort((a, b) => a.perSecond - b.perSecond)[Math.floor(RUNS / 2)];
 
   // Three generators at once, the connections split among them: first against three servers that
   // do no work (their ceiling together, on this machine), then against the three daemons.
@@ -321,10 +355,20 @@ async function ingestFigures(postgres) {
     `ingest · ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per side, progress signals to ${WAITPOINTS} waitpoints round robin (bench/ingest.js's client) · PostgreSQL ${PG_FAST ? "fsync off (BENCH_TEAM_PG_FAST)" : "durable (fsync, synchronous_commit on)"} · load average ${load0.toFixed(1)} → ${load1.toFixed(1)}`,
   );
   console.log(line("node:http, no work", ceiling));
-  console.log(line("vigil on SQLite", onSqlite));
-  console.log(`${line("vigil on PostgreSQL", onPostgres)} · postgres CPU ${percent(pgOne)} (whole drive)`);
+  for (const [i, r] of runs.entries()) {
+    console.log(line(`run ${i + 1} vigil on SQLite`, r.onSqlite));
+    console.log(
+      `${line(`run ${i + 1} vigil on PostgreSQL`, r.onPostgres)} · postgres CPU ${percent(r.pgCores)} (whole drive)`,
+    );
+  }
+  const med = (pick) => median(runs.map(pick));
+  const ratio = med((r) => r.onPostgres.perSecond) / med((r) => r.onSqlite.perSecond);
+  const p99 = med((r) => r.onPostgres.p99);
   console.log(
-    `one daemon: PostgreSQL / SQLite = ${(onPostgres.perSecond / onSqlite.perSecond).toFixed(2)}× the signals/s; p99 ${fmt(onPostgres.p99)} vs ${fmt(onSqlite.p99)}`,
+    `one daemon, medians of ${RUNS} runs: SQLite ${count(med((r) => r.onSqlite.perSecond))} signals/s (p50 ${fmt(med((r) => r.onSqlite.p50))}, p99 ${fmt(med((r) => r.onSqlite.p99))}, ${med((r) => perSignalUs(r.onSqlite)).toFixed(0)} µs daemon CPU a signal) · ` +
+      `PostgreSQL ${count(med((r) => r.onPostgres.perSecond))} signals/s (p50 ${fmt(med((r) => r.onPostgres.p50))}, p99 ${fmt(p99)}, ${med((r) => perSignalUs(r.onPostgres)).toFixed(0)} µs daemon CPU a signal, ` +
+      `${((1e6 * med((r) => r.pgCores)) / med((r) => r.onPostgres.perSecond)).toFixed(0)} µs PostgreSQL CPU a signal) · ` +
+      `PostgreSQL / SQLite = ${ratio.toFixed(2)}× · goal (#41: ≥ ${GOAL.ingestRatio}×, p99 < ${GOAL.ingestP99Ms} ms): ${ratio >= GOAL.ingestRatio && p99 < GOAL.ingestP99Ms ? "met" : "NOT met"}`,
   );
   for (const [i, r] of ceilings3.entries()) console.log(line(`no work ${i + 1}/3 (${split[i]} c.)`, r));
   for (const [i, r] of onThree.entries()) console.log(line(`vigil ${HOSTS[i]} (${split[i]} c.)`, r));
@@ -334,7 +378,7 @@ async function ingestFigures(postgres) {
       `= ${(total3 / onPostgres.perSecond).toFixed(2)}× one daemon on PostgreSQL, ${(total3 / onSqlite.perSecond).toFixed(2)}× one on SQLite`,
   );
   const within = (r, top) => r.perSecond <= (1 - HEADROOM) * top;
-  const clientOk = within(onSqlite, ceiling.perSecond) && within(onPostgres, ceiling.perSecond);
+  const clientOk = runs.every((r) => within(r.onSqlite, ceiling.perSecond) && within(r.onPostgres, ceiling.perSecond));
   console.log(
     `client check: one generator's ceiling ${count(ceiling.perSecond)}/s, SQLite reached ${((100 * onSqlite.perSecond) / ceiling.perSecond).toFixed(0)} %, PostgreSQL ${((100 * onPostgres.perSecond) / ceiling.perSecond).toFixed(0)} %; ` +
       `three generators' ceiling ${count(ceiling3)}/s, the three daemons ${((100 * total3) / ceiling3).toFixed(0)} % → ` +
@@ -455,20 +499,90 @@ async function idleFigures(three, postgres) {
   );
 }
 
+// ------------------------------------------------------------------ 4. idle per host, 5 and 20 hosts
+
+/**
+ * `n` daemons, each its own home and host name, on one fresh database, HOST_WAITPOINTS armed on
+ * each, then idle for HOSTS_IDLE_SECONDS: the daemons' CPU per host (mean, and the busiest) and
+ * PostgreSQL's, over the window. With heartbeats at O(1) per host (#41) the per-host figure is
+ * flat from 5 to 20 hosts.
+ */
+async function hostsIdle(postgres, n) {
+  const database = `bench_hosts_${n}`;
+  const url = await postgres.createDatabase(database);
+  const daemons = [];
+  for (let i = 0; i < n; i++) daemons.push(await startDaemon({ VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: `host${i}` }));
+  const t0 = performance.now();
+  await Promise.all(daemons.map((d, i) => arm(d, `idle-host${i}`, HOST_WAITPOINTS, { inFlight: 2 })));
+  const armSeconds = (performance.now() - t0) / 1000;
+  await sleep(15_000); // arming's connections close (pg's 10 s idle timeout) before the window
+  const load0 = loadavg()[0];
+  const before = daemons.map((d) => cpuSeconds(d.pid, true));
+  const pg0 = postgres.cpu();
+  const logged0 = postgres.logged();
+  const w0 = performance.now();
+  await sleep(HOSTS_IDLE_SECONDS * 1000);
+  const wall = (performance.now() - w0) / 1000;
+  const perHost = daemons.map((d, i) => (cpuSeconds(d.pid, true) - before[i]) / wall);
+  const pg = pgDelta(pg0, postgres.cpu()).total / wall;
+  const connections = postgres.logged().connections - logged0.connections;
+  await Promise.all(daemons.map(stopDaemon));
+  await postgres.dropDatabase(database);
+  const mean = perHost.reduce((a, b) => a + b, 0) / n;
+  return {
+    n,
+    mean,
+    max: Math.max(...perHost),
+    pg,
+    pgPerHost: pg / n,
+    armSeconds,
+    connections,
+    load0,
+    load1: loadavg()[0],
+  };
+}
+
+async function hostsIdleFigures(postgres) {
+  const results = [];
+  for (const n of HOST_COUNTS) results.push(await hostsIdle(postgres, n));
+  const ms = (cores) => `${(1000 * cores).toFixed(2)} ms/s`;
+  console.log(
+    `idle per host · ${HOST_COUNTS.join(" and ")} daemons on one database, each its own home, ${HOST_WAITPOINTS} waitpoints armed on each, ${HOSTS_IDLE_SECONDS} s measured (CPU in ms per second = thousandths of a core)`,
+  );
+  for (const r of results) {
+    console.log(
+      `${String(r.n).padStart(2)} hosts: daemon CPU per host ${ms(r.mean)} (mean; busiest ${ms(r.max)}) · PostgreSQL ${ms(r.pg)} in all, ${ms(r.pgPerHost)} per host · ` +
+        `${r.connections} connections opened meanwhile · armed in ${r.armSeconds.toFixed(1)} s · load average ${r.load0.toFixed(1)} → ${r.load1.toFixed(1)}`,
+    );
+  }
+  if (results.length >= 2) {
+    const [first, last] = [results[0], results.at(-1)];
+    console.log(
+      `${last.n} hosts ÷ ${first.n} hosts, per host: daemon ${(last.mean / first.mean).toFixed(2)}×, PostgreSQL ${(last.pgPerHost / first.pgPerHost).toFixed(2)}× (flat = 1.00×)`,
+    );
+  }
+}
+
 // ------------------------------------------------------------------ run
 
 export async function run() {
   const postgres = BenchPostgres.start();
   try {
-    await ingestFigures(postgres);
-    console.log();
-    const three = await team(await postgres.createDatabase("bench_team"));
-    await latencyFigures(three[0], three[1]);
-    if (IDLE_WAITPOINTS > 0) {
+    if (PARTS.has("ingest")) {
+      await ingestFigures(postgres);
       console.log();
-      await idleFigures(three, postgres);
     }
-    await Promise.all(three.map(stopDaemon));
+    if (PARTS.has("latency") || PARTS.has("idle")) {
+      const three = await team(await postgres.createDatabase("bench_team"));
+      if (PARTS.has("latency")) await latencyFigures(three[0], three[1]);
+      if (PARTS.has("idle") && IDLE_WAITPOINTS > 0) {
+        console.log();
+        await idleFigures(three, postgres);
+      }
+      await Promise.all(three.map(stopDaemon));
+      console.log();
+    }
+    if (PARTS.has("hosts") && HOST_COUNTS.length > 0) await hostsIdleFigures(postgres);
   } finally {
     await Promise.all([...daemons].map(stopDaemon));
     postgres.stop();

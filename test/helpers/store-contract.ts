@@ -966,7 +966,61 @@ export function storeContract(harness: ContractHarness): void {
     });
   });
 
+  describe("signals committed as a batch (group commit, #41)", () => {
+    test("recordSignals in batches leaves what recordSignal one by one leaves: seqs, kept progress, dropped count, pruned log", async () => {
+      const batched = await store.tables.monitors.insert(monitor("batched"));
+      await store.tables.waitpoints.insert(waitpoint(batched, "wp_batched"));
+      const single = await store.tables.monitors.insert(monitor("single"));
+      await store.tables.waitpoints.insert(waitpoint(single, "wp_single"));
+      const next = (uid: number, i: number) => {
+        const { eventSeq: _, ...row } = signal(uid, i % 50 === 0 ? "ok" : "progress", i);
+        return { signal: { ...row, key: `k${i}` }, text: `signal ${i}` };
+      };
+      // 260 signals to each, in batches of 40 that interleave the two waitpoints.
+      for (let start = 1; start <= 260; start += 20) {
+        const rows: Array<ReturnType<typeof next>> = [];
+        for (let i = start; i < start + 20; i++) rows.push(next(batched, i), next(batched, i + 1000));
+        await store.tx((t) => t.waitpoints.recordSignals(rows));
+      }
+      for (let i = 1; i <= 260; i++) {
+        const one = next(single, i);
+        const two = next(single, i + 1000);
+        await store.tx(async (t) => {
+          await t.waitpoints.recordSignal(one.signal, one.text);
+          await t.waitpoints.recordSignal(two.signal, two.text);
+        });
+      }
+      const shape = async (uid: number) => ({
+        signals: (await store.tables.waitpoints.signals(uid)).map((s) => [s.status, s.eventSeq, s.message]),
+        dropped: (await store.tables.waitpoints.byUid(uid))?.progressDropped,
+        events: (await store.tables.events.recent(uid)).map((e) => [e.seq, e.text]),
+        record: await store.tables.monitors.byUid(uid).then((m) => [m?.eventCount, m?.lastEvent]),
+      });
+      const want = await shape(single);
+      expect(want.signals.filter(([status]) => status === "progress")).toHaveLength(PROGRESS_KEPT);
+      expect(await shape(batched)).toEqual(want);
+      const held = await store.tables.waitpoints.keysHeld([batched, batched, single], ["k50", "k9999", "k1050"]);
+      expect([...held].sort()).toEqual([`${batched}:k50`, `${single}:k1050`].sort());
+      const targets = await store.tables.waitpoints.targets(["wp_batched", "wp_none", "wp_batched"]);
+      expect([...targets.keys()]).toEqual(["wp_batched"]);
+      expect(targets.get("wp_batched")?.monitorUid).toBe(batched);
+    });
+  });
+
   describe("hosts (team mode)", () => {
+    test("the census is one row that moves when a host joins, dies (its heartbeat ages) or stops — not at a heartbeat", async () => {
+      const empty = await store.tables.hosts.census(50_000);
+      await store.tables.hosts.insert({ id: "h_c1", name: "c1", version: "0.1.0", pid: 1, now: 50_000 });
+      const one = await store.tables.hosts.census(50_000);
+      expect(one).not.toBe(empty);
+      await store.tables.hosts.heartbeat({ id: "h_c1", pid: 1, startedAt: 50_000 }, 55_000);
+      expect(await store.tables.hosts.census(55_000)).toBe(one);
+      const dead = await store.tables.hosts.census(55_000 + 15_000);
+      expect(dead).not.toBe(one);
+      await store.tables.hosts.stop({ id: "h_c1", pid: 1, startedAt: 50_000 }, 56_000);
+      expect(await store.tables.hosts.census(56_000)).not.toBe(one);
+      expect(await store.tables.hosts.forget("h_c1")).toBe(true);
+    });
     test("a host's row: registered, restarted under the same id, heartbeat, stop; listed with what it holds", async () => {
       const { hosts, sessions, monitors } = store.tables;
       await hosts.insert({ id: H, name: "laptop", version: "1.0.0", pid: 10, now: 1000 });

@@ -146,6 +146,31 @@ describe("POST /webhook/signal", () => {
     });
   });
 
+  test("a burst shares commits; a signal the database refuses (NUL in text, on PostgreSQL) gets its own error, the others are stored", async () => {
+    const burst = await Promise.all(Array.from({ length: 24 }, () => arm({ max_signals: 10 })));
+    const bad = 7;
+    const send = (w: Armed, i: number) =>
+      signal({
+        id: w.id,
+        secret: w.secret,
+        status: "progress",
+        key: `b${i}`,
+        message: i === bad ? "a\u0000b" : `r${i}`,
+      });
+    const replies = await Promise.all(burst.map(send));
+    for (const [i, reply] of replies.entries())
+      if (i !== bad) expect(reply.status, JSON.stringify(reply.body)).toBe(202);
+    const refused = process.env.VIGIL_TEST_ENGINE === "postgres";
+    expect(replies[bad]?.status).toBe(refused ? 500 : 202);
+    for (const [i, w] of burst.entries()) {
+      const stored = (await wp(w)).signals.map((s: { message: string }) => s.message);
+      expect(stored).toEqual(i === bad && refused ? [] : [i === bad ? "a\u0000b" : `r${i}`]);
+    }
+    // Sent again, each is a duplicate of what was stored: the keys of a shared commit were kept.
+    const again = await Promise.all(burst.map(send));
+    for (const [i, reply] of again.entries()) if (i !== bad || !refused) expect(reply.body.duplicate).toBe(true);
+  });
+
   test("random bodies never cause a 5xx, and a refused body stores nothing", async () => {
     const w = await arm();
     await fc.assert(

@@ -12,19 +12,22 @@ export type { WaitpointView };
 
 import type { ResolvedSettings } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
-import { iso } from "../base/iso.js";
 import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import type { SignalRow, SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
-import { type BarrierSignal, countTerminal, deadlineNotice, decide, HOUR_MS } from "./barrier.js";
+import { unreachableText } from "../store/pg/connection.js";
+import type { SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
+import { deadlineNotice, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
-import { type EndingDeps, endInTx, insertWake } from "./endings.js";
+import type { EndingDeps } from "./endings.js";
+import { GroupCommit } from "./group-commit.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
+import { ONE_SIGNAL, openBatch, type SignalBatch } from "./signal-batch.js";
 import { SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
+import { settleInTx, toBarrier } from "./waitpoint-firing.js";
 import { waitpointView, waitpointViews } from "./waitpoint-view.js";
 
 export const RESOLVED_KEPT_MS = 3 * 24 * HOUR_MS;
@@ -121,6 +124,11 @@ export class Waitpoints {
   constructor(private readonly deps: WaitpointDeps) {
     this.#misses = new MissBudget(deps.now);
     this.#budget = new SignalBudget(deps.now, signalBudgetOf(deps.settings.waitpointSignalsPerMinute));
+    this.#group = new GroupCommit<SignalInput, SignalOutcome>((bodies) => this.#commitBatch(bodies), {
+      isolate: (error) => unreachableText(error) === null,
+      // SQLite runs one transaction at a time anyway; PostgreSQL overlaps a commit's WAL flush.
+      concurrency: this.deps.store.engine === "postgres" ? 4 : 1,
+    });
   }
 
   // ------------------------------------------------------------------ wait_create / check / cancel
@@ -238,42 +246,36 @@ export class Waitpoints {
     return outcome;
   }
 
-  #queue: Array<{ body: SignalInput; resolve: (o: SignalOutcome) => void; reject: (e: unknown) => void }> = [];
-
   /**
-   * The route's path: signals arriving in the same tick share one transaction (group commit), and
-   * each answer is sent only after the commit that holds it, so a 202 still survives kill -9.
+   * The route's path: signals that arrive while a commit runs share the next transaction (group
+   * commit, both engines), and each answer is sent only after the commit that holds it, so a 202
+   * still survives kill -9. A batch that fails for one signal's sake is committed signal by signal.
    */
+  readonly #group: GroupCommit<SignalInput, SignalOutcome>;
+
   signalBatched(body: SignalInput): Promise<SignalOutcome> {
-    return new Promise((resolve, reject) => {
-      if (this.#queue.push({ body, resolve, reject }) === 1) setImmediate(() => void this.#flush());
-    });
+    return this.#group.submit(body);
   }
 
-  async #flush(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    let outcomes: SignalOutcome[];
-    try {
-      outcomes = await this.deps.store.tx(async (t) => {
-        const out: SignalOutcome[] = [];
-        for (const item of batch) out.push(await this.#signalInTx(t, item.body, "http"));
-        return out;
-      });
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-      return;
-    }
+  async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
+    const committed = await this.deps.store.tx(async (t) => {
+      const batch = bodies.length === 1 ? ONE_SIGNAL : await openBatch(t, bodies);
+      const out: SignalOutcome[] = [];
+      for (const body of bodies) out.push(await this.#signalInTx(t, body, "http", {}, batch));
+      await batch.flush(t);
+      return out;
+    });
     // One change notice per session and at most one scheduler poke for the whole batch.
     const sessions = new Set<string>();
     let settled = false;
-    batch.forEach((item, i) => {
-      const outcome = this.#budgeted(item.body, "http", outcomes[i] as SignalOutcome);
+    const outcomes = bodies.map((body, i) => {
+      const outcome = this.#budgeted(body, "http", committed[i] as SignalOutcome);
       if (outcome.verdict === "accepted" && outcome.session) sessions.add(outcome.session);
       if (outcome.settled) settled = true;
-      item.resolve(outcome);
+      return outcome;
     });
     this.#afterAccepted(sessions, settled);
+    return outcomes;
   }
 
   /**
@@ -318,9 +320,15 @@ export class Waitpoints {
     if (settled) this.deps.poke();
   }
 
-  async #signalInTx(t: Tables, body: SignalInput, via: SignalVia, origin: SignalOrigin = {}): Promise<SignalOutcome> {
+  async #signalInTx(
+    t: Tables,
+    body: SignalInput,
+    via: SignalVia,
+    origin: SignalOrigin = {},
+    batch: SignalBatch = ONE_SIGNAL,
+  ): Promise<SignalOutcome> {
     // Without a secret only the owner is heard; anyone else's missing secret is simply wrong.
-    const wp = await t.waitpoints.target(body.id);
+    const wp = await batch.target(t, body.id);
     // …and only for this host's waitpoints: another host's owner needs the secret like anyone (#37).
     const trusted =
       body.secret === undefined &&
@@ -349,9 +357,9 @@ export class Waitpoints {
     }
     // A proven signal's answer is signed; its nonce is its key when it names none, so a captured
     // proof replayed is that same signal's duplicate.
-    if (body.proof === undefined) return this.#acceptInTx(t, wp, body, via, origin);
+    if (body.proof === undefined) return this.#acceptInTx(t, wp, body, via, origin, batch);
     const proven = { ...body, key: body.key ?? `proof:${body.nonce}` };
-    return { ...(await this.#acceptInTx(t, wp, proven, via, origin)), proofKey: wp.secretHash };
+    return { ...(await this.#acceptInTx(t, wp, proven, via, origin, batch)), proofKey: wp.secretHash };
   }
 
   /** The signal's secret (or proof) held: stored, or refused for what the waitpoint is now. */
@@ -361,6 +369,7 @@ export class Waitpoints {
     body: SignalInput,
     via: SignalVia,
     origin: SignalOrigin,
+    batch: SignalBatch,
   ): Promise<SignalOutcome> {
     const { shield } = this.deps;
     const { device } = origin;
@@ -378,7 +387,7 @@ export class Waitpoints {
         body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device.name}` },
       };
     }
-    if (body.key && (await t.waitpoints.hasKey(wp.monitorUid, body.key)))
+    if (body.key && (await batch.hasKey(t, wp.monitorUid, body.key)))
       return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
     if (!isActive(wp.state)) {
       const why =
@@ -422,22 +431,24 @@ export class Waitpoints {
     const data = rawData === null ? null : cap(shield.text(rawData), DATA_CAP);
     const member = body.member ?? null;
     const text = `${body.status}${member ? ` from ${member}` : ""}${message ? `: ${message}` : ""}${data ? `\ndata: ${data}` : ""}`;
-    await t.waitpoints.recordSignal(
-      {
-        monitorUid: wp.monitorUid,
-        key: body.key ?? null,
-        status: body.status,
-        member,
-        message,
-        data,
-        via,
-        receivedAt: now,
-      },
-      text,
-    );
+    const signal = {
+      monitorUid: wp.monitorUid,
+      key: body.key ?? null,
+      status: body.status,
+      member,
+      message,
+      data,
+      via,
+    };
     // A heartbeat never changes whether the waitpoint fires, only when it would stall.
     const settled = body.status !== "progress" || wp.heartbeatTimeoutMs !== null;
-    if (settled) await this.#settle(t, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);
+    if (settled) {
+      await batch.flush(t);
+      await t.waitpoints.recordSignal({ ...signal, receivedAt: now }, text);
+      batch.changed(wp.id);
+    } else await batch.record(t, { ...signal, receivedAt: now }, text);
+    if (body.key) batch.stored(wp.monitorUid, body.key);
+    if (settled) await settleInTx(t, this.deps, (await t.monitors.byUid(wp.monitorUid)) as MonitorRecord, now);
     return {
       verdict: "accepted",
       body: { accepted: true, id: wp.id, status: body.status },
@@ -453,60 +464,7 @@ export class Waitpoints {
    * Inside the caller's transaction, on the monitor read again there (and still active).
    */
   fireDueInTx(t: Tables, record: MonitorRecord, now: number): Promise<void> {
-    return this.#settle(t, record, now);
-  }
-
-  /** Decides from what is pending: wake now, schedule the wake, or wait for more signals. */
-  async #settle(t: Tables, record: MonitorRecord, now: number): Promise<void> {
-    const wp = (await t.waitpoints.byUid(record.uid)) as WaitpointRow;
-    const pending = await t.waitpoints.terminalSignalsAfter(record.uid, record.wakedSeq);
-    const decision = decide({
-      members: wp.members,
-      quorum: wp.quorum,
-      failFast: wp.failFast,
-      maxSignals: wp.maxSignals,
-      pending: pending.map(toBarrier),
-      wakesSent: await t.waitpoints.wakeCount(record.uid),
-      wakeTimesLastHour: await t.waitpoints.wakeTimesSince(record.uid, now - HOUR_MS),
-      maxWakesPerHour: this.deps.settings.waitpointMaxWakesPerHour,
-    });
-    const stallAt = await this.#stallAt(t, record, wp);
-    if (decision.fire && decision.at <= now) {
-      const detail = summary(wp, pending);
-      if (decision.final) {
-        await endInTx(t, this.deps, record, decision.reason, detail, now);
-        return;
-      }
-      await insertWake(t, this.deps, record, "events", `signal:${record.uid}:${record.eventCount}`, detail, now);
-    }
-    if (stallAt !== null && stallAt <= now) {
-      await this.#stall(t, record, wp, now);
-      return;
-    }
-    const times = [decision.fire && decision.at > now ? decision.at : null, stallAt].filter(
-      (t): t is number => t !== null,
-    );
-    await t.monitors.setNextDue(record.uid, times.length > 0 ? Math.min(...times) : null);
-  }
-
-  /** When silence becomes a stall: the last signal of any kind (or arming) plus the heartbeat timeout. */
-  async #stallAt(t: Tables, record: MonitorRecord, wp: WaitpointRow): Promise<number | null> {
-    if (wp.heartbeatTimeoutMs === null) return null;
-    const last = (await t.waitpoints.lastSignalAt(record.uid)) ?? record.createdAt;
-    return wp.stallNotifiedFor === last ? null : last + wp.heartbeatTimeoutMs;
-  }
-
-  /** "Stalled": the owner hears once per silence; fail_fast ends the waitpoint, else it stays armed. */
-  async #stall(t: Tables, record: MonitorRecord, wp: WaitpointRow, now: number): Promise<void> {
-    const last = await t.waitpoints.lastSignalAt(record.uid);
-    const since =
-      last === null ? `since it was armed at ${iso(record.createdAt)}` : `since the last signal at ${iso(last)}`;
-    const detail = `stalled: no signal of any kind ${since} (heartbeat timeout ${Math.round((wp.heartbeatTimeoutMs ?? 0) / 1000)}s)`;
-    await t.waitpoints.setStallNotified(record.uid, last ?? record.createdAt);
-    await t.monitors.setNextDue(record.uid, null);
-    if (wp.failFast) await endInTx(t, this.deps, record, "failed", detail, now);
-    else
-      await insertWake(t, this.deps, record, "stalled", `stall:${record.uid}:${last ?? record.createdAt}`, detail, now);
+    return settleInTx(t, this.deps, record, now);
   }
 
   /** What the deadline notice says: nobody reported, only some did, or only heartbeats came. */
@@ -535,16 +493,4 @@ export class Waitpoints {
     }
     return uids.length;
   }
-}
-
-const toBarrier = (s: SignalRow): BarrierSignal => ({ status: s.status, member: s.member, receivedAt: s.receivedAt });
-
-function summary(wp: WaitpointRow, pending: SignalRow[]): string {
-  const terminal = pending.filter((s) => s.status !== "progress");
-  const parts = terminal.map((s) => `${s.member ? `${s.member} ` : ""}${s.status}`);
-  const counted = countTerminal(wp.members, terminal);
-  const of = wp.members
-    ? `${counted} of ${wp.members.length} members reported`
-    : `${counted} signal${counted === 1 ? "" : "s"} arrived`;
-  return `${of} (quorum ${wp.quorum}${wp.failFast ? ", fail fast" : ""}): ${parts.join(", ")}`;
 }

@@ -1,7 +1,7 @@
 import { afterEach, expect, test, vi } from "vitest";
 import type { Engine } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import { DatabaseClock, HostStateWatch, hostViews, panelHosts, waitingForHost } from "./host.js";
+import { DatabaseClock, HostStateWatch, hostState, hostViews, panelHosts, waitingForHost } from "./host.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -99,7 +99,19 @@ test("the host watch tells when a host goes offline, stops or comes back, not at
   let now = 100_000;
   const base = { id: "h_b", name: "beta", version: "0.1.0", pid: 1, startedAt: 0, stoppedAt: null as number | null };
   let beta = { ...base, heartbeatAt: now };
-  const store = { tables: { hosts: { brief: async () => [beta] } } } as unknown as Engine;
+  let reads = 0;
+  const store = {
+    tables: {
+      hosts: {
+        brief: async () => {
+          reads++;
+          return [beta];
+        },
+        census: async (at: number) =>
+          `1:${hostState(beta, at) === "online" ? 1 : 0}:${beta.startedAt}:${beta.stoppedAt}`,
+      },
+    },
+  } as unknown as Engine;
   let told = 0;
   const watch = new HostStateWatch(
     store,
@@ -122,4 +134,18 @@ test("the host watch tells when a host goes offline, stops or comes back, not at
   beta = { ...base, heartbeatAt: now };
   await watch.check();
   expect(told).toBe(3); // back
+  // Heartbeats that change nothing: the census (one row) only, the list not read again …
+  const listed = reads;
+  for (let i = 0; i < 5; i++) {
+    now += 5000;
+    beta = { ...beta, heartbeatAt: now };
+    await watch.check();
+  }
+  expect(reads).toBe(listed);
+  // … until the fallback cadence comes round.
+  now += 60_000;
+  beta = { ...beta, heartbeatAt: now };
+  await watch.check();
+  expect(reads).toBe(listed + 1);
+  expect(told).toBe(3);
 });

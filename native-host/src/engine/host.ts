@@ -166,6 +166,9 @@ export class HostBeat {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The host list is read again at least this often, whatever the census says. */
+export const HOST_LIST_FALLBACK_MS = 60_000;
+
 /** Online while its heartbeat is recent; stopped after a clean stop; offline when the heartbeats stopped. */
 export function hostState(host: HostBrief, now: number): HostView["state"] {
   return host.stoppedAt !== null ? "stopped" : hostOnline(host, now) ? "online" : "offline";
@@ -194,20 +197,29 @@ export function waitingForHost(
 }
 
 /**
- * Tells when a host of the team comes, goes or stops (read at each heartbeat): nothing is written
- * when a host dies, so the side panel hears of it from here ("host beta offline since …").
+ * Tells when a host of the team comes, goes or stops (asked at each heartbeat): nothing is written
+ * when a host dies, so the side panel hears of it from here ("host beta offline since …"). Each
+ * look reads one row, the hosts' census (store/hosts.ts); the list itself is read only when the
+ * census moved, and every `fallbackMs` in case two moves cancelled out (#41: O(1) per heartbeat).
  */
 export class HostStateWatch {
   #last: string | null = null;
+  #census: string | null = null;
+  #readAt = 0;
 
   constructor(
     private readonly store: Engine,
     private readonly now: () => number,
     private readonly onChange: () => void,
+    private readonly fallbackMs = HOST_LIST_FALLBACK_MS,
   ) {}
 
   async check(): Promise<void> {
     const now = this.now();
+    const census = await this.store.tables.hosts.census(now);
+    if (census === this.#census && now < this.#readAt) return;
+    this.#census = census;
+    this.#readAt = now + this.fallbackMs;
     const key = (await this.store.tables.hosts.brief()).map((host) => `${host.id}:${hostState(host, now)}`).join(",");
     if (this.#last !== null && key !== this.#last) this.onChange();
     this.#last = key;

@@ -59,6 +59,26 @@ export type HostBrief = Omit<HostRow, "sessions" | "bound">;
 
 export const HOST_BRIEF_SQL = "SELECT * FROM hosts ORDER BY name";
 
+/**
+ * What a host's heartbeat reads of the others (#41): one row whatever the team's size — how many
+ * hosts, how many online at `now` (? 1), the latest start and the latest stop. A host that joins,
+ * restarts, stops or dies moves it; only then is the list read (engine/host.ts `HostStateWatch`).
+ */
+export const HOST_CENSUS_SQL = `SELECT count(*) AS hosts,
+  coalesce(sum(CASE WHEN stopped_at IS NULL AND ? - heartbeat_at < ? THEN 1 ELSE 0 END), 0) AS online,
+  coalesce(max(started_at), 0) AS started, coalesce(max(stopped_at), 0) AS stopped FROM hosts`;
+
+export interface RawCensus {
+  hosts: number;
+  online: number;
+  started: number;
+  stopped: number;
+}
+
+/** The census as one comparable string. */
+export const censusKey = (raw: RawCensus | undefined): string =>
+  raw ? `${raw.hosts}:${raw.online}:${raw.started}:${raw.stopped}` : "0:0:0:0";
+
 /** Whether a host is running at `now`: not stopped, and its heartbeat recent. */
 export const hostOnline = (host: Pick<HostRow, "heartbeatAt" | "stoppedAt">, now: number): boolean =>
   host.stoppedAt === null && now - host.heartbeatAt < HOST_OFFLINE_MS;
@@ -100,6 +120,7 @@ export class HostsTable {
   readonly #stop;
   readonly #list;
   readonly #brief;
+  readonly #census;
   readonly #forget;
   readonly #releaseDevices;
   readonly #adoptTriggers;
@@ -123,6 +144,7 @@ export class HostsTable {
     );
     this.#list = db.prepare<[], RawHost>(HOST_LIST_SQL);
     this.#brief = db.prepare<[], Omit<RawHost, "sessions" | "bound">>(HOST_BRIEF_SQL);
+    this.#census = db.prepare<[number, number], RawCensus>(HOST_CENSUS_SQL);
     this.#adoptTriggers = db.prepare(
       `UPDATE triggers SET host_id = ? WHERE host_id IS NULL AND monitor_uid IN (
          SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
@@ -178,6 +200,11 @@ export class HostsTable {
   }
 
   /** Every host without counting what it holds. */
+  /** The hosts' census at `now` (HOST_CENSUS_SQL), as one string. */
+  census(now: number): string {
+    return censusKey(this.#census.get(now, HOST_OFFLINE_MS));
+  }
+
   brief(): HostBrief[] {
     return this.#brief.all().map((raw) => toHostRow({ ...raw, sessions: 0, bound: 0 }));
   }

@@ -134,6 +134,9 @@ export const toSignal = (raw: RawSignal): SignalRow => ({
   eventSeq: raw.event_seq,
 });
 
+/** A (monitor uid, signal key) pair as one string (`keysHeld`'s members). */
+export const keyOf = (uid: number, key: string): string => `${uid}:${key}`;
+
 export class WaitpointsTable {
   readonly #insert;
   readonly #byId;
@@ -250,6 +253,26 @@ export class WaitpointsTable {
     return raw && toTarget(raw);
   }
 
+  /** The waitpoints a batch of signals names (group commit, core/group-commit.ts), by id. */
+  targets(ids: readonly string[]): Map<string, SignalTarget> {
+    const out = new Map<string, SignalTarget>();
+    for (const id of new Set(ids)) {
+      const target = this.target(id);
+      if (target) out.set(id, target);
+    }
+    return out;
+  }
+
+  /** Which of these (monitor uid, key) pairs a stored signal holds already, as `keyOf(uid, key)`. */
+  keysHeld(uids: readonly number[], keys: readonly string[]): Set<string> {
+    const held = new Set<string>();
+    uids.forEach((uid, i) => {
+      const key = keys[i] as string;
+      if (this.hasKey(uid, key)) held.add(keyOf(uid, key));
+    });
+    return held;
+  }
+
   /** The waitpoints of these monitors (one statement for a page of them), by monitor uid. */
   byUids(uids: readonly number[]): Map<number, WaitpointRow> {
     return new Map(this.#byUids.all(JSON.stringify(uids)).map((raw) => [raw.monitor_uid, toWaitpoint(raw)]));
@@ -283,6 +306,11 @@ export class WaitpointsTable {
       if (changes > 0) this.#countDropped.run(changes, signal.monitorUid);
     }
     return eventSeq;
+  }
+
+  /** Accepted signals of a batch, in order (group commit): each as `recordSignal`. */
+  recordSignals(signals: ReadonlyArray<{ signal: NewSignal; text: string }>): void {
+    for (const { signal, text } of signals) this.recordSignal(signal, text);
   }
 
   insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): void {

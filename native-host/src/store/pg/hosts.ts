@@ -5,13 +5,17 @@
 import type { HostsStore } from "../engine.js";
 import {
   ADOPTED_BOUND_KINDS,
+  censusKey,
   FORGET_HOST_SQL,
   HOST_BRIEF_SQL,
+  HOST_CENSUS_SQL,
   HOST_LIST_SQL,
+  HOST_OFFLINE_MS,
   type HostBrief,
   type HostRow,
   type HostRun,
   type HostStart,
+  type RawCensus,
   type RawHost,
   toHostRow,
 } from "../hosts.js";
@@ -39,6 +43,10 @@ const STOP = statement(
 );
 const LIST = statement("hosts_list", HOST_LIST_SQL);
 const BRIEF = statement("hosts_brief", HOST_BRIEF_SQL);
+const CENSUS = statement(
+  "hosts_census",
+  HOST_CENSUS_SQL.replace("? - heartbeat_at < ?", "$1::bigint - heartbeat_at < $2::bigint"),
+);
 const ADOPT_TRIGGERS = statement(
   "hosts_adopt_triggers",
   `UPDATE triggers SET host_id = $1 WHERE host_id IS NULL AND monitor_uid IN (
@@ -87,6 +95,10 @@ export class PgHosts implements HostsStore {
 
   async list(): Promise<HostRow[]> {
     return (await all<RawHost>(this.db, LIST)).map(toHostRow);
+  }
+
+  async census(now: number): Promise<string> {
+    return censusKey(await one<RawCensus>(this.db, CENSUS, [now, HOST_OFFLINE_MS]));
   }
 
   async brief(): Promise<HostBrief[]> {

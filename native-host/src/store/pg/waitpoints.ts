@@ -9,7 +9,9 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type { WaitpointsStore } from "../engine.js";
+import { EVENT_LOG_CAP, EVENT_PRUNE_STEP } from "../events.js";
 import {
+  keyOf,
   type NewSignal,
   PROGRESS_KEPT,
   type RawSignal,
@@ -52,6 +54,19 @@ const TARGET = statement(
   `SELECT w.*, m.session_id, m.state, m.ending_reason
    FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = $1 FOR UPDATE OF m`,
 );
+// A batch of signals' waitpoints at once (group commit), locked in one order (by uid) so two
+// daemons' batches cannot deadlock on them.
+const TARGETS = statement(
+  "waitpoints_targets",
+  `SELECT w.*, m.session_id, m.state, m.ending_reason
+   FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ANY($1::text[])
+   ORDER BY m.uid FOR UPDATE OF m`,
+);
+const KEYS_HELD = statement(
+  "waitpoints_keys_held",
+  `SELECT s.monitor_uid, s.key FROM signals s
+   JOIN unnest($1::bigint[], $2::text[]) AS wanted(uid, key) ON s.monitor_uid = wanted.uid AND s.key = wanted.key`,
+);
 const INSERT_SIGNAL = statement(
   "waitpoints_insert_signal",
   `INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
@@ -78,6 +93,51 @@ const RECORD_SIGNAL = statement(
    )
    INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
    SELECT $1, $2, $3, $4, $5, $6, $7, $8, seq FROM event RETURNING event_seq`,
+);
+// A batch's accepted signals in one round trip (group commit, #41): RECORD_SIGNAL for many rows.
+// Each monitor's event count goes up by its number of signals (`base` + n numbers them in order),
+// its events are written, its event log pruned when a seq in (base, top] is a multiple of the
+// prune step past the cap ($10 cap, $11 step: store/events.ts's pruneUpTo), and its progress rows
+// past the last $12 dropped and counted (the cut-off found once per monitor, not per row). Every part sees the rows as they were before the
+// statement, so the offset is $12 minus the batch's own progress rows; a batch of more than $12
+// progress signals to one waitpoint keeps its surplus until the next one trims it.
+const RECORD_SIGNALS = statement(
+  "waitpoints_record_signals",
+  `WITH input AS (
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])
+       WITH ORDINALITY AS i(uid, key, status, member, message, data, via, received_at, text, ord)
+   ), numbered AS (
+     SELECT i.*, row_number() OVER (PARTITION BY i.uid ORDER BY i.ord) AS n FROM input i
+   ), per_monitor AS (
+     SELECT uid, count(*) AS k, count(*) FILTER (WHERE status = 'progress') AS progress,
+            (array_agg(text ORDER BY ord DESC))[1] AS last_text, (array_agg(received_at ORDER BY ord DESC))[1] AS last_at
+     FROM input GROUP BY uid
+   ), bump AS (
+     UPDATE monitors m SET event_count = m.event_count + p.k, last_event = p.last_text, last_check_at = p.last_at
+     FROM per_monitor p WHERE m.uid = p.uid
+     RETURNING m.uid, m.event_count - p.k AS base, m.event_count AS top
+   ), event AS (
+     INSERT INTO events (monitor_uid, seq, at, text)
+     SELECT n.uid, b.base + n.n, n.received_at, n.text FROM numbered n JOIN bump b ON b.uid = n.uid
+   ), events_gone AS (
+     DELETE FROM events e USING bump b
+     WHERE e.monitor_uid = b.uid AND (b.top / $11::bigint) * $11::bigint > b.base
+       AND (b.top / $11::bigint) * $11::bigint > $10::bigint AND e.seq <= (b.top / $11::bigint) * $11::bigint - $10::bigint
+   ), cutoff AS MATERIALIZED (
+     SELECT p.uid, (SELECT o.id FROM signals o WHERE o.monitor_uid = p.uid AND o.status = 'progress'
+                    ORDER BY o.id DESC LIMIT 1 OFFSET greatest($12::bigint - p.progress, 0)) AS last_gone
+     FROM per_monitor p WHERE p.progress > 0
+   ), progress_gone AS (
+     DELETE FROM signals s USING cutoff c
+     WHERE s.monitor_uid = c.uid AND s.status = 'progress' AND s.id <= c.last_gone
+     RETURNING s.monitor_uid
+   ), dropped AS (
+     UPDATE waitpoints w SET progress_dropped = w.progress_dropped + g.n
+     FROM (SELECT monitor_uid, count(*) AS n FROM progress_gone GROUP BY monitor_uid) g WHERE w.monitor_uid = g.monitor_uid
+   )
+   INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
+   SELECT n.uid, n.key, n.status, n.member, n.message, n.data, n.via, n.received_at, b.base + n.n
+   FROM numbered n JOIN bump b ON b.uid = n.uid ORDER BY n.ord`,
 );
 const KEY_EXISTS = statement(
   "waitpoints_key_exists",
@@ -157,6 +217,17 @@ export class PgWaitpoints implements WaitpointsStore {
     return raw && toTarget(raw);
   }
 
+  async targets(ids: readonly string[]): Promise<Map<string, SignalTarget>> {
+    const rows = await all<RawTarget>(this.db, TARGETS, [[...new Set(ids)]]);
+    return new Map(rows.map((raw) => [raw.id, toTarget(raw)]));
+  }
+
+  async keysHeld(uids: readonly number[], keys: readonly string[]): Promise<Set<string>> {
+    if (uids.length === 0) return new Set();
+    const rows = await all<{ monitor_uid: number; key: string }>(this.db, KEYS_HELD, [uids, keys]);
+    return new Set(rows.map((row) => keyOf(row.monitor_uid, row.key)));
+  }
+
   async byUids(uids: readonly number[]): Promise<Map<number, WaitpointRow>> {
     const rows = await all<RawWaitpoint>(this.db, BY_UIDS, [uids]);
     return new Map(rows.map((raw) => [raw.monitor_uid, toWaitpoint(raw)]));
@@ -186,6 +257,17 @@ export class PgWaitpoints implements WaitpointsStore {
     const seq = row.event_seq;
     await pruneAfter(this.db, signal.monitorUid, seq);
     return seq;
+  }
+
+  async recordSignals(signals: ReadonlyArray<{ signal: NewSignal; text: string }>): Promise<void> {
+    if (signals.length === 0) return;
+    const columns: unknown[][] = Array.from({ length: 9 }, () => []);
+    for (const { signal, text } of signals) {
+      [...signalColumns(signal), text].forEach((value, i) => {
+        columns[i]?.push(value);
+      });
+    }
+    await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
   }
 
   async insertSignal(signal: NewSignal & { eventSeq: number }): Promise<void> {

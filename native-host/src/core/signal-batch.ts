@@ -1,0 +1,86 @@
+/**
+ * A group-committed batch of signals on the store (core/group-commit.ts, #41): what each signal
+ * reads before it writes — its waitpoint (locked on PostgreSQL) and whether its key was seen — is
+ * read for the whole batch in two statements, and the plain progress reports it accepts (those that
+ * move no due time) are written together in one statement at the end, not one round trip each. On
+ * PostgreSQL every statement is a round trip; on SQLite the same calls loop over the rows.
+ *
+ * What the batch itself changes is kept up to date here: a key it stores is held, a waitpoint a
+ * signal may have ended is read again, and the pending reports are written before any signal that
+ * settles its waitpoint, so the event log keeps the order of arrival. One signal alone (the spool,
+ * a device, the owner's API) reads and writes straight through the tables.
+ */
+import type { Tables } from "../store/engine.js";
+import { keyOf, type NewSignal, type SignalTarget } from "../store/waitpoints.js";
+
+export interface SignalBatch {
+  target(t: Tables, id: string): Promise<SignalTarget | undefined>;
+  hasKey(t: Tables, uid: number, key: string): Promise<boolean>;
+  /** An accepted signal that moves no due time: written now, or with the rest of the batch. */
+  record(t: Tables, signal: NewSignal, text: string): Promise<void>;
+  /** Writes what `record` kept back (before a signal that settles, and at the end of the batch). */
+  flush(t: Tables): Promise<void>;
+  /** A signal with this key was stored in this transaction. */
+  stored(uid: number, key: string): void;
+  /** A signal may have moved this waitpoint's state (ended it): read it again. */
+  changed(id: string): void;
+}
+
+/** One signal: every read and write goes to the tables. */
+export const ONE_SIGNAL: SignalBatch = {
+  target: (t, id) => t.waitpoints.target(id),
+  hasKey: (t, uid, key) => t.waitpoints.hasKey(uid, key),
+  record: async (t, signal, text) => {
+    await t.waitpoints.recordSignal(signal, text);
+  },
+  flush: async () => undefined,
+  stored: () => undefined,
+  changed: () => undefined,
+};
+
+type SignalKeys = { id: string; key?: string | undefined; proof?: string; nonce?: string };
+
+/** The key a signal is deduplicated by: its own, or a proven signal's nonce (core/waitpoints.ts). */
+const keyOfSignal = (body: SignalKeys): string | undefined =>
+  body.key ?? (body.proof !== undefined && body.nonce !== undefined ? `proof:${body.nonce}` : undefined);
+
+/** A batch's reads, taken up front inside its transaction. */
+export async function openBatch(t: Tables, bodies: readonly SignalKeys[]): Promise<SignalBatch> {
+  const targets = await t.waitpoints.targets(bodies.map((body) => body.id));
+  const askedIds = new Set(bodies.map((body) => body.id));
+  const uids: number[] = [];
+  const keys: string[] = [];
+  const askedKeys = new Set<string>();
+  for (const body of bodies) {
+    const target = targets.get(body.id);
+    const key = keyOfSignal(body);
+    if (target === undefined || key === undefined || askedKeys.has(keyOf(target.monitorUid, key))) continue;
+    askedKeys.add(keyOf(target.monitorUid, key));
+    uids.push(target.monitorUid);
+    keys.push(key);
+  }
+  const held = await t.waitpoints.keysHeld(uids, keys);
+  let pending: Array<{ signal: NewSignal; text: string }> = [];
+  return {
+    target: (tables, id) => (askedIds.has(id) ? Promise.resolve(targets.get(id)) : tables.waitpoints.target(id)),
+    hasKey: (tables, uid, key) =>
+      askedKeys.has(keyOf(uid, key)) ? Promise.resolve(held.has(keyOf(uid, key))) : tables.waitpoints.hasKey(uid, key),
+    record: async (_tables, signal, text) => {
+      pending.push({ signal, text });
+    },
+    flush: async (tables) => {
+      if (pending.length === 0) return;
+      const rows = pending;
+      pending = [];
+      await tables.waitpoints.recordSignals(rows);
+    },
+    stored: (uid, key) => {
+      askedKeys.add(keyOf(uid, key));
+      held.add(keyOf(uid, key));
+    },
+    changed: (id) => {
+      askedIds.delete(id);
+      targets.delete(id);
+    },
+  };
+}
