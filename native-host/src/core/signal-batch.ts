@@ -9,6 +9,7 @@
  * signal may have ended is read again, and the pending reports are written before any signal that
  * settles its waitpoint, so the event log keeps the order of arrival. One signal alone (the spool,
  * a device, the owner's API) reads and writes straight through the tables.
+ * Design: docs/design.md §5.
  */
 import type { Tables } from "../store/engine.js";
 import { keyOf, type NewSignal, type SignalTarget } from "../store/waitpoints.js";
