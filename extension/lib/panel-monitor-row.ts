@@ -58,6 +58,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
     {
       class: "monitor",
       "data-key": key,
+      tabindex: "-1",
       "data-monitor": monitor.id,
       "data-state": monitor.state,
       "data-tone": outcome.tone,
