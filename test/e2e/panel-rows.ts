@@ -112,7 +112,7 @@ export function defineRowTests(ctx: PanelWorkContext): void {
         expect(shown.filter((box) => box.chroma > 24)).toEqual([]);
         // The outcome keeps its colour: a failed entry's line is red, an amber entry's amber.
         const lines = (await panel.$$eval(".needs li[data-attention]", (all) =>
-          all.map((li) => [(li as any).dataset.tone, getComputedStyle(li).borderLeftColor]),
+          all.map((li) => [(li as any).dataset.tone, (globalThis as any).getComputedStyle(li).borderLeftColor]),
         )) as Array<[string, string]>;
         const tones = new Map(lines);
         expect(tones.get("failed")).not.toBe(tones.get("paused"));
