@@ -203,7 +203,7 @@ function onNeedsAction(deps: PanelActionDeps, action: string, target: string): v
   } else if (action === "open") showEntry(deps, entry);
 }
 
-/** Brings the monitor (or device) an entry is about into view, unfolding and unfiltering as needed. */
+/** Brings the monitor (or device) an entry is about into view and focuses it, unfolding as needed. */
 export function showEntry(deps: PanelActionDeps, entry: AttentionItem): void {
   const { app, state, render } = deps;
   if (entry.sessionId) state.collapsed.delete(entry.sessionId);
@@ -214,9 +214,10 @@ export function showEntry(deps: PanelActionDeps, entry: AttentionItem): void {
       : null;
   if (!selector) return;
   render();
+  // The row itself takes the focus (its outline marks it; j / k go on from it).
   const target = app.querySelector<HTMLElement>(selector);
   target?.scrollIntoView({ block: "center" });
-  target?.querySelector<HTMLElement>("button, input")?.focus();
+  target?.focus({ preventScroll: true });
 }
 
 function onBulkAction(deps: PanelActionDeps, action: string): void {

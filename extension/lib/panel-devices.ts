@@ -24,7 +24,7 @@ export function devicesSection(devices: DeviceView[] | undefined, now: number): 
       rows.map((row) =>
         h(
           "li",
-          { class: "device", "data-device": row.name, "data-state": row.state, title: row.headline },
+          { class: "device", "data-device": row.name, "data-state": row.state, title: row.headline, tabindex: "-1" },
           h(
             "div",
             { class: "row" },

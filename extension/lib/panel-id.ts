@@ -1,7 +1,7 @@
 /**
  * A row's id as the CLI knows it (issue #38 items 10, 11): `mon-N` or `wp_…`, shown on the row with
  * a Copy button for the matching `vigil show` command; and a search's matches marked in the
- * row's name.
+ * row's name, id, intent, last event, last error and signals (what the daemon searches).
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
@@ -11,12 +11,12 @@ import { h } from "./dom";
 export const showCommand = (item: PanelItem): string => `vigil show ${item.monitor.id} --session ${item.session.id}`;
 
 /** The id and its Copy button (the click copies `data-copy`: lib/panel-actions.ts). */
-export function idLine(item: PanelItem, key: string): HTMLElement {
+export function idLine(item: PanelItem, key: string, q = ""): HTMLElement {
   const command = showCommand(item);
   return h(
     "div",
     { class: "id-line" },
-    h("code", { class: "id" }, item.monitor.id),
+    h("code", { class: "id" }, marked(item.monitor.id, q)),
     h(
       "button",
       {

@@ -51,11 +51,14 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
   const delivery = deliveryBadges(monitor).map((b) => b.text);
   const badges = waitpoint ? waitpointBadges(waitpoint, monitor).filter((b) => !delivery.includes(b.text)) : [];
   const deliveryError = deliveryProblem(monitor.delivery)?.error ?? null;
+  // A search marks what it matched wherever the row shows it (the daemon searches what rows show).
+  const mark = (text: string) => marked(text, state.filters.q);
   return h(
     "li",
     {
       class: "monitor",
       "data-key": key,
+      tabindex: "-1",
       "data-monitor": monitor.id,
       "data-state": monitor.state,
       "data-tone": outcome.tone,
@@ -74,7 +77,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
             checked: state.selected.has(key),
           })
         : null,
-      h("span", { class: "name", title: name }, marked(name, state.filters.q)),
+      h("span", { class: "name", title: name }, mark(name)),
       h("span", { class: "chip", "data-tone": outcome.tone }, outcome.text),
       h("span", { class: "kind" }, kindOf(item)),
     ),
@@ -86,7 +89,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
         typeof part === "string" ? part : timeElement(part.iso, now, part.prefix, part.future),
       ]),
     ),
-    idLine(item, key),
+    idLine(item, key, state.filters.q),
     deviceLine ? h("div", { class: "device-line", "data-tone": device?.state ?? "unknown" }, deviceLine) : null,
     monitor.waitingForHost
       ? h(
@@ -98,9 +101,9 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
         )
       : null,
     monitor.sandbox ? h("div", { class: "muted sandbox" }, monitor.sandbox) : null,
-    waitpoint?.intent ? h("div", { class: "muted intent" }, waitpoint.intent) : null,
-    monitor.lastEvent ? h("div", { class: "muted" }, monitor.lastEvent) : null,
-    monitor.lastError ? h("div", { class: "error" }, monitor.lastError) : null,
+    waitpoint?.intent ? h("div", { class: "muted intent" }, mark(waitpoint.intent)) : null,
+    monitor.lastEvent ? h("div", { class: "muted last-event" }, mark(monitor.lastEvent)) : null,
+    monitor.lastError ? h("div", { class: "error" }, mark(monitor.lastError)) : null,
     ...rowCauseParts(state, item),
     monitor.delivery
       ? h(
@@ -124,7 +127,9 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
             h(
               "li",
               {},
-              `${s.status}${s.member ? ` · ${s.member}` : ""}${s.message ? ` · ${s.message}` : ""} · via ${s.via} · `,
+              mark(
+                `${s.status}${s.member ? ` · ${s.member}` : ""}${s.message ? ` · ${s.message}` : ""} · via ${s.via} · `,
+              ),
               timeElement(s.at, now),
             ),
           ),

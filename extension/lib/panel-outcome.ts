@@ -5,6 +5,7 @@
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
+import { STATE_LABELS } from "../../shared/states";
 import { ENDING_TEXT } from "../../shared/wording";
 
 export type Tone = "met" | "failed" | "cancelled" | "paused" | "waiting" | "neutral";
@@ -23,14 +24,14 @@ const WAITPOINT_OUTCOMES: Record<string, Outcome> = {
 };
 
 export function outcomeOf({ monitor, waitpoint }: PanelItem): Outcome {
-  if (monitor.state === "waiting") return { tone: "waiting", text: "waiting" };
-  if (monitor.state === "paused") return { tone: "paused", text: "paused" };
+  if (monitor.state === "waiting") return { tone: "waiting", text: STATE_LABELS.waiting };
+  if (monitor.state === "paused") return { tone: "paused", text: STATE_LABELS.paused };
   if (waitpoint && waitpoint.state !== "armed") {
     const outcome = WAITPOINT_OUTCOMES[waitpoint.state];
     if (outcome) return outcome;
   }
   const reason = monitor.ending?.reason;
-  if (!reason) return { tone: "neutral", text: monitor.state.replace("_", " ") };
+  if (!reason) return { tone: "neutral", text: STATE_LABELS[monitor.state] };
   const text = ENDING_TEXT[reason];
   if (reason === "met") return { tone: "met", text };
   if (reason === "stopped") return { tone: "cancelled", text };

@@ -6,7 +6,9 @@
 import { describe, expect, test } from "vitest";
 import type { PanelItem } from "../../shared/schemas/native-messages";
 import type { DeviceView, MonitorView, WaitpointView } from "../../shared/schemas/views";
+import { STATE_LABELS } from "../../shared/states";
 import { monitorView } from "../../test/helpers/views";
+import { outcomeOf } from "./panel-outcome";
 import {
   canPause,
   checkLines,
@@ -263,3 +265,13 @@ test("a waitpoint's heartbeats are counted beside its signals: never '0 signals 
   const stalled = waitpoint({ state: "failed", received: 0, heartbeats: 2 });
   expect(monitorDetails(m, NOW, stalled)[0]).toBe("0 signals received · 2 heartbeats");
 });
+
+/** One word per state (issue #38 item 11): the CLI's status line takes the same (native-host/src/cli/format.test.ts). */
+test.each(["waiting", "paused", "ready", "continuing", "needs_review"] as const)(
+  "the chip names %s by STATE_LABELS, as the CLI's status line does",
+  (state) => {
+    expect(outcomeOf({ session: { id: "s", label: null }, monitor: monitor({ state, ending: null }) }).text).toBe(
+      STATE_LABELS[state],
+    );
+  },
+);

@@ -1,6 +1,6 @@
 /**
  * The side panel's wiring (design.md §7): its state, the port to the background worker, the data
- * refresh, the delegated listeners (click, change, input, Escape) and the one-second clock, all set
+ * refresh, the delegated listeners (click, change, input, Escape, the keys of lib/panel-keys.ts) and the one-second clock, all set
  * up synchronously, then the first render. It talks only to the background (a runtime port named
  * "panel"), which relays to `vigil native-host`. Opened at an entry (`#focus=KEY`, a clicked
  * notification), it shows that entry once the list is in. Entry: startPanel, from
@@ -12,6 +12,7 @@ import { notifySetting } from "./notify-setting";
 import { onPanelClick, onPanelInput, onPanelKey } from "./panel-actions";
 import { attentionKey, attentionOf } from "./panel-attention";
 import { TICK_MS, tickTimes } from "./panel-clock";
+import { onPanelShortcut, onSkipLink } from "./panel-keys";
 import { startNotifyChannels } from "./panel-notify";
 import { PanelPort, type PanelPush } from "./panel-port";
 import { createPanelData } from "./panel-refresh";
@@ -108,7 +109,10 @@ export function startPanel(browser: BrowserApi, document: Document) {
   page.app.addEventListener("input", (event) => {
     if ((event.target as HTMLElement).dataset.filter === "q") onPanelInput(deps, event, debounce);
   });
-  document.addEventListener("keydown", (event) => onPanelKey(deps, event));
+  document.addEventListener("keydown", (event) => {
+    if (!onPanelShortcut(page.app, event)) onPanelKey(deps, event);
+  });
+  document.getElementById("skip")?.addEventListener("click", (event) => onSkipLink(page.app, event));
   setInterval(() => {
     tickTimes(page.app, Date.now());
     tickTimes(channelsRoot, Date.now());

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest"
 import { NEEDS_SHOWN } from "../../shared/panel-lists.js";
 import { type ExtensionBrowser, pressUntil } from "../helpers/browser.js";
 import { ROOT, type TestDaemon, waitFor } from "../helpers/daemon.js";
+import { defineRowTests } from "./panel-rows.js";
 import { defineActionTests, defineLayoutTests, type PanelWorkContext } from "./panel-work.js";
 import { buildWorkload, type Workload } from "./workload.js";
 
@@ -351,6 +352,7 @@ export function defineDashboardTests(ctx: DashboardContext): void {
       background,
     };
     defineLayoutTests(work);
+    defineRowTests(work);
 
     test("axe-core finds no serious or critical violation (light and dark)", async () => {
       await panel.setViewport({ width: 400, height: 900 });

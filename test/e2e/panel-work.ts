@@ -43,7 +43,7 @@ const COUNTS = `(() => {
 type Counts = { header: number; section: number; heading: string; tab: number; title: string; entries: string[] };
 
 /** Types into the search box as a person does (the panel asks the daemon after a pause). */
-async function search(panel: Page, text: string): Promise<void> {
+export async function search(panel: Page, text: string): Promise<void> {
   await panel.$eval(
     'input[data-filter="q"]',
     (e, value) => {

@@ -821,6 +821,40 @@ export function storeContract(harness: ContractHarness): void {
       expect(await page("t", NONE, "all", [], 0, 10)).toHaveLength(1);
     });
 
+    test("a search matches what a row shows (a signal's message, the last error, the intent, ids), never the hidden command", async () => {
+      const { panel, monitors, waitpoints } = store.tables;
+      const command: Source = { kind: "command", command: "python3 secret_trainer.py --lr 3e-4" };
+      const job = await monitors.insert({ ...poll("job", 100), name: "train", source: command });
+      await monitors.recordCheck(job, {
+        at: 30,
+        nextDueAt: 100,
+        error: "Disk Quota exceeded",
+        unrunnableStreak: 0,
+        conditionState: {},
+      });
+      const gate = await monitors.insert(
+        monitor("gate", { name: "gpu run", continuation: "Then publish the Weights" }),
+      );
+      await waitpoints.insert(waitpoint(gate, "wp_0123abcd"));
+      await waitpoints.insertSignal({ ...signal(gate, "fail", 1), message: "CUDA out of memory at step 1200" });
+      const found = async (q: string) => (await panel.search(q)).sort((x, y) => x - y);
+      expect(await found("cuda out of memory")).toEqual([gate]);
+      expect(await found("quota exceeded")).toEqual([job]);
+      expect(await found("publish the weights")).toEqual([gate]);
+      expect(await found("wp_0123")).toEqual([gate]);
+      expect(await found("job")).toEqual([job]);
+      expect(await found("secret_trainer")).toEqual([]);
+      // A later check that succeeds clears the error: it is no longer shown, nor found.
+      await monitors.recordCheck(job, {
+        at: 40,
+        nextDueAt: 100,
+        observation: 1,
+        unrunnableStreak: 0,
+        conditionState: {},
+      });
+      expect(await found("quota")).toEqual([]);
+    });
+
     test("counts per session under the kind, device and search filters", async () => {
       const { c } = await panelFixture();
       const { panel } = store.tables;

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "vitest";
 import type { MonitorView } from "../../../shared/schemas/views.js";
+import { STATE_LABELS } from "../../../shared/states.js";
 import { monitorBlock, statusLine } from "./format.js";
 
 const NOW = Date.parse("2026-12-02T12:00:00Z");
@@ -100,3 +101,11 @@ describe("monitorBlock (vigil show)", () => {
     expect(monitorBlock(waitpoint({ stall }), NOW)).toContain("  state:     stalled · no heartbeat since armed 1h ago");
   });
 });
+
+/** One word per state (issue #38 item 11): the panel's chip takes the same (extension/lib/panel-view.test.ts). */
+test.each(["waiting", "paused", "ready", "continuing", "needs_review"] as const)(
+  "the status line names %s by STATE_LABELS, as the panel's chip does",
+  (state) => {
+    expect(statusLine(view({ state }), NOW).startsWith(`mon-1 ${STATE_LABELS[state]} · `)).toBe(true);
+  },
+);

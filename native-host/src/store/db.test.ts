@@ -117,14 +117,14 @@ test("migrating a populated database keeps every row, index, trigger and referen
   // 0015 drops signals_monitor (the unique (monitor_uid, key) index serves its reads); every other index stays.
   expect(namesOf(db, "index")).toEqual(expect.arrayContaining(indexes.filter((name) => name !== "signals_monitor")));
   expect(namesOf(db, "index")).not.toContain("signals_monitor");
-  // 0016 adds the panel search text's triggers (every other trigger stays) and the text of the rows there.
+  // 0016 adds the panel search text's triggers (0023: 8, what rows show; every other trigger stays) and the rows' text.
   const search = namesOf(db, "trigger").filter((name) => name.startsWith("monitor_search_"));
-  expect(search).toHaveLength(6);
+  expect(search).toHaveLength(8);
   expect(namesOf(db, "trigger")).toEqual([...triggers, ...search].sort());
   expect(db.prepare("SELECT uid, text FROM monitor_search ORDER BY uid").all()).toEqual([
-    { uid: 1, text: "n mon-1   {}" },
-    { uid: 2, text: "w wp_000000000001   {}" },
-    { uid: 3, text: "n mon-1   {}" },
+    { uid: 1, text: "n mon-1        " },
+    { uid: 2, text: "w wp_000000000001  wp_000000000001      " },
+    { uid: 3, text: "n mon-1        " },
   ]);
   expect(db.pragma("foreign_key_check")).toEqual([]);
   expect(() => db.exec("UPDATE wakes SET state = 'ready' WHERE id = 7")).toThrow(/final/);

@@ -14,7 +14,7 @@ export interface PanelFilter {
   sessionId: string | null;
   kind: SourceKind | null;
   device: string | null;
-  /** Lower-cased search text: a substring of the name, id, session label, device or stored source (command, tool, URL). */
+  /** Lower-cased search text: a substring of what the row shows (name, id, label, waitpoint, last error, signal messages). */
   q: string | null;
 }
 
@@ -32,9 +32,10 @@ export interface PanelCounts {
 type BaseCounts = Omit<PanelCounts, "needs">;
 
 /**
- * What a person may search a monitor by is one text (migration 0016): its name and id, its session's
- * label, its waitpoint's device, and its source as stored (command, tool name, event type, URL;
- * secrets are kept there as references, never values), kept lower-cased in `monitor_search`. A search
+ * What a person may search a monitor by is what its row shows (migration 0023): its name and id, its
+ * session's label, its waitpoint's id, device and intent, its last error, last event and ending
+ * detail, its signals' messages; never its stored source (a command, a URL: not shown on a row).
+ * The text is kept lower-cased in `monitor_search`. A search
  * matches the monitors whose text holds the (lower-cased) query.
  */
 const NEEDS = "m.uid IN (SELECT value FROM json_each(@needs))";

@@ -1,7 +1,7 @@
 /**
  * The side panel's reads on PostgreSQL (team mode, #27): the SQL of store/panel.ts with `$n`
  * placeholders (json_each → `= ANY($n)`, instr → strpos (a search reads its text from the tables
- * here, where SQLite keeps it in `monitor_search`), `sum(a > b)` → `count(*) FILTER`, the
+ * here, where SQLite keeps it in `monitor_search`: the same columns, SEARCH_TEXT), `sum(a > b)` → `count(*) FILTER`, the
  * camelCase column aliases quoted, since PostgreSQL folds unquoted names to lower case).
  * Design: docs/design.md §7, §9 (team mode; the plan: docs/team-mode-plan.md).
  */
@@ -9,7 +9,15 @@ import type { PanelStore } from "../engine.js";
 import type { ListFilter, MonitorAttentionRow, PanelCounts, PanelFilter, WakeAttentionRow } from "../panel.js";
 import { all, type Queryable, type Statement, statement } from "./statement.js";
 
-const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' ' || coalesce(wp.device, '') || ' ' || m.source)`;
+/**
+ * What a row shows, as SQLite's `monitor_search_text` (migration 0023) makes it: name, id, session
+ * label, the waitpoint's id, device and intent, the last error, last event and ending detail, and
+ * the kept signals' messages. The stored source (command, URL) is never shown and is not searched.
+ */
+const SEARCH_TEXT = `lower(m.name || ' ' || m.id || ' ' || coalesce(s.label, '') || ' ' || coalesce(wp.id, '') || ' '
+  || coalesce(wp.device, '') || ' ' || CASE WHEN wp.monitor_uid IS NULL THEN '' ELSE coalesce(m.continuation, '') END
+  || ' ' || coalesce(m.last_error, '') || ' ' || coalesce(m.last_event, '') || ' ' || coalesce(m.ending_detail, '')
+  || ' ' || coalesce(g.messages, ''))`;
 
 /** The statement's `$n` for each parameter the filters use, in order, and the FROM … WHERE they need. */
 function sqlFor(filter: PanelFilter, first: string[]): { from: string; names: string[] } {
@@ -43,6 +51,8 @@ const SEARCH = statement(
   "panel_search",
   `SELECT m.uid FROM monitors m JOIN sessions s ON s.id = m.session_id
      LEFT JOIN waitpoints wp ON wp.monitor_uid = m.uid
+     LEFT JOIN (SELECT monitor_uid, string_agg(message, ' ' ORDER BY id) AS messages FROM signals
+                WHERE message IS NOT NULL GROUP BY monitor_uid) g ON g.monitor_uid = m.uid
    WHERE strpos(${SEARCH_TEXT}, $1) > 0`,
 );
 
