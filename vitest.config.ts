@@ -2,12 +2,15 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
- * The unit and integration files wait on daemons and child processes more than they compute: two at
- * once even on 2 cores (on the CI machine: integration 277 s instead of 375 s one at a time). They run
- * after the rest (a project with other workers needs its own group), which stays one file at a time:
- * the agent CLIs' terminals, the browsers and the kill -9 runs are timed by what they see.
+ * Two groups, one after the other. First the files that wait on daemons, child processes, agent CLIs
+ * and a compiler more than they compute: two at once even on 2 cores (the agent CLIs' files spend
+ * most of their time in the agents' own start and shutdown). Then, one file at a time, those timed
+ * by what they see (the browsers, the kill -9 runs) and the postgres project, whose
+ * pg-connection.test.ts stops and restarts its server. (vitest runs a group's projects on one pool:
+ * they must agree on maxWorkers.)
  */
-const IO_BOUND = { sequence: { groupOrder: 1 }, maxWorkers: Math.max(2, availableParallelism() - 1) };
+const TWO_AT_ONCE = { sequence: { groupOrder: 0 }, maxWorkers: Math.max(2, availableParallelism() - 1) };
+const ONE_AT_A_TIME = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
 
 export default defineConfig({
   test: {
@@ -16,7 +19,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          ...IO_BOUND,
+          ...TWO_AT_ONCE,
           include: [
             "shared/**/*.test.ts",
             "native-host/**/*.test.ts",
@@ -29,6 +32,7 @@ export default defineConfig({
       {
         test: {
           name: "faults",
+          ...ONE_AT_A_TIME,
           include: ["test/faults/**/*.test.ts"],
           environment: "node",
           testTimeout: 300_000,
@@ -38,7 +42,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          ...IO_BOUND,
+          ...TWO_AT_ONCE,
           include: ["test/integration/**/*.test.ts"],
           exclude: ["test/integration/devices.test.ts"],
           environment: "node",
@@ -51,11 +55,10 @@ export default defineConfig({
         // contract suite (test/postgres/store-contract.test.ts) runs here on both engines.
         test: {
           name: "postgres",
+          ...ONE_AT_A_TIME,
           include: ["test/postgres/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/postgres/setup.ts"],
-          // One file at a time: pg-connection.test.ts stops and restarts the shared server.
-          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -67,7 +70,7 @@ export default defineConfig({
         // build) do not reach the store differently, and running them twice would cost ~5 minutes.
         test: {
           name: "integration-postgres",
-          ...IO_BOUND,
+          ...TWO_AT_ONCE,
           include: [
             "test/integration/{api,beyond,codex-queue,agent-resume-errors,delivery,hooks,mcp,notify,observation,panel,panel-notify-bridge,restart,secrets,watch,waitpoints,signal-budget,command-wait,check-output,restart-lateness}.test.ts",
           ],
@@ -83,6 +86,7 @@ export default defineConfig({
         // prefix with --omit=dev (better-sqlite3 compiles: minutes), runs the quick start from there.
         test: {
           name: "package",
+          ...TWO_AT_ONCE,
           include: ["test/package/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
@@ -93,6 +97,7 @@ export default defineConfig({
         // Devices over SSH against a real sshd; sshd.ts installs openssh-server and makes the user.
         test: {
           name: "devices",
+          ...TWO_AT_ONCE,
           include: ["test/integration/devices.test.ts"],
           environment: "node",
           globalSetup: ["test/devices/sshd.ts"],
@@ -103,6 +108,7 @@ export default defineConfig({
       {
         test: {
           name: "agents",
+          ...TWO_AT_ONCE,
           include: ["test/agents/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/agents/agent-clis.ts"],
@@ -113,6 +119,7 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          ...ONE_AT_A_TIME,
           include: ["test/e2e/**/*.test.ts"],
           exclude: ["test/e2e/firefox.test.ts"],
           environment: "node",
@@ -125,6 +132,7 @@ export default defineConfig({
         // The same browser suite (test/e2e/suite.ts) in Firefox ESR; firefox.ts installs it when absent.
         test: {
           name: "e2e-firefox",
+          ...ONE_AT_A_TIME,
           include: ["test/e2e/firefox.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/firefox.ts"],
