@@ -490,9 +490,11 @@ export function defineDashboardTests(ctx: DashboardContext): void {
         if (view.state === "waiting") waiting.push(role);
       }
       expect(waiting.length).toBeGreaterThanOrEqual(2);
-      for (const role of waiting) await panel.click(`${row(sids[role] as string, role)} input.select`);
-      await panel.waitForSelector(".bulk");
-      expect(await panel.$eval(".bulk span", (e) => e.textContent)).toBe(`${waiting.length} selected`);
+      // One at a time: the bar that the first selection shows moves the rows below it.
+      for (const [n, role] of waiting.entries()) {
+        await panel.click(`${row(sids[role] as string, role)} input.select`);
+        await until(`document.querySelector(".bulk span")?.textContent === "${n + 1} selected"`, `${n + 1} selected`);
+      }
       await panel.click('[data-action="bulk-pause"]');
       for (const role of waiting) await d.waitForState(sids[role] as string, workload.ids[role] as string, ["paused"]);
       await until(
