@@ -174,7 +174,9 @@ describe("vigil-spawner frames", { timeout: 20_000 }, () => {
     expect(errorText(await helper.answer("E", 4))).toMatch(
       /^Expected the frame to end after the environment, got 4 more bytes/,
     );
-    expect(helper.answers.map((answer) => `${answer.type}${answer.id}`).sort()).toEqual(["D2", "E1", "E3", "E4"]);
+    // ('P' comes too for a run still going after 50 ms, as run 2 may be on a loaded machine.)
+    const answers = helper.answers.filter((answer) => answer.type !== "P");
+    expect(answers.map((answer) => `${answer.type}${answer.id}`).sort()).toEqual(["D2", "E1", "E3", "E4"]);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -192,8 +194,9 @@ describe("vigil-spawner frames", { timeout: 20_000 }, () => {
     );
     const after = await helper.answer("D", 8);
     expect(stdoutOf(after)).toBe("after\n");
-    expect(helper.answers.map((answer) => `${answer.type}${answer.id}`)).toEqual(["E7", "E0", "E0", "E0", "E0", "D8"]);
-    expect(helper.answers.slice(0, 5).map(errorText)).toEqual([
+    const answers = helper.answers.filter((answer) => answer.type !== "P"); // run 8 may outlast 50 ms
+    expect(answers.map((answer) => `${answer.type}${answer.id}`)).toEqual(["E7", "E0", "E0", "E0", "E0", "D8"]);
+    expect(answers.slice(0, 5).map(errorText)).toEqual([
       "Expected a run frame of at least 13 bytes, got 5",
       "Expected a run frame of at least 13 bytes, got 3",
       "Expected a cancel frame of 5 bytes, got 2",
