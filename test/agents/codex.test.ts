@@ -21,13 +21,15 @@ const vigil = (...args: string[]) => world.vigil(...args);
 
 test("a closed Codex thread is resumed headless with the wake, once", async () => {
   const flag = join(world.work, "build-done");
+  // Every 2 s: the check runs in Codex's sandbox (`codex sandbox`), whose start alone can take over
+  // a 0.3 s check's time limit on a loaded machine.
   const first = await execa(
     "codex",
     [
       "exec",
       "--skip-git-repo-check",
       "--json",
-      `Wait for the build.\nRUN: vigil wait --until 0.3 --timeout 120 --description "the build" -- test -f ${flag}`,
+      `Wait for the build.\nRUN: vigil wait --until 2 --timeout 120 --description "the build" -- test -f ${flag}`,
     ],
     { cwd: world.work, env: world.env, reject: false, timeout: 120_000, input: "" },
   );
@@ -58,6 +60,7 @@ test("a closed Codex thread is resumed headless with the wake, once", async () =
   ).catch(async (error: Error) => {
     const wakes = await vigil("inbox", "--all", "--session", thread);
     error.message += `\n--- wakes ---\n${JSON.stringify(wakes.map((w: { output: string }) => w.output))}`;
+    error.message += `\n--- monitors ---\n${JSON.stringify(await vigil("ls", "--session", thread))}`;
     throw new Error(
       `${error.message}\n--- vigil.log ---\n${readFileSync(join(world.vigilHome, "vigil.log"), "utf8").slice(-3000)}`,
     );
