@@ -8,7 +8,7 @@
 // `node bench/signal-path-pg.js`; BENCH_PATH_BATCH (32), BENCH_PATH_IN_FLIGHT (1: batches at once),
 // BENCH_PATH_SIGNALS (10,000 measured, after as many to warm up).
 import { join } from "node:path";
-import { cpuSeconds, ROOT } from "./lib.js";
+import { ROOT } from "./lib.js";
 import { BenchPostgres } from "./team.js";
 
 const BATCH = Number(process.env.BENCH_PATH_BATCH ?? 32);
