@@ -304,12 +304,17 @@ async function stopDaemon(daemon) {
   daemons.delete(daemon);
 }
 
-const team = (url) => {
+/** The three hosts on `url`; `profileFirst`: alpha runs with --cpu-prof into BENCH_TEAM_PROFILE. */
+const team = (url, { profileFirst = false } = {}) => {
   const started = [];
   return HOSTS.reduce(
-    (chain, name) =>
+    (chain, name, i) =>
       // One after another: the first migrates, the others find the schema current.
-      chain.then(async () => started.push(await startDaemon({ VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name }))),
+      chain.then(async () => {
+        const profile =
+          profileFirst && PROFILE_DIR && i === 0 ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}/alpha`] : [];
+        started.push(await startDaemon({ VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name }, profile));
+      }),
     Promise.resolve(),
   ).then(() => started);
 };
@@ -392,7 +397,7 @@ async function ingestFigures(postgres) {
   const ceilings3 = await Promise.all(
     noops.map((s, i) => drive(s.url, s.targets, s.pid, { connections: split[i] })),
   ).finally(() => Promise.all(noops.map((s) => s.close())));
-  const three = await team(await postgres.createDatabase("bench_team_ingest"));
+  const three = await team(await postgres.createDatabase("bench_team_ingest"), { profileFirst: true });
   const perHost = Math.ceil(WAITPOINTS / 3);
   const all = (
     await Promise.all(three.map((d, i) => arm(d, `ingest-${HOSTS[i]}`, perHost, { maxSignals: 1000 })))
