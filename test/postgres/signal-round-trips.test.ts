@@ -2,7 +2,8 @@
  * A group-committed batch of signals on PostgreSQL costs the same few statements whatever its size
  * (#41): BEGIN, the batch's waitpoints (locked) and keys already seen in two reads, its progress
  * reports in one multi-row write, COMMIT — each a named statement, prepared once per connection.
- * Counted on the pool's connections under the real Waitpoints service and PostgreSQL engine.
+ * Counted on the pool's connections under the real Waitpoints service and PostgreSQL engine. The
+ * batch reads its waitpoints without locks; one that ends before the write is answered as ended.
  */
 import type pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -20,6 +21,8 @@ let engine: Engine;
 let waitpoints: Waitpoints;
 /** Each connection handed out, with the statements sent on it (a named one by its name). */
 const connections: string[][] = [];
+/** Run before a statement of this name is sent on a connection (once), e.g. to end a waitpoint meanwhile. */
+let before: { name: string; run: () => Promise<void> } | undefined;
 
 /** `pool`, with each statement sent on a connection it hands out recorded in `connections`. */
 function recording(pool: pg.Pool): pg.Pool {
@@ -37,8 +40,13 @@ function recording(pool: pg.Pool): pg.Pool {
         return new Proxy(client, {
           get(inner, key) {
             if (key !== "query") return Reflect.get(inner, key, inner);
-            return (config: unknown, ...rest: unknown[]) => {
+            return async (config: unknown, ...rest: unknown[]) => {
               sent.push(label(config));
+              const hook = before;
+              if (hook !== undefined && hook.name === label(config)) {
+                before = undefined;
+                await hook.run();
+              }
               return (inner.query as (...args: unknown[]) => unknown)(config, ...rest);
             };
           },
@@ -85,7 +93,7 @@ test("a batch of 4 signals and a batch of 256 take the same five statements in o
   const large = await burst(targets, 256, "b");
   const oneBatch = [
     "BEGIN",
-    "vigil_waitpoints_targets",
+    "vigil_waitpoints_targets_unlocked",
     "vigil_waitpoints_keys_held",
     "vigil_waitpoints_record_signals",
     "COMMIT",
@@ -96,6 +104,25 @@ test("a batch of 4 signals and a batch of 256 take the same five statements in o
   expect(rows[0]?.n).toBe(260);
   // The same keys again: duplicates, found by the batch's one read of keys, and nothing stored twice.
   const again = await burst(targets, 4, "a");
-  expect(again).toEqual([["BEGIN", "vigil_waitpoints_targets", "vigil_waitpoints_keys_held", "COMMIT"]]);
+  expect(again).toEqual([["BEGIN", "vigil_waitpoints_targets_unlocked", "vigil_waitpoints_keys_held", "COMMIT"]]);
   expect((await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM signals")).rows[0]?.n).toBe(260);
+});
+
+test("a waitpoint that ends between the batch's unlocked read and its write: its signals are answered ended, the others stored", async () => {
+  const open = await waitpoints.create("s", { label: "open", intent: "race", max_signals: 1000 });
+  const ending = await waitpoints.create("s", { label: "ending", intent: "race", max_signals: 1000 });
+  // After the batch read both (unlocked), and before it writes, the owner stops one.
+  before = {
+    name: "vigil_waitpoints_keys_held",
+    run: async () => void (await engine.control("s", ending.id, "cancel")),
+  };
+  const outcomes = await Promise.all(
+    [open, ending, open, ending].map((t, i) =>
+      waitpoints.signalBatched({ id: t.id, secret: t.secret, status: "progress", key: `race${i}` }),
+    ),
+  );
+  expect(before).toBeUndefined();
+  expect(outcomes.map((o) => o.verdict)).toEqual(["accepted", "ended", "accepted", "ended"]);
+  const stored = await pool.query<{ key: string }>("SELECT key FROM signals WHERE key LIKE 'race%' ORDER BY key");
+  expect(stored.rows.map((r) => r.key)).toEqual(["race0", "race2"]);
 });

@@ -64,6 +64,12 @@ const TARGETS = statement(
 );
 // One probe of the (monitor_uid, key) index per key asked (LATERAL … LIMIT 1 is not flattened into
 // a join, which a planner with stale statistics would run as a scan of the whole table).
+// The same, read without locks: a batch's progress reports, whose monitors RECORD_SIGNALS locks.
+const TARGETS_UNLOCKED = statement(
+  "waitpoints_targets_unlocked",
+  `SELECT w.*, m.session_id, m.state, m.ending_reason
+   FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ANY($1::text[])`,
+);
 const KEYS_HELD = statement(
   "waitpoints_keys_held",
   `SELECT wanted.uid AS monitor_uid, wanted.key FROM unnest($1::bigint[], $2::text[]) AS wanted(uid, key)
@@ -105,7 +111,9 @@ const RECORD_SIGNAL = statement(
 // statistics would run as a scan of all signals per monitor). Every part sees the rows as they were
 // before the statement, so the offset is $12 minus the batch's own progress rows; a batch of more
 // than $12 progress signals to one waitpoint keeps its surplus until the next one trims it. The
-// monitors are found by their key ($1), not by a join a stale plan would make a scan.
+// monitors are found by their key ($1), not by a join a stale plan would make a scan, and locked
+// in one order (by uid) so that two batches cannot deadlock; a monitor no longer armed (ended since
+// the batch read it unlocked) is left alone, and so are its signals: `recordSignals` then throws.
 const RECORD_SIGNALS = statement(
   "waitpoints_record_signals",
   `WITH input AS (
@@ -117,9 +125,12 @@ const RECORD_SIGNALS = statement(
      SELECT uid, count(*) AS k, count(*) FILTER (WHERE status = 'progress') AS progress,
             (array_agg(text ORDER BY ord DESC))[1] AS last_text, (array_agg(received_at ORDER BY ord DESC))[1] AS last_at
      FROM input GROUP BY uid
+   ), locked AS (
+     SELECT m.uid FROM monitors m WHERE m.uid = ANY($1::bigint[]) AND m.state IN ('waiting', 'paused')
+     ORDER BY m.uid FOR UPDATE
    ), bump AS (
      UPDATE monitors m SET event_count = m.event_count + p.k, last_event = p.last_text, last_check_at = p.last_at
-     FROM per_monitor p WHERE m.uid = p.uid AND m.uid = ANY($1::bigint[])
+     FROM per_monitor p JOIN locked l ON l.uid = p.uid WHERE m.uid = p.uid AND m.uid = ANY($1::bigint[])
      RETURNING m.uid, m.event_count - p.k AS base, m.event_count AS top
    ), event AS (
      INSERT INTO events (monitor_uid, seq, at, text)
@@ -221,8 +232,8 @@ export class PgWaitpoints implements WaitpointsStore {
     return raw && toTarget(raw);
   }
 
-  async targets(ids: readonly string[]): Promise<Map<string, SignalTarget>> {
-    const rows = await all<RawTarget>(this.db, TARGETS, [[...new Set(ids)]]);
+  async targets(ids: readonly string[], lock = true): Promise<Map<string, SignalTarget>> {
+    const rows = await all<RawTarget>(this.db, lock ? TARGETS : TARGETS_UNLOCKED, [[...new Set(ids)]]);
     return new Map(rows.map((raw) => [raw.id, toTarget(raw)]));
   }
 
@@ -271,7 +282,14 @@ export class PgWaitpoints implements WaitpointsStore {
         columns[i]?.push(value);
       });
     }
-    await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
+    const written = await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
+    // The batch read its waitpoints unlocked: one that ended meanwhile fails the batch, whose
+    // signals are then committed one by one, each on its waitpoint read locked (core/group-commit.ts).
+    if (written !== signals.length) {
+      throw new Error(
+        `Expected every waitpoint of the batch still armed, got ${signals.length - written} signals for one that ended meanwhile`,
+      );
+    }
   }
 
   async insertSignal(signal: NewSignal & { eventSeq: number }): Promise<void> {
