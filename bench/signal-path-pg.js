@@ -25,34 +25,24 @@ const { migratePg } = await load("store/pg/migrate.js");
 const { PgEngine } = await load("store/pg/store.js");
 const { VaultFile } = await load("store/vault-file.js");
 
-/** The pool, with every statement sent on a connection it hands out counted. */
+/** The pool, with every statement sent through it or on a connection it hands out counted. */
 function countingPool(pool) {
   const counted = { statements: 0 };
-  const wrap = (client) =>
-    new Proxy(client, {
-      get(target, prop) {
+  /** `target` with its `query` counted and `more` (name → value) in place of its own. */
+  const counting = (target, more = {}) =>
+    new Proxy(target, {
+      get(inner, prop) {
+        if (prop in more) return more[prop];
         if (prop === "query")
           return (...args) => {
             counted.statements++;
-            return target.query(...args);
+            return inner.query(...args);
           };
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
+        const value = Reflect.get(inner, prop);
+        return typeof value === "function" ? value.bind(inner) : value;
       },
     });
-  const proxy = new Proxy(pool, {
-    get(target, prop) {
-      if (prop === "connect") return async () => wrap(await target.connect());
-      if (prop === "query")
-        return (...args) => {
-          counted.statements++;
-          return target.query(...args);
-        };
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { pool: proxy, counted };
+  return { pool: counting(pool, { connect: async () => counting(await pool.connect()) }), counted };
 }
 
 const postgres = BenchPostgres.start({ statements: true });
