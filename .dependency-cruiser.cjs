@@ -65,6 +65,14 @@ module.exports = {
       to: { path: src, pathNot: `${BASE}|${STORE}|${SECRETS}|${CORE}` },
     },
     {
+      name: "core-knows-no-engine",
+      severity: "error",
+      comment:
+        "The core works on the store's contract (store/engine.ts) alone; what an engine's errors mean is store/unreachable.ts.",
+      from: { path: CORE },
+      to: { path: `${src}store/pg/` },
+    },
+    {
       name: "services-import-no-edge",
       severity: "error",
       from: { path: SERVICES },

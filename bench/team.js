@@ -53,6 +53,15 @@ const HOST_COUNTS = (process.env.BENCH_TEAM_HOSTS ?? "5,20").split(",").filter(B
 const HOST_WAITPOINTS = env("BENCH_TEAM_HOST_WAITPOINTS", 500);
 const HOSTS_IDLE_SECONDS = env("BENCH_TEAM_HOSTS_IDLE_SECONDS", 30);
 const HOSTS = ["alpha", "beta", "gamma"];
+/** BENCH_TEAM_PROFILE=DIR: run 1's daemon on PostgreSQL runs with --cpu-prof into DIR. */
+const PROFILE_DIR = process.env.BENCH_TEAM_PROFILE;
+/** BENCH_TEAM_STATEMENTS=1: pg_stat_statements loaded; run 1's PostgreSQL drive prints its statements. */
+const STATEMENTS = process.env.BENCH_TEAM_STATEMENTS === "1";
+/** BENCH_TEAM_COMMITS=N: the daemons' commits in flight on PostgreSQL (the setting databaseCommitsInFlight). */
+const COMMITS =
+  process.env.BENCH_TEAM_COMMITS === undefined
+    ? {}
+    : { VIGIL_DATABASE_COMMITS_IN_FLIGHT: process.env.BENCH_TEAM_COMMITS };
 /** The client must stay this far below its ceiling for a side's figure to be the server's (as ingest.js). */
 const HEADROOM = 0.1;
 /** Issue #27's goals. */
@@ -81,8 +90,9 @@ function serverUser() {
   return { uid: id("-u"), gid: id("-g") };
 }
 
-class BenchPostgres {
-  static start() {
+export class BenchPostgres {
+  /** `statements`: pg_stat_statements and auto_explain loaded (default: BENCH_TEAM_STATEMENTS). */
+  static start({ statements: explain = STATEMENTS } = {}) {
     if (!existsSync(join(PG_BIN, "postgres"))) throw new Error(`Expected PostgreSQL 15 in ${PG_BIN}, found none`);
     const user = serverUser();
     // The test helper's prefix and owner file: a later test run sweeps this cluster if we die.
@@ -115,7 +125,23 @@ class BenchPostgres {
     const logging = ["-c log_connections=on", "-c log_autovacuum_min_duration=0"];
     // Twenty daemons (figure 4) hold up to 11 connections each: more than the default 100.
     const room = ["-c max_connections=300"];
-    const options = [`-k ${join(dir, "sock")}`, "-c listen_addresses=''", ...logging, ...room, ...fast].join(" ");
+    // …and auto_explain: plans of statements over 3 ms go to the server's log (`slowestPlan`).
+    const statements = explain
+      ? [
+          "-c shared_preload_libraries=pg_stat_statements,auto_explain",
+          "-c pg_stat_statements.track=all",
+          "-c auto_explain.log_min_duration=3",
+          "-c auto_explain.log_analyze=on",
+        ]
+      : [];
+    const options = [
+      `-k ${join(dir, "sock")}`,
+      "-c listen_addresses=''",
+      ...logging,
+      ...room,
+      ...fast,
+      ...statements,
+    ].join(" ");
     const server = new BenchPostgres(dir, run);
     process.once("exit", () => server.stop());
     run("pg_ctl", ["start", "-D", "data", "-l", "postgres.log", "-w", "-t", "60", "-o", options]);
@@ -136,6 +162,33 @@ class BenchPostgres {
     const client = new pg.Client({ connectionString: this.url() });
     await client.connect();
     return (await client.query(sql).finally(() => client.end())).rows;
+  }
+
+  /** pg_stat_statements emptied (BENCH_TEAM_STATEMENTS=1). */
+  async statementsReset() {
+    await this.#admin("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    await this.#admin("SELECT pg_stat_statements_reset()");
+  }
+
+  /** The statements run in `database` since the reset, the costliest first: calls, ms in all and a call, rows a call. */
+  async statements(database) {
+    return this.#admin(
+      `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+              round(rows::numeric / greatest(calls, 1), 1) AS rows_per_call, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+       WHERE d.datname = '${database}' ORDER BY total_exec_time DESC LIMIT 15`,
+    );
+  }
+
+  /** The slowest plan auto_explain logged so far (BENCH_TEAM_STATEMENTS=1), at most 60 lines. */
+  slowestPlan() {
+    const log = readFileSync(join(this.dir, "postgres.log"), "utf8");
+    const plans = log.split(/\n(?=\S)/).filter((entry) => entry.includes("plan:"));
+    const ms = (entry) => Number(/duration: ([\d.]+) ms/.exec(entry)?.[1] ?? 0);
+    const slowest = plans.sort((a, b) => ms(b) - ms(a))[0];
+    return slowest === undefined
+      ? "(no plan over 3 ms)"
+      : `${plans.length} plans over 3 ms; the slowest:\n${slowest.split("\n").slice(0, 160).join("\n")}`;
   }
 
   /** Connections and autovacuum runs so far, counted in the server's log (log_connections and all autovacuum runs on). */
@@ -240,8 +293,8 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => process.e
  */
 const UNMETERED = { VIGIL_WAITPOINT_SIGNALS_PER_MINUTE: "100000" };
 
-async function startDaemon(env = {}) {
-  const daemon = await new Daemon(undefined, { ...UNMETERED, ...env }).start();
+async function startDaemon(env = {}, nodeArgs = []) {
+  const daemon = await new Daemon(undefined, { ...UNMETERED, ...COMMITS, ...env }, { nodeArgs }).start();
   daemons.add(daemon);
   return daemon;
 }
@@ -251,12 +304,17 @@ async function stopDaemon(daemon) {
   daemons.delete(daemon);
 }
 
-const team = (url) => {
+/** The three hosts on `url`; `profileFirst`: alpha runs with --cpu-prof into BENCH_TEAM_PROFILE. */
+const team = (url, { profileFirst = false } = {}) => {
   const started = [];
   return HOSTS.reduce(
-    (chain, name) =>
+    (chain, name, i) =>
       // One after another: the first migrates, the others find the schema current.
-      chain.then(async () => started.push(await startDaemon({ VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name }))),
+      chain.then(async () => {
+        const profile =
+          profileFirst && PROFILE_DIR && i === 0 ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}/alpha`] : [];
+        started.push(await startDaemon({ VIGIL_DATABASE_URL: url, VIGIL_HOST_NAME: name }, profile));
+      }),
     Promise.resolve(),
   ).then(() => started);
 };
@@ -310,11 +368,20 @@ async function ingestFigures(postgres) {
     await stopDaemon(sqlite);
 
     const database = `bench_one_${run}`;
-    const single = await startDaemon({ VIGIL_DATABASE_URL: await postgres.createDatabase(database) });
+    const profile = PROFILE_DIR && run === 0 ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+    const single = await startDaemon({ VIGIL_DATABASE_URL: await postgres.createDatabase(database) }, profile);
     const singleTargets = await arm(single, "ingest", WAITPOINTS, { maxSignals: 1000 });
+    if (STATEMENTS && run === 0) await postgres.statementsReset();
     const pg0 = postgres.cpu();
     const t0 = performance.now();
     const onPostgres = await drive(`${single.url}/webhook/signal`, singleTargets, single.pid);
+    if (STATEMENTS && run === 0) {
+      console.log(
+        `run 1's statements on PostgreSQL (pg_stat_statements), ${count(onPostgres.statuses["202"] ?? 0)} answered 202:`,
+      );
+      console.table(await postgres.statements(database));
+      console.log(postgres.slowestPlan());
+    }
     const pgCores = pgDelta(pg0, postgres.cpu()).total / ((performance.now() - t0) / 1000);
     await stopDaemon(single);
     await postgres.dropDatabase(database);
@@ -330,7 +397,7 @@ async function ingestFigures(postgres) {
   const ceilings3 = await Promise.all(
     noops.map((s, i) => drive(s.url, s.targets, s.pid, { connections: split[i] })),
   ).finally(() => Promise.all(noops.map((s) => s.close())));
-  const three = await team(await postgres.createDatabase("bench_team_ingest"));
+  const three = await team(await postgres.createDatabase("bench_team_ingest"), { profileFirst: true });
   const perHost = Math.ceil(WAITPOINTS / 3);
   const all = (
     await Promise.all(three.map((d, i) => arm(d, `ingest-${HOSTS[i]}`, perHost, { maxSignals: 1000 })))

@@ -26,5 +26,7 @@ export const SettingsSchema = z.strictObject({
   databasePoolMax: z.number().int().min(1).max(100).optional(),
   /** Team mode: PostgreSQL cancels a statement running longer than this (ms; default 0: no limit). */
   databaseStatementTimeoutMs: z.number().int().min(0).max(3_600_000).optional(),
+  /** Team mode: group commits of signals in flight at once (default 2; more overlap WAL flushes, and contend). */
+  databaseCommitsInFlight: z.number().int().min(1).max(16).optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -6,8 +6,9 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { classify, createPool, DatabaseUnreachableError } from "../../native-host/src/store/pg/connection.js";
+import { createPool } from "../../native-host/src/store/pg/connection.js";
 import { Listener, type ListenerState, type Notice, notify } from "../../native-host/src/store/pg/notifications.js";
+import { classify, DatabaseUnreachableError } from "../../native-host/src/store/unreachable.js";
 import { waitFor } from "../helpers/daemon.js";
 import type { TestPostgres } from "../helpers/postgres.js";
 import { sharedPostgres } from "./shared.js";

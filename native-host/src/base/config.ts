@@ -85,9 +85,10 @@ export const EnvSchema = z.object({
   VIGIL_WAITPOINT_SWEEP_MS: z.string().optional(),
   VIGIL_WAITPOINT_MAX_WAKES_PER_HOUR: z.string().optional(),
   VIGIL_WAITPOINT_SIGNALS_PER_MINUTE: z.string().optional(),
-  /** Team mode: the settings databasePoolMax and databaseStatementTimeoutMs (checked in loadSettings). */
+  /** Team mode: the settings databasePoolMax, databaseStatementTimeoutMs and databaseCommitsInFlight (checked in loadSettings). */
   VIGIL_DATABASE_POOL_MAX: z.string().optional(),
   VIGIL_DATABASE_STATEMENT_TIMEOUT_MS: z.string().optional(),
+  VIGIL_DATABASE_COMMITS_IN_FLIGHT: z.string().optional(),
 });
 export type EnvConfig = z.infer<typeof EnvSchema>;
 
@@ -167,6 +168,8 @@ export interface ResolvedSettings {
   databasePoolMax: number;
   /** Team mode: PostgreSQL's statement_timeout for this daemon's connections (0: none). */
   databaseStatementTimeoutMs: number;
+  /** Team mode: group commits of signals in flight at once (core/group-commit.ts; SQLite: always 1). */
+  databaseCommitsInFlight: number;
 }
 
 export const DEFAULT_SETTINGS: ResolvedSettings = {
@@ -177,6 +180,7 @@ export const DEFAULT_SETTINGS: ResolvedSettings = {
   tcpApi: false,
   databasePoolMax: 10,
   databaseStatementTimeoutMs: 0,
+  databaseCommitsInFlight: 2,
 };
 
 type NumericSetting = Exclude<keyof ResolvedSettings, "tcpApi">;
@@ -188,6 +192,7 @@ const ENV: Record<NumericSetting, string> = {
   waitpointSignalsPerMinute: "VIGIL_WAITPOINT_SIGNALS_PER_MINUTE",
   databasePoolMax: "VIGIL_DATABASE_POOL_MAX",
   databaseStatementTimeoutMs: "VIGIL_DATABASE_STATEMENT_TIMEOUT_MS",
+  databaseCommitsInFlight: "VIGIL_DATABASE_COMMITS_IN_FLIGHT",
 };
 
 export function loadSettings(home: string, env: NodeJS.ProcessEnv = process.env): ResolvedSettings {

@@ -1,7 +1,7 @@
 /**
  * A group-committed batch of signals on the store (core/group-commit.ts, #41): what each signal
- * reads before it writes — its waitpoint (locked on PostgreSQL) and whether its key was seen — is
- * read for the whole batch in two statements, and the plain progress reports it accepts (those that
+ * reads before it writes — its waitpoint and whether its key was seen — is read for the whole batch
+ * in two statements (a third locks the waitpoints of signals that may settle), and the plain progress reports it accepts (those that
  * move no due time) are written together in one statement at the end, not one round trip each. On
  * PostgreSQL every statement is a round trip; on SQLite the same calls loop over the rows.
  *
@@ -39,7 +39,7 @@ export const ONE_SIGNAL: SignalBatch = {
   changed: () => undefined,
 };
 
-type SignalKeys = { id: string; key?: string | undefined; proof?: string; nonce?: string };
+type SignalKeys = { id: string; status: string; key?: string | undefined; proof?: string; nonce?: string };
 
 /** The key a signal is deduplicated by: its own, or a proven signal's nonce (core/waitpoints.ts). */
 const keyOfSignal = (body: SignalKeys): string | undefined =>
@@ -47,7 +47,24 @@ const keyOfSignal = (body: SignalKeys): string | undefined =>
 
 /** A batch's reads, taken up front inside its transaction. */
 export async function openBatch(t: Tables, bodies: readonly SignalKeys[]): Promise<SignalBatch> {
-  const targets = await t.waitpoints.targets(bodies.map((body) => body.id));
+  // Read unlocked: a plain progress report's waitpoint is locked only by the write at the end
+  // (`recordSignals`, which fails the batch if one ended meanwhile), so batches of several daemons
+  // hold their row locks for one statement and the commit, not for the whole batch. A signal that
+  // may settle its waitpoint (ok/fail, or a heartbeat that moves a stall) reads it again locked.
+  const targets = await t.waitpoints.targets(
+    bodies.map((body) => body.id),
+    false,
+  );
+  const settling = new Set(bodies.filter((body) => body.status !== "progress").map((body) => body.id));
+  for (const [id, target] of targets) if (target.heartbeatTimeoutMs !== null) settling.add(id);
+  if (settling.size > 0) {
+    const locked = await t.waitpoints.targets([...settling]);
+    for (const id of settling) {
+      const target = locked.get(id);
+      if (target === undefined) targets.delete(id);
+      else targets.set(id, target);
+    }
+  }
   const askedIds = new Set(bodies.map((body) => body.id));
   const uids: number[] = [];
   const keys: string[] = [];

@@ -29,3 +29,15 @@ test("an idle bucket refills to the burst, not beyond", () => {
   now = 3_600_000;
   expect([1, 2, 3, 4].map(() => signals.take("wp_a", "ending"))).toEqual([0, 0, 0, 1000]);
 });
+
+test("a transaction's takes given back (it rolled back) leave the bucket as it was; a refused take gives nothing back", () => {
+  const signals = new SignalBudget(() => 0, budget);
+  const first = signals.takes();
+  expect([1, 2, 3, 4].map(() => first.take("wp_a", "progress"))).toEqual([0, 0, 0, 1000]);
+  first.undo();
+  const second = signals.takes();
+  expect([1, 2, 3, 4].map(() => second.take("wp_a", "progress"))).toEqual([0, 0, 0, 1000]);
+  second.undo();
+  second.undo();
+  expect([1, 2, 3, 4].map(() => signals.take("wp_a", "progress"))).toEqual([0, 0, 0, 1000]);
+});

@@ -51,6 +51,18 @@ export class SignalBudget {
     return Math.ceil((1 - bucket.tokens) * this.#msPerToken);
   }
 
+  /** Gives back a token `take` handed out for a signal that was not stored after all (its transaction rolled back). */
+  refund(waitpointId: string, kind: SignalKind): void {
+    const key = `${kind}:${waitpointId}`;
+    const bucket = this.#buckets.get(key);
+    if (bucket) this.#buckets.set(key, { tokens: Math.min(this.budget.burst, bucket.tokens + 1), at: bucket.at });
+  }
+
+  /** The tokens of one transaction: taken as its signals are accepted, given back when it rolls back or runs again. */
+  takes(): BudgetTakes {
+    return new BudgetTakes(this);
+  }
+
   #refilled(bucket: Bucket | undefined, now: number): Bucket {
     if (!bucket) return { tokens: this.budget.burst, at: now };
     const tokens = Math.min(this.budget.burst, bucket.tokens + (now - bucket.at) / this.#msPerToken);
@@ -61,5 +73,27 @@ export class SignalBudget {
     for (const [key, bucket] of this.#buckets) {
       if (this.#refilled(bucket, now).tokens >= this.budget.burst) this.#buckets.delete(key);
     }
+  }
+}
+
+/**
+ * What one transaction took from the budget. A transaction that rolls back (a group commit that
+ * failed and is committed again signal by signal, a deadlock retried on PostgreSQL) stored nothing,
+ * so its tokens are given back and each signal is counted once, by the attempt that stores it.
+ */
+export class BudgetTakes {
+  readonly #taken: Array<{ waitpointId: string; kind: SignalKind }> = [];
+
+  constructor(private readonly budget: SignalBudget) {}
+
+  take(waitpointId: string, kind: SignalKind): number {
+    const waitMs = this.budget.take(waitpointId, kind);
+    if (waitMs === 0) this.#taken.push({ waitpointId, kind });
+    return waitMs;
+  }
+
+  /** Gives back everything taken so far (the attempt that took it did not commit). */
+  undo(): void {
+    for (const { waitpointId, kind } of this.#taken.splice(0)) this.budget.refund(waitpointId, kind);
   }
 }

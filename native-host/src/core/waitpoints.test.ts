@@ -78,3 +78,26 @@ test("only a signal that may move a due time pokes the scheduler: not a plain pr
   expect(poke).toHaveBeenCalledTimes(2);
   expect(await wakes()).toHaveLength(1);
 });
+
+test("a batch that fails and is committed again signal by signal counts each signal once against the budget", async () => {
+  const w = await t.waitpoints.create("s", { label: "mailbox", intent: "reports", max_signals: 100 });
+  // The first commit runs every signal of the burst, then fails (as a constraint would) and rolls back.
+  const tx = t.store.tx.bind(t.store);
+  vi.spyOn(t.store, "tx").mockImplementationOnce((body) =>
+    tx(async (tables) => {
+      await body(tables);
+      throw new Error("the batch's commit failed");
+    }),
+  );
+  // A whole burst (30 by default): the rolled-back batch must not have spent it.
+  const outcomes = await Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      t.waitpoints.signalBatched({ id: w.id, secret: w.secret, status: "progress", key: `k${i}` }),
+    ),
+  );
+  expect(t.store.tx).toHaveBeenCalledTimes(31);
+  expect(outcomes.map((o) => o.verdict)).toEqual(Array(30).fill("accepted"));
+  expect((await t.waitpoints.signalBatched({ id: w.id, secret: w.secret, status: "progress" })).verdict).toBe(
+    "too_many_signals",
+  );
+});

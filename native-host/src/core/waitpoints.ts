@@ -14,7 +14,7 @@ import type { ResolvedSettings } from "../base/config.js";
 import { ValidationError } from "../base/errors.js";
 import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
-import { unreachableText } from "../store/pg/connection.js";
+import { unreachableText } from "../store/unreachable.js";
 import type { SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
 import { deadlineNotice, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
@@ -24,7 +24,7 @@ import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
 import { ONE_SIGNAL, openBatch, type SignalBatch } from "./signal-batch.js";
-import { SignalBudget, signalBudgetOf } from "./signal-budget.js";
+import { type BudgetTakes, SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
 import { settleInTx, toBarrier } from "./waitpoint-firing.js";
@@ -127,7 +127,7 @@ export class Waitpoints {
     this.#group = new GroupCommit<SignalInput, SignalOutcome>((bodies) => this.#commitBatch(bodies), {
       isolate: (error) => unreachableText(error) === null,
       // SQLite runs one transaction at a time anyway; PostgreSQL overlaps a commit's WAL flush.
-      concurrency: this.deps.store.engine === "postgres" ? 4 : 1,
+      concurrency: this.deps.store.engine === "postgres" ? this.deps.settings.databaseCommitsInFlight : 1,
     });
   }
 
@@ -236,8 +236,8 @@ export class Waitpoints {
     const outcome = this.#budgeted(
       body,
       via,
-      await this.deps.store.tx(async (t) => {
-        const result = await this.#signalInTx(t, body, via, origin);
+      await this.#budgetedTx(async (t, takes) => {
+        const result = await this.#signalInTx(t, takes, body, via, origin);
         await origin.inTx?.(result, t);
         return result;
       }),
@@ -258,10 +258,10 @@ export class Waitpoints {
   }
 
   async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
-    const committed = await this.deps.store.tx(async (t) => {
+    const committed = await this.#budgetedTx(async (t, takes) => {
       const batch = bodies.length === 1 ? ONE_SIGNAL : await openBatch(t, bodies);
       const out: SignalOutcome[] = [];
-      for (const body of bodies) out.push(await this.#signalInTx(t, body, "http", {}, batch));
+      for (const body of bodies) out.push(await this.#signalInTx(t, takes, body, "http", {}, batch));
       await batch.flush(t);
       return out;
     });
@@ -276,6 +276,24 @@ export class Waitpoints {
     });
     this.#afterAccepted(sessions, settled);
     return outcomes;
+  }
+
+  /**
+   * A transaction that stores signals: the budget tokens an attempt took are given back when it
+   * rolls back, or before the store runs it again (a deadlock on PostgreSQL), so that a signal is
+   * counted once, by the attempt that commits it.
+   */
+  async #budgetedTx<R>(body: (t: Tables, takes: BudgetTakes) => Promise<R>): Promise<R> {
+    const takes = this.#budget.takes();
+    try {
+      return await this.deps.store.tx((t) => {
+        takes.undo();
+        return body(t, takes);
+      });
+    } catch (error) {
+      takes.undo();
+      throw error;
+    }
   }
 
   /**
@@ -322,6 +340,7 @@ export class Waitpoints {
 
   async #signalInTx(
     t: Tables,
+    takes: BudgetTakes,
     body: SignalInput,
     via: SignalVia,
     origin: SignalOrigin = {},
@@ -357,14 +376,15 @@ export class Waitpoints {
     }
     // A proven signal's answer is signed; its nonce is its key when it names none, so a captured
     // proof replayed is that same signal's duplicate.
-    if (body.proof === undefined) return this.#acceptInTx(t, wp, body, via, origin, batch);
+    if (body.proof === undefined) return this.#acceptInTx(t, takes, wp, body, via, origin, batch);
     const proven = { ...body, key: body.key ?? `proof:${body.nonce}` };
-    return { ...(await this.#acceptInTx(t, wp, proven, via, origin, batch)), proofKey: wp.secretHash };
+    return { ...(await this.#acceptInTx(t, takes, wp, proven, via, origin, batch)), proofKey: wp.secretHash };
   }
 
   /** The signal's secret (or proof) held: stored, or refused for what the waitpoint is now. */
   async #acceptInTx(
     t: Tables,
+    takes: BudgetTakes,
     wp: SignalTarget,
     body: SignalInput,
     via: SignalVia,
@@ -411,7 +431,7 @@ export class Waitpoints {
       };
     }
     const kind = body.status === "progress" ? "progress" : "ending";
-    const waitMs = this.#budget.take(wp.id, kind);
+    const waitMs = takes.take(wp.id, kind);
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
       const { perMinute, burst } = this.#budget.budget;

@@ -14,7 +14,7 @@ import type { z } from "zod";
 import { ROUTES, type RouteName, type RouteSpec, routeText } from "../../../shared/api-routes.js";
 import { formatZodError } from "../../../shared/schemas/zod-error.js";
 import { toError } from "../base/log.js";
-import { unreachableText } from "../store/pg/connection.js";
+import { unreachableText } from "../store/unreachable.js";
 import { HttpError, readJson, sendJson } from "./json-io.js";
 import { registerNotifyRoutes } from "./notify-routes.js";
 import type { ApiServices, Handler, RouteContext, Routes } from "./route-context.js";

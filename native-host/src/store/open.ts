@@ -11,10 +11,11 @@ import type pg from "pg";
 import type { Logger } from "../base/log.js";
 import { Checkpointer } from "./checkpointer.js";
 import { type Engine, SqliteEngine } from "./engine.js";
-import { classify, createPool, type PoolOptions, redactUrl } from "./pg/connection.js";
+import { createPool, type PoolOptions, redactUrl } from "./pg/connection.js";
 import { migratePg } from "./pg/migrate.js";
 import { PgEngine } from "./pg/store.js";
 import { Store } from "./store.js";
+import { classify } from "./unreachable.js";
 import { VaultFile } from "./vault-file.js";
 
 export interface OpenedStore {

@@ -253,8 +253,11 @@ export class WaitpointsTable {
     return raw && toTarget(raw);
   }
 
-  /** The waitpoints a batch of signals names (group commit, core/group-commit.ts), by id. */
-  targets(ids: readonly string[]): Map<string, SignalTarget> {
+  /**
+   * The waitpoints a batch of signals names (group commit, core/group-commit.ts), by id. `lock`
+   * false: read without row locks (PostgreSQL; here the immediate transaction serializes anyway).
+   */
+  targets(ids: readonly string[], _lock = true): Map<string, SignalTarget> {
     const out = new Map<string, SignalTarget>();
     for (const id of new Set(ids)) {
       const target = this.target(id);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { checkArgvUrl, classify, DatabaseUnreachableError, isUnreachable, parseInt8, redactUrl } from "./connection.js";
+import { checkArgvUrl, parseInt8, redactUrl } from "./connection.js";
 
 describe("database URLs", () => {
   test("a URL shown anywhere has its password replaced", () => {
@@ -37,21 +37,5 @@ test("bigint columns read as numbers, and one beyond 2^53 is refused rather than
   expect(parseInt8("1733250000000")).toBe(1_733_250_000_000);
   expect(() => parseInt8("9007199254740993")).toThrow(
     /Expected a bigint within ±2\^53 from PostgreSQL, got 9007199254740993/,
-  );
-});
-
-test("connection failures are 'unreachable', a wrong query is not", () => {
-  expect(isUnreachable(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }))).toBe(true);
-  expect(
-    isUnreachable(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" })),
-  ).toBe(true);
-  expect(isUnreachable(Object.assign(new Error("connection failure"), { code: "08006" }))).toBe(true);
-  expect(isUnreachable(new Error("Connection terminated unexpectedly"))).toBe(true);
-  expect(isUnreachable(Object.assign(new Error('relation "nope" does not exist'), { code: "42P01" }))).toBe(false);
-  expect(isUnreachable(null)).toBe(false);
-  const classified = classify(new Error("Connection terminated unexpectedly"), "postgres://v:pw@db/x");
-  expect(classified).toBeInstanceOf(DatabaseUnreachableError);
-  expect(String(classified)).toBe(
-    "DatabaseUnreachableError: database unreachable at postgres://v:***@db/x: Connection terminated unexpectedly",
   );
 });

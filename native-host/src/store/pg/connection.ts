@@ -1,19 +1,14 @@
 /**
  * Connecting to PostgreSQL (team mode, #27): the pool every store call uses, how a URL is shown
- * (never with its password), where a password may come from, and which errors mean "database
- * unreachable" (the daemon stays up, answers signals 503 and retries) rather than a bug.
+ * (never with its password) and where a password may come from; which errors mean "database
+ * unreachable" is store/unreachable.ts, which the layers above read without knowing this engine.
  * Passwords come from the environment (VIGIL_DATABASE_URL, PGPASSWORD) or a 0600 file (PGPASSFILE,
  * ~/.pgpass: node-postgres reads it and refuses one that others can read) — never from argv. And
  * the advisory lock that keeps the team's housekeeping to one daemon at a time.
  * Design: docs/design.md §9.1.
  */
 import pg from "pg";
-import { libpqUrl, redactUrl } from "../../base/database-url.js";
-
-/** The database is not there (stopped, restarting, network gone): retry later, it is not a bug. */
-export class DatabaseUnreachableError extends Error {
-  override name = "DatabaseUnreachableError";
-}
+import { libpqUrl } from "../../base/database-url.js";
 
 const INT8_OID = 20;
 
@@ -68,45 +63,6 @@ export function createPool(options: PoolOptions): pg.Pool {
   // signal) and the transaction hands the connection back as broken.
   pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
-}
-
-const UNREACHABLE_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOENT", // the Unix socket is gone: the server stopped
-  "EPIPE",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EAI_AGAIN",
-  "57P01", // admin_shutdown
-  "57P02", // crash_shutdown
-  "57P03", // cannot_connect_now (starting up, shutting down)
-]);
-
-/** Whether `error` means the database cannot be reached now (as opposed to a query that is wrong). */
-export function isUnreachable(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
-  if (!e) return false;
-  if (typeof e.code === "string" && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith("08"))) return true;
-  const message = typeof e.message === "string" ? e.message : "";
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
-    message,
-  );
-}
-
-/** "Database unreachable (why)" for an error that means the database is away, else null. */
-export function unreachableText(error: unknown): string | null {
-  if (!(error instanceof DatabaseUnreachableError || isUnreachable(error))) return null;
-  const message = error instanceof Error ? error.message : String(error);
-  return `Database unreachable (${message.replace(/^database unreachable /i, "")})`;
-}
-
-/** `error` as a DatabaseUnreachableError when it is one (the URL shown redacted), else unchanged. */
-export function classify(error: unknown, url: string): unknown {
-  if (!isUnreachable(error)) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new DatabaseUnreachableError(`database unreachable at ${redactUrl(url)}: ${reason}`, { cause: error });
 }
 
 /** The advisory lock key housekeeping takes: the first eight bytes of "vigil:hk" as a bigint. */

@@ -11,7 +11,7 @@
  * Design: docs/design.md §9 (team mode gets its own section with #27).
  */
 import type pg from "pg";
-import { classify } from "./connection.js";
+import { classify } from "../unreachable.js";
 
 const RETRYABLE = new Set(["40P01", "40001"]);
 

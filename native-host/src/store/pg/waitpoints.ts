@@ -62,10 +62,18 @@ const TARGETS = statement(
    FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ANY($1::text[])
    ORDER BY m.uid FOR UPDATE OF m`,
 );
+// One probe of the (monitor_uid, key) index per key asked (LATERAL … LIMIT 1 is not flattened into
+// a join, which a planner with stale statistics would run as a scan of the whole table).
+// The same, read without locks: a batch's progress reports, whose monitors RECORD_SIGNALS locks.
+const TARGETS_UNLOCKED = statement(
+  "waitpoints_targets_unlocked",
+  `SELECT w.*, m.session_id, m.state, m.ending_reason
+   FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ANY($1::text[])`,
+);
 const KEYS_HELD = statement(
   "waitpoints_keys_held",
-  `SELECT s.monitor_uid, s.key FROM signals s
-   JOIN unnest($1::bigint[], $2::text[]) AS wanted(uid, key) ON s.monitor_uid = wanted.uid AND s.key = wanted.key`,
+  `SELECT wanted.uid AS monitor_uid, wanted.key FROM unnest($1::bigint[], $2::text[]) AS wanted(uid, key)
+   CROSS JOIN LATERAL (SELECT 1 FROM signals s WHERE s.monitor_uid = wanted.uid AND s.key = wanted.key LIMIT 1) held`,
 );
 const INSERT_SIGNAL = statement(
   "waitpoints_insert_signal",
@@ -98,9 +106,14 @@ const RECORD_SIGNAL = statement(
 // Each monitor's event count goes up by its number of signals (`base` + n numbers them in order),
 // its events are written, its event log pruned when a seq in (base, top] is a multiple of the
 // prune step past the cap ($10 cap, $11 step: store/events.ts's pruneUpTo), and its progress rows
-// past the last $12 dropped and counted (the cut-off found once per monitor, not per row). Every part sees the rows as they were before the
-// statement, so the offset is $12 minus the batch's own progress rows; a batch of more than $12
-// progress signals to one waitpoint keeps its surplus until the next one trims it.
+// past the last $12 dropped and counted (each monitor's progress rows read once, newest first, through
+// its index: a LATERAL with OFFSET is never flattened into a join, which a planner with stale
+// statistics would run as a scan of all signals per monitor). Every part sees the rows as they were
+// before the statement, so the offset is $12 minus the batch's own progress rows; a batch of more
+// than $12 progress signals to one waitpoint keeps its surplus until the next one trims it. The
+// monitors are found by their key ($1), not by a join a stale plan would make a scan, and locked
+// in one order (by uid) so that two batches cannot deadlock; a monitor no longer armed (ended since
+// the batch read it unlocked) is left alone, and so are its signals: `recordSignals` then throws.
 const RECORD_SIGNALS = statement(
   "waitpoints_record_signals",
   `WITH input AS (
@@ -112,9 +125,12 @@ const RECORD_SIGNALS = statement(
      SELECT uid, count(*) AS k, count(*) FILTER (WHERE status = 'progress') AS progress,
             (array_agg(text ORDER BY ord DESC))[1] AS last_text, (array_agg(received_at ORDER BY ord DESC))[1] AS last_at
      FROM input GROUP BY uid
+   ), locked AS (
+     SELECT m.uid FROM monitors m WHERE m.uid = ANY($1::bigint[]) AND m.state IN ('waiting', 'paused')
+     ORDER BY m.uid FOR UPDATE
    ), bump AS (
      UPDATE monitors m SET event_count = m.event_count + p.k, last_event = p.last_text, last_check_at = p.last_at
-     FROM per_monitor p WHERE m.uid = p.uid
+     FROM per_monitor p JOIN locked l ON l.uid = p.uid WHERE m.uid = p.uid AND m.uid = ANY($1::bigint[])
      RETURNING m.uid, m.event_count - p.k AS base, m.event_count AS top
    ), event AS (
      INSERT INTO events (monitor_uid, seq, at, text)
@@ -123,13 +139,12 @@ const RECORD_SIGNALS = statement(
      DELETE FROM events e USING bump b
      WHERE e.monitor_uid = b.uid AND (b.top / $11::bigint) * $11::bigint > b.base
        AND (b.top / $11::bigint) * $11::bigint > $10::bigint AND e.seq <= (b.top / $11::bigint) * $11::bigint - $10::bigint
-   ), cutoff AS MATERIALIZED (
-     SELECT p.uid, (SELECT o.id FROM signals o WHERE o.monitor_uid = p.uid AND o.status = 'progress'
-                    ORDER BY o.id DESC LIMIT 1 OFFSET greatest($12::bigint - p.progress, 0)) AS last_gone
-     FROM per_monitor p WHERE p.progress > 0
    ), progress_gone AS (
-     DELETE FROM signals s USING cutoff c
-     WHERE s.monitor_uid = c.uid AND s.status = 'progress' AND s.id <= c.last_gone
+     DELETE FROM signals s WHERE s.id IN (
+       SELECT o.id FROM per_monitor p CROSS JOIN LATERAL (
+         SELECT o.id FROM signals o WHERE o.monitor_uid = p.uid AND o.status = 'progress'
+         ORDER BY o.id DESC OFFSET greatest($12::bigint - p.progress, 0)) o
+       WHERE p.progress > 0)
      RETURNING s.monitor_uid
    ), dropped AS (
      UPDATE waitpoints w SET progress_dropped = w.progress_dropped + g.n
@@ -217,8 +232,8 @@ export class PgWaitpoints implements WaitpointsStore {
     return raw && toTarget(raw);
   }
 
-  async targets(ids: readonly string[]): Promise<Map<string, SignalTarget>> {
-    const rows = await all<RawTarget>(this.db, TARGETS, [[...new Set(ids)]]);
+  async targets(ids: readonly string[], lock = true): Promise<Map<string, SignalTarget>> {
+    const rows = await all<RawTarget>(this.db, lock ? TARGETS : TARGETS_UNLOCKED, [[...new Set(ids)]]);
     return new Map(rows.map((raw) => [raw.id, toTarget(raw)]));
   }
 
@@ -267,7 +282,14 @@ export class PgWaitpoints implements WaitpointsStore {
         columns[i]?.push(value);
       });
     }
-    await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
+    const written = await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
+    // The batch read its waitpoints unlocked: one that ended meanwhile fails the batch, whose
+    // signals are then committed one by one, each on its waitpoint read locked (core/group-commit.ts).
+    if (written !== signals.length) {
+      throw new Error(
+        `Expected every waitpoint of the batch still armed, got ${signals.length - written} signals for one that ended meanwhile`,
+      );
+    }
   }
 
   async insertSignal(signal: NewSignal & { eventSeq: number }): Promise<void> {
