@@ -7,6 +7,7 @@
  */
 
 import type { ChannelView } from "./schemas/notify.js";
+import type { SourceKind } from "./schemas/sources.js";
 import type {
   AttentionAction,
   AttentionReason,
@@ -308,6 +309,37 @@ export const ENDING_TEXT: Record<EndingReason, string> = {
   error: "error",
   lost: "lost",
 };
+
+/**
+ * How a monitor's kind reads to a person, in the CLI and the panel alike (issue #38 item 11): a
+ * monitor of kind `signal` is a waitpoint (design.md §2: a signal is what a job sends one). JSON
+ * keeps the kind as it is.
+ */
+export const KIND_TEXT: Record<SourceKind, string> = {
+  command: "command",
+  watch: "watch",
+  tool: "tool",
+  event: "event",
+  time: "time",
+  browser: "browser",
+  signal: "waitpoint",
+};
+
+/** How a monitor ended, one word for CLI and panel: `ENDING_TEXT`, but a waitpoint that ran out of time "expired". */
+export const endingText = (reason: EndingReason, kind: SourceKind): string =>
+  reason === "timeout" && kind === "signal" ? EXPIRED_TEXT : ENDING_TEXT[reason];
+
+/**
+ * Cancel, as the panel's buttons and toast say it and the CLI's `vigil cancel` does it: one word,
+ * "cancel", from the question to the toast (the monitor's state then reads "cancelled").
+ */
+export const CANCEL_TEXT = {
+  action: "Cancel",
+  ask: "Cancel? The job itself keeps running.",
+  confirm: "Yes, cancel",
+  keep: "Keep",
+  done: "Cancelled",
+} as const;
 
 /** Why the ended monitors Clear ended leaves stay (shared/clear-ended.ts): "2 stay: their wakes are not delivered yet". */
 export function clearStayText(staying: number): string {

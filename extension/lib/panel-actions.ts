@@ -8,7 +8,7 @@
  * Design: docs/design.md §7.
  */
 import type { AttentionItem, PanelFilter, PanelItem, PanelKind } from "../../shared/schemas/native-messages";
-import { countOf } from "../../shared/wording";
+import { CANCEL_TEXT, countOf } from "../../shared/wording";
 import { attentionKey, attentionOf } from "./panel-attention";
 import { isClearable } from "./panel-filter";
 import { copyCommand } from "./panel-id";
@@ -145,6 +145,9 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     state.confirming = null;
     render();
     focusKey(app, `${key}:cancel`);
+  } else if (action === "expand") {
+    if (!state.expanded.delete(key)) state.expanded.add(key);
+    render();
   } else if (action === "checks") {
     if (!state.checks.delete(key)) {
       state.checks.set(key, null);
@@ -155,7 +158,7 @@ export function onPanelClick(deps: PanelActionDeps, event: Event): void {
     if (!state.signals.delete(key)) state.signals.add(key);
     render();
   } else if (action === "confirm")
-    holdAction(deps, { text: `Stopped waiting for ${item.monitor.name}`, hides: [] }, [
+    holdAction(deps, { text: `${CANCEL_TEXT.done} ${item.monitor.name}`, hides: [] }, [
       { type: "control", sessionId: item.session.id, monitorId: item.monitor.id, action: "cancel" },
     ]);
   else if (action === "pause" || action === "resume") void control(deps, item, action);
@@ -197,7 +200,7 @@ function onNeedsAction(deps: PanelActionDeps, action: string, target: string): v
     render();
     focusKey(app, `needs:${target}:needs-cancel`);
   } else if (action === "confirm" && sessionId && monitorId) {
-    holdAction(deps, { text: `Stopped waiting for ${entry.title}`, hides: [target] }, [
+    holdAction(deps, { text: `${CANCEL_TEXT.done} ${entry.title}`, hides: [target] }, [
       { type: "control", sessionId, monitorId, action: "cancel" },
     ]);
   } else if (action === "open") showEntry(deps, entry);
@@ -207,6 +210,7 @@ function onNeedsAction(deps: PanelActionDeps, action: string, target: string): v
 export function showEntry(deps: PanelActionDeps, entry: AttentionItem): void {
   const { app, state, render } = deps;
   if (entry.sessionId) state.collapsed.delete(entry.sessionId);
+  if (entry.sessionId && entry.monitorId) state.expanded.add(`${entry.sessionId}/${entry.monitorId}`);
   const selector = entry.monitorId
     ? `[data-session="${CSS.escape(entry.sessionId ?? "")}"] [data-monitor="${CSS.escape(entry.monitorId)}"]`
     : entry.device
@@ -247,7 +251,7 @@ function onBulkAction(deps: PanelActionDeps, action: string): void {
           : controls("cancel", (i) => canCancel(i.monitor.state));
     if (action === "confirm") {
       state.selected.clear();
-      holdAction(deps, { text: `Stopped waiting for ${countOf(requests.length, "monitor")}`, hides: [] }, requests);
+      holdAction(deps, { text: `${CANCEL_TEXT.done} ${countOf(requests.length, "monitor")}`, hides: [] }, requests);
     } else void send(deps, requests);
   }
 }
@@ -273,7 +277,7 @@ export function onPanelInput(deps: PanelActionDeps, event: Event, debounce: (run
   else void data.refresh();
 }
 
-/** Escape closes the innermost open thing: a confirmation, else the open check logs and signals. */
+/** Escape closes the innermost open thing: a confirmation, else the open rows, check logs and signals. */
 export function onPanelKey(deps: PanelActionDeps, event: KeyboardEvent): void {
   if (event.key !== "Escape") return;
   const { app, state, render } = deps;
@@ -290,11 +294,13 @@ export function onPanelKey(deps: PanelActionDeps, event: KeyboardEvent): void {
   }
   const active = (event.target as HTMLElement | null)?.closest?.("[data-item]") as HTMLElement | null;
   const key = active?.dataset.item;
-  if (state.checks.size > 0 || state.signals.size > 0) {
+  if (state.checks.size > 0 || state.signals.size > 0 || state.expanded.size > 0) {
+    const checksOpen = key !== undefined && state.checks.has(key);
     state.checks.clear();
     state.signals.clear();
+    state.expanded.clear();
     render();
-    if (key) focusKey(app, `${key}:checks`);
+    if (key) focusKey(app, checksOpen ? `${key}:checks` : `${key}:expand`);
     event.preventDefault();
   }
 }

@@ -1,11 +1,12 @@
 /**
  * The side panel's buttons: each carries `data-action`, a unique `data-key` and `data-item` for the
  * delegated click listener (lib/panel-actions.ts), and an accessible name that says what it acts on
- * ("Cancel CI run 8812 green"), since many rows have the same buttons. Cancel asks "Stop waiting?"
- * before it acts.
+ * ("Cancel CI run 8812 green"), since many rows have the same buttons. Cancel asks first
+ * (`CANCEL_TEXT`, shared/wording.ts: the CLI's word).
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
+import { CANCEL_TEXT } from "../../shared/wording";
 import { h } from "./dom";
 import { itemKey, type PanelState } from "./panel-state";
 import { canCancel } from "./panel-view";
@@ -32,15 +33,15 @@ export function itemButton(
   );
 }
 
-/** Cancel, or while it asks: "Stop waiting?" with Stop waiting / Keep. */
+/** Cancel, or while it asks: "Cancel? The job itself keeps running." with Yes, cancel / Keep. */
 export function cancelButtons(state: PanelState, item: PanelItem): HTMLElement[] {
   const key = itemKey(item);
   const name = item.monitor.name;
   if (!canCancel(item.monitor.state)) return [];
-  if (state.confirming !== key) return [itemButton(key, "cancel", "Cancel", name)];
+  if (state.confirming !== key) return [itemButton(key, "cancel", CANCEL_TEXT.action, name)];
   return [
-    h("span", {}, "Stop waiting? The job itself keeps running."),
-    itemButton(key, "confirm", "Stop waiting", `for ${name}`, { class: "danger" }),
-    itemButton(key, "keep", "Keep", name),
+    h("span", {}, CANCEL_TEXT.ask),
+    itemButton(key, "confirm", CANCEL_TEXT.confirm, name, { class: "danger" }),
+    itemButton(key, "keep", CANCEL_TEXT.keep, name),
   ];
 }

@@ -1,7 +1,7 @@
 /**
  * The panel from the keyboard (issue #38 item 15): `/` focuses the search; `j` / `k` move between
  * the Needs-you entries and the rows, in the order shown; `Enter` on a row opens or closes its
- * details (check log, signals), on an entry shows its row; `e` dismisses and `r` sends again on
+ * details (a row at rest is one line), on an entry shows its row; `e` dismisses and `r` sends again on
  * the focused entry, through its own buttons (the same Undo toast and feedback). Not while typing
  * in a field, nor with a modifier held. The skip link ("Skip to the list", the first tab stop)
  * reaches the first entry in one Tab and Enter.
@@ -49,8 +49,7 @@ function press(entry: HTMLElement, action: string): boolean {
 
 /** Enter on the entry or row itself: a row opens or closes its details, an entry shows its row. */
 function expand(entry: HTMLElement): boolean {
-  if (entry.matches(".needs li[data-attention]")) return press(entry, "needs-open");
-  return ["checks", "signals"].some((action) => press(entry, action));
+  return press(entry, entry.matches(".needs li[data-attention]") ? "needs-open" : "expand");
 }
 
 /** The panel's key listener (the document's keydown): true when it took the key. */

@@ -1,23 +1,31 @@
 /**
- * One monitor's row in the side panel (a waitpoint's too: each shown once): a checkbox for bulk
- * actions, the name (two lines at most, the whole name on hover), the outcome chip and kind; the
- * details line (times tick); its id with a Copy button for its `vigil show` command; the last event, the last error and the delivery, whole; a waitpoint's
- * device, intent and signals; Pause / Resume / Cancel / Checks; and, when open, its check log.
+ * One monitor's row in the side panel (a waitpoint's too: each shown once). At rest one line
+ * (issue #38 item 12): a checkbox for bulk actions, the name (cut with "…", whole on hover) as the
+ * button that opens the row, the outcome chip, the one fact (lib/panel-row-fact.ts) and one time;
+ * Pause / Resume / Cancel / Checks lie over the line's end on hover and focus. Opened (the name,
+ * Enter on the row, Show, an open check log, signals or confirmation, or a search matching inside):
+ * the kind and times; a tool's URL and what its condition read (item 13); its id with a Copy
+ * button for its `vigil show` command; the last event, the last error and the delivery, whole; a
+ * waitpoint's device, intent and signals; its check log.
  * Design: docs/design.md §7.
  */
 import type { PanelItem } from "../../shared/schemas/native-messages";
-import type { CheckEntry, DeviceView } from "../../shared/schemas/views";
-import { deliveryHeadline, deliveryProblem, deviceWaitText, hostAwaySince } from "../../shared/wording";
+import type { CheckEntry, DeviceView, ReadField } from "../../shared/schemas/views";
+import { deliveryHeadline, deliveryProblem, deviceWaitText, hostAwaySince, KIND_TEXT } from "../../shared/wording";
 import { h } from "./dom";
 import { badgeElement } from "./panel-badges";
 import { cancelButtons, itemButton } from "./panel-buttons";
 import { rowCauseParts } from "./panel-cause";
 import { timeElement } from "./panel-clock";
-import { isActive, kindOf } from "./panel-filter";
+import { isActive } from "./panel-filter";
 import { idLine, marked } from "./panel-id";
 import { outcomeOf } from "./panel-outcome";
+import { restFact, restTime } from "./panel-row-fact";
 import { itemKey, type PanelState } from "./panel-state";
 import { canPause, canResume, checkLines, deliveryBadges, monitorDetailParts, waitpointBadges } from "./panel-view";
+
+/** Names longer than this are likely cut on the line at rest (400 px): the details repeat them whole. */
+const LONG_NAME = 32;
 
 /** Kinds that keep a check log: they poll. A watch streams; event, time and waitpoint never check. */
 const CHECKED_KINDS = new Set(["command", "tool", "browser"]);
@@ -53,42 +61,23 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
   const deliveryError = deliveryProblem(monitor.delivery)?.error ?? null;
   // A search marks what it matched wherever the row shows it (the daemon searches what rows show).
   const mark = (text: string) => marked(text, state.filters.q);
-  return h(
-    "li",
-    {
-      class: "monitor",
-      "data-key": key,
-      tabindex: "-1",
-      "data-monitor": monitor.id,
-      "data-state": monitor.state,
-      "data-tone": outcome.tone,
-    },
+  const detailParts = monitorDetailParts(item).flatMap((part, i) => [
+    i > 0 ? " · " : null,
+    typeof part === "string" ? part : timeElement(part.iso, now, part.prefix, part.future),
+  ]);
+  const body = h(
+    "div",
+    { class: "body", id: `body-${key}` },
+    // The line at rest cuts a long name: the opened row says it whole.
+    name.length > LONG_NAME ? h("div", { class: "full-name" }, mark(name)) : null,
     h(
       "div",
-      { class: "row head" },
-      selectable
-        ? h("input", {
-            type: "checkbox",
-            class: "select",
-            "data-action": "select",
-            "data-key": `${key}:select`,
-            "data-item": key,
-            "aria-label": `Select ${name}`,
-            checked: state.selected.has(key),
-          })
-        : null,
-      h("span", { class: "name", title: name }, mark(name)),
-      h("span", { class: "chip", "data-tone": outcome.tone }, outcome.text),
-      h("span", { class: "kind" }, kindOf(item)),
+      { class: "details-line muted" },
+      h("span", { class: "kind" }, KIND_TEXT[monitor.kind]),
+      " · ",
+      h("span", { class: "details" }, detailParts),
     ),
-    h(
-      "div",
-      { class: "details" },
-      monitorDetailParts(item).flatMap((part, i) => [
-        i > 0 ? " · " : null,
-        typeof part === "string" ? part : timeElement(part.iso, now, part.prefix, part.future),
-      ]),
-    ),
+    urlLine(item),
     idLine(item, key, state.filters.q),
     deviceLine ? h("div", { class: "device-line", "data-tone": device?.state ?? "unknown" }, deviceLine) : null,
     monitor.waitingForHost
@@ -102,7 +91,16 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
       : null,
     monitor.sandbox ? h("div", { class: "muted sandbox" }, monitor.sandbox) : null,
     waitpoint?.intent ? h("div", { class: "muted intent" }, mark(waitpoint.intent)) : null,
-    monitor.lastEvent ? h("div", { class: "muted last-event" }, mark(monitor.lastEvent)) : null,
+    monitor.readFields?.length ? readFieldList(monitor.readFields) : null,
+    monitor.lastEvent
+      ? h(
+          "div",
+          { class: "muted last-event" },
+          // Under the fields a condition read, the rest of what the tool answered.
+          monitor.readFields?.length ? "whole answer: " : null,
+          mark(monitor.lastEvent),
+        )
+      : null,
     monitor.lastError ? h("div", { class: "error" }, mark(monitor.lastError)) : null,
     ...rowCauseParts(state, item),
     monitor.delivery
@@ -117,7 +115,6 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
       : null,
     deliveryError ? h("div", { class: "error" }, deliveryError) : null,
     badges.length ? h("div", { class: "row" }, badges.map(badgeElement)) : null,
-    buttons.length ? h("div", { class: "row actions" }, buttons) : null,
     open ? checkLog(name, state.checks.get(key), now) : null,
     signalsOpen && waitpoint
       ? h(
@@ -135,6 +132,76 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
           ),
         )
       : null,
+  );
+  // Open: asked for, or showing what was asked (a check log, signals, a confirmation), or holding
+  // a search's match that the line at rest does not show.
+  const expanded =
+    state.expanded.has(key) ||
+    open ||
+    signalsOpen ||
+    state.confirming === key ||
+    (!!state.filters.q.trim() && !!body.querySelector("mark"));
+  const fact = restFact(item);
+  const when = restTime(item);
+  return h(
+    "li",
+    {
+      class: "monitor",
+      "data-key": key,
+      tabindex: "-1",
+      "data-monitor": monitor.id,
+      "data-state": monitor.state,
+      "data-tone": outcome.tone,
+      "data-expanded": expanded ? "true" : undefined,
+    },
+    h(
+      "div",
+      { class: "row head" },
+      selectable
+        ? h("input", {
+            type: "checkbox",
+            class: "select",
+            "data-action": "select",
+            "data-key": `${key}:select`,
+            "data-item": key,
+            "aria-label": `Select ${name}`,
+            checked: state.selected.has(key),
+          })
+        : null,
+      h(
+        "button",
+        {
+          type: "button",
+          class: "expand",
+          "data-action": "expand",
+          "data-key": `${key}:expand`,
+          "data-item": key,
+          "aria-expanded": String(expanded),
+          "aria-controls": `body-${key}`,
+        },
+        h("span", { class: "name", title: name }, mark(name)),
+      ),
+      h("span", { class: "chip", "data-tone": outcome.tone }, outcome.text),
+      fact ? h("span", { class: "fact", title: fact }, mark(fact)) : h("span", { class: "fact" }),
+      when ? timeElement(when.iso, now, when.prefix, when.future) : null,
+    ),
+    buttons.length ? h("div", { class: "row actions" }, buttons) : null,
+    body,
+  );
+}
+
+/** A tool's URL, whole, on its own line (it may break anywhere: CSS). */
+function urlLine({ monitor }: PanelItem): HTMLElement | null {
+  const url = monitor.source.kind === "tool" ? monitor.source.args.url : undefined;
+  return typeof url === "string" ? h("div", { class: "url" }, h("code", {}, url)) : null;
+}
+
+/** What the condition read, one field a line: "status 200", "body.state "success"". */
+function readFieldList(fields: ReadField[]): HTMLElement {
+  return h(
+    "dl",
+    { class: "read-fields" },
+    fields.flatMap((field) => [h("dt", {}, field.path || "(observation)"), h("dd", {}, field.value)]),
   );
 }
 

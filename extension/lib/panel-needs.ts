@@ -8,7 +8,7 @@
 
 import { NEEDS_SHOWN } from "../../shared/panel-lists";
 import type { AttentionAction, AttentionItem } from "../../shared/schemas/native-messages";
-import { ATTENTION_ACTION_TEXT, ATTENTION_REASON_TEXT } from "../../shared/wording";
+import { ATTENTION_ACTION_TEXT, ATTENTION_REASON_TEXT, CANCEL_TEXT } from "../../shared/wording";
 import { h } from "./dom";
 import { attentionKey, type NeedsTally, needsTallyText } from "./panel-attention";
 import { timeElement } from "./panel-clock";
@@ -103,9 +103,9 @@ function attentionRow(
   const buttons = inOrder(a).flatMap((action) => {
     if (action === "cancel" && confirming === `needs:${key}`)
       return [
-        h("span", {}, "Stop waiting?"),
-        attentionButton(key, "needs-confirm", "Stop waiting", `for ${a.title}`, "danger"),
-        attentionButton(key, "needs-keep", "Keep", a.title),
+        h("span", {}, CANCEL_TEXT.ask),
+        attentionButton(key, "needs-confirm", CANCEL_TEXT.confirm, a.title, "danger"),
+        attentionButton(key, "needs-keep", CANCEL_TEXT.keep, a.title),
       ];
     const primary = action === a.primary ? "primary" : undefined;
     return [attentionButton(key, `needs-${action}`, ATTENTION_ACTION_TEXT[action], a.title, primary)];

@@ -31,6 +31,7 @@ export function sessionSection(
     return [
       item,
       state.selected.has(key),
+      state.expanded.has(key),
       state.checks.has(key),
       state.checks.get(key),
       state.signals.has(key),

@@ -1,6 +1,6 @@
 /**
  * The side panel's state: the link to the host, the last `list` answer, the last error, the
- * filters, and what the person has open (check logs, a waitpoint's signals), selected (bulk
+ * filters, and what the person has open (rows, check logs, a waitpoint's signals), selected (bulk
  * actions), collapsed (sessions, remembered) or is confirming (a Cancel). Plain data; the other
  * panel-*.ts modules read and change it, and lib/panel-render.ts draws it.
  * Design: docs/design.md §7.
@@ -42,6 +42,8 @@ export interface PanelState {
   filters: Filters;
   /** The monitor (or "bulk") whose Cancel is asking for confirmation. */
   confirming: string | null;
+  /** Rows opened to their details (issue #38 item 12: at rest a row is one line). */
+  expanded: Set<string>;
   /** Monitors whose check log is open (null while loading). */
   checks: Map<string, CheckEntry[] | null>;
   /** Waitpoints whose signals are shown. */
@@ -72,6 +74,7 @@ export function createPanelState(collapsed: Iterable<string> = [], needsCollapse
     listFailed: false,
     filters: { ...NO_FILTERS },
     confirming: null,
+    expanded: new Set(),
     checks: new Map(),
     signals: new Set(),
     selected: new Set(),

@@ -8,6 +8,7 @@
 import { PANEL_FILTERS, PANEL_KINDS, type PanelFilter } from "../../shared/panel-lists";
 import type { PanelCounts } from "../../shared/schemas/native-messages";
 import type { DeviceView, PanelHost } from "../../shared/schemas/views";
+import { CANCEL_TEXT, countOf } from "../../shared/wording";
 import { h } from "./dom";
 import { type NeedsTally, needsTallyText } from "./panel-attention";
 import type { FilteredList } from "./panel-filter";
@@ -133,9 +134,9 @@ export function bulkBar(state: PanelState): HTMLElement | null {
     return h(
       "div",
       { class: "bulk row", role: "group", "aria-label": "Selected monitors" },
-      h("span", {}, `Stop waiting for ${n} monitor${n === 1 ? "" : "s"}? The jobs themselves keep running.`),
-      button("bulk-confirm", "Stop waiting", "danger"),
-      button("bulk-keep", "Keep"),
+      h("span", {}, `Cancel ${countOf(n, "monitor")}? The jobs themselves keep running.`),
+      button("bulk-confirm", CANCEL_TEXT.confirm, "danger"),
+      button("bulk-keep", CANCEL_TEXT.keep),
     );
   return h(
     "div",

@@ -9,6 +9,7 @@ import type { DeviceView, MonitorView, WaitpointView } from "../../shared/schema
 import { STATE_LABELS } from "../../shared/states";
 import { monitorView } from "../../test/helpers/views";
 import { outcomeOf } from "./panel-outcome";
+import { restFact, restTime } from "./panel-row-fact";
 import {
   canPause,
   checkLines,
@@ -275,3 +276,50 @@ test.each(["waiting", "paused", "ready", "continuing", "needs_review"] as const)
     );
   },
 );
+
+describe("a row at rest: its one fact and one time (issue #38 items 12, 13)", () => {
+  const item = (m: Partial<MonitorView>, wp?: WaitpointView): PanelItem => ({
+    session: { id: "s", label: null },
+    monitor: monitor(m),
+    waitpoint: wp,
+  });
+  test("why it wants a look comes first: a delivery problem, a failure's message, a failing check, an error", () => {
+    const review = {
+      wakeId: "wake-1",
+      state: "needs_review" as const,
+      attempts: 3,
+      nextAttemptAt: null,
+      lastError: "POST … answered 400",
+      deliveredVia: null,
+    };
+    expect(restFact(item({ delivery: review, lastError: "boom" }))).toBe("delivery needs review");
+    const failed = waitpoint({
+      state: "failed",
+      signals: [{ status: "fail", member: null, message: "CUDA out of memory\nat step 1200", via: "http", at: at(-1) }],
+    } as Partial<WaitpointView>);
+    expect(restFact(item({ kind: "signal" }, failed))).toBe("CUDA out of memory");
+    expect(restFact(item({ lastOutput: { exitCode: 2, lines: "step 1\n2 tests failed\n" } }))).toBe(
+      "2 tests failed (exit 2)",
+    );
+    expect(restFact(item({ lastError: "tab closed: tab 4 no longer exists\nmore" }))).toBe(
+      "tab closed: tab 4 no longer exists",
+    );
+  });
+  test("else what its condition read, else a waitpoint's progress, else nothing", () => {
+    const readFields = [
+      { path: "status", value: "200" },
+      { path: "body.state", value: '"success"' },
+    ];
+    expect(restFact(item({ kind: "tool", readFields, lastEvent: '{"status":200,"headers":{}}' }))).toBe(
+      'status 200 · body.state "success"',
+    );
+    expect(restFact(item({ kind: "signal" }, waitpoint()))).toBe("0/1 received");
+    expect(restFact(item({}))).toBeNull();
+  });
+  test("the time: when it ended, else when it ends at the latest", () => {
+    expect(restTime(item({}))).toEqual({ prefix: "ends ", iso: at(3 * 3_600_000), future: true });
+    expect(restTime(item({ kind: "signal" }, waitpoint()))).toMatchObject({ iso: at(3 * 3_600_000 - 30_000) });
+    const ended = item({ state: "finished", ending: { reason: "met", at: at(-5_000), detail: null } });
+    expect(restTime(ended)).toEqual({ prefix: "", iso: at(-5_000) });
+  });
+});

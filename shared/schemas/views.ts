@@ -38,6 +38,12 @@ export interface Adjustment {
   why: string;
 }
 
+/** One field a condition read: its path and its value there, as short text ("200", "\"success\""). */
+export interface ReadField {
+  path: string;
+  value: string;
+}
+
 export interface MonitorView {
   id: string;
   sessionId: string;
@@ -54,6 +60,12 @@ export interface MonitorView {
    * or an older daemon. The whole kept output is in its check log (`output`).
    */
   lastOutput?: { exitCode: number | null; lines: string };
+  /**
+   * A tool monitor's last observation as its condition read it (issue #38 item 13): each path the
+   * condition names with its value there, and an `http__get`'s status. Absent: no tool observation
+   * yet, or an older daemon.
+   */
+  readFields?: ReadField[];
   lastError: string | null;
   errorCount: number;
   /** With `consecutive`: how many checks in a row have met the condition, as "2/3 consecutive". */

@@ -67,6 +67,12 @@ export function defineCauseTests(ctx: CauseContext): void {
     test("a failed command's row shows its exit code and last lines; Open output shows all that is kept, as text", async () => {
       const row = `[data-session="${sid}"] [data-monitor="${command}"]`;
       await panel.waitForSelector(`${row} .last-output`);
+      // At rest its one line says the last line and the exit code (as text); expanded, the rest.
+      expect(await panel.$eval(`${row} .head .fact`, (e) => e.textContent)).toBe(
+        '<b id="injected">2 tests failed</b> (exit 2)',
+      );
+      await panel.click(`${row} button.expand`);
+      await until(`!!document.querySelector('${row}[data-expanded]')`, "the row expanded");
       const shown = await panel.$eval(`${row} .last-output`, (e) => ({
         exit: e.querySelector(".exit")?.textContent,
         lines: e.querySelector("pre.output-tail")?.textContent ?? "",

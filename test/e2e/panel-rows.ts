@@ -1,10 +1,13 @@
 /**
  * The panel's rows as a person works them (issue #38 items 10, 12–15) on the dashboard's workload:
  * a search finds what a row shows (a signal's message) with the match marked, and never what it
- * hides (a command); the keyboard reaches and works the entries. Screenshots go to test/e2e/artifacts/.
+ * hides (a command); the keyboard reaches and works the entries; a row at rest is one line, its
+ * details and actions on expand; a met http__get row shows what its condition read (panel-http.ts).
+ * Screenshots go to test/e2e/artifacts/.
  */
 import { expect, test } from "vitest";
 import { pressUntil } from "../helpers/browser.js";
+import { defineHttpRowTest } from "./panel-http.js";
 import { type PanelWorkContext, search } from "./panel-work.js";
 
 /** What j / k move between (lib/panel-keys.ts NAVIGABLE), and the index of the focused one there. */
@@ -14,7 +17,102 @@ const FOCUSED_AT = `[...document.querySelectorAll(${JSON.stringify(NAVIGABLE)})]
 /** The monitors listed (their ids), in order. */
 const LISTED = `[...document.querySelectorAll("li.monitor")].map((li) => li.dataset.monitor)`;
 
+/**
+ * Each row at rest with its height and the bound one line allows: its padding and borders plus 1.5
+ * times its name's line height (two lines would need 2).
+ */
+const REST_HEIGHTS = `[...document.querySelectorAll("li.monitor:not([data-expanded])")].map((li) => {
+  const box = getComputedStyle(li);
+  const name = getComputedStyle(li.querySelector(".head .name"));
+  const line = name.lineHeight.endsWith("px") ? parseFloat(name.lineHeight) : parseFloat(name.lineHeight) * parseFloat(name.fontSize);
+  const frame = ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"].reduce((sum, side) => sum + parseFloat(box[side]), 0);
+  return { id: li.dataset.monitor, height: li.getBoundingClientRect().height, bound: frame + 1.5 * line, line };
+})`;
+
 export function defineRowTests(ctx: PanelWorkContext): void {
+  test("at 400 px a row at rest is one line (name …, state, one fact, time); expanded, its details and actions show", async () => {
+    const panel = ctx.panel();
+    const { sessions, ids, longName } = ctx.workload();
+    await ctx.until(`!document.querySelector(".toast")`, "no toast left from before");
+    await panel.setViewport({ width: 400, height: 900 });
+    await panel.select('select[data-filter="session"]', sessions.docs);
+    const long = `li.monitor[data-monitor="${ids.long}"]`;
+    await ctx.until(
+      `!!document.querySelector('${long}') && [...document.querySelectorAll("li.monitor")].every((li) => li.closest("[data-session]")?.dataset.session === ${JSON.stringify(sessions.docs)})`,
+      "the docs writer's rows alone",
+    );
+    try {
+      const rows = (await panel.evaluate(REST_HEIGHTS)) as Array<{
+        id: string;
+        height: number;
+        bound: number;
+        line: number;
+      }>;
+      expect(rows.length).toBeGreaterThanOrEqual(6);
+      for (const row of rows) {
+        expect(row.line).toBeGreaterThan(10);
+        expect(row.height, `row ${row.id}`).toBeLessThan(row.bound);
+      }
+      // The long name ends in "…" on its one line, whole in its title, and stops before the chip.
+      const name = await panel.$eval(long, (li) => {
+        const n = li.querySelector(".head .name") as any;
+        const chip = li.querySelector(".head .chip") as any;
+        return {
+          overflow: (globalThis as any).getComputedStyle(n).textOverflow,
+          cut: n.scrollWidth > n.clientWidth,
+          title: n.title,
+          nameRight: n.getBoundingClientRect().right,
+          chipLeft: chip.getBoundingClientRect().left,
+          fact: li.querySelector(".head .fact")?.textContent,
+        };
+      });
+      expect(name).toMatchObject({ overflow: "ellipsis", cut: true, title: longName });
+      expect(name.nameRight).toBeLessThanOrEqual(name.chipLeft);
+      // Its one fact: the failing check's exit code.
+      expect(name.fact).toBe("exit 1");
+      // The actions are not in the line's flow at rest; focus inside the row shows them (keyboard path).
+      const actions = `${long} .actions`;
+      const opacity = () => panel.$eval(actions, (e) => (globalThis as any).getComputedStyle(e).opacity);
+      expect(await panel.$eval(actions, (e) => (globalThis as any).getComputedStyle(e).position)).toBe("absolute");
+      await panel.mouse.move(0, 0);
+      await panel.focus(`${long} [data-key$=":cancel"]`);
+      await ctx.until(
+        `getComputedStyle(document.querySelector('${actions}')).opacity === "1"`,
+        "focus shows the actions",
+      );
+      await panel.$eval("input[data-filter='q']", (e) => (e as any).focus());
+      expect(await opacity()).toBe("0");
+
+      // Expanded (its name is the button), its details and actions show, in the flow.
+      await ctx.click(`${long} button.expand`);
+      await ctx.until(`!!document.querySelector('${long}[data-expanded]')`, "the row expanded");
+      const open = await panel.$eval(long, (li) => {
+        const style = (e: any) => (globalThis as any).getComputedStyle(e);
+        return {
+          expanded: li.querySelector("button.expand")?.getAttribute("aria-expanded"),
+          body: style(li.querySelector(".body")).display,
+          details: (li.querySelector(".details-line") as any).getBoundingClientRect().height,
+          id: (li.querySelector(".id-line") as any).getBoundingClientRect().height,
+          actions: style(li.querySelector(".actions")).position,
+          opacity: style(li.querySelector(".actions")).opacity,
+          kind: li.querySelector(".details-line .kind")?.textContent,
+        };
+      });
+      expect(open).toMatchObject({ expanded: "true", actions: "static", opacity: "1", kind: "command" });
+      expect(open.body).not.toBe("none");
+      expect(open.details).toBeGreaterThan(0);
+      expect(open.id).toBeGreaterThan(0);
+      await ctx.shots("rows-dense", 400);
+      await ctx.shots("rows-dense-700", 700);
+      await ctx.click(`${long} button.expand`);
+      await ctx.until(`!document.querySelector('${long}[data-expanded]')`, "the row folded again");
+    } finally {
+      await panel.select('select[data-filter="session"]', "");
+    }
+  });
+
+  defineHttpRowTest(ctx);
+
   test("a search finds what rows show (a signal's message), marked; never a command no row shows", async () => {
     const panel = ctx.panel();
     const { ids } = ctx.workload();
@@ -62,12 +160,15 @@ export function defineRowTests(ctx: PanelWorkContext): void {
     expect(await panel.$eval('input[data-filter="q"]', (e) => (e as any).value)).toBe("j");
     await search(panel, "");
 
-    // Enter on a row opens its details (its signals), Escape closes them.
+    // Enter on a row opens its details (the row at rest is one line), Escape closes them.
     const sweep = `li.monitor[data-monitor="${ctx.workload().ids.sweep}"]`;
     await panel.focus(sweep);
     await panel.keyboard.press("Enter");
-    await ctx.until(`!!document.querySelector('${sweep} ul.signals')`, "Enter opened the signals");
-    await pressUntil(panel, "Escape", `!document.querySelector('${sweep} ul.signals')`, "Escape closed them");
+    await ctx.until(
+      `!!document.querySelector('${sweep}[data-expanded] .body') && getComputedStyle(document.querySelector('${sweep} .body')).display !== "none"`,
+      "Enter opened the details",
+    );
+    await pressUntil(panel, "Escape", `!document.querySelector('${sweep}[data-expanded]')`, "Escape closed them");
 
     // e on an entry dismisses it with the Undo toast, as its button does; Undo brings it back.
     const entry = `.needs li[data-attention*="${second}"]`;

@@ -272,6 +272,6 @@ describe("wait --follow", () => {
     expect((await daemon.cli(["cancel", "mon-1", "--session", sid])).exitCode).toBe(0);
     const result = await following;
     expect(result.exitCode).toBe(1);
-    expect(String(result.stderr)).toMatch(/^mon-1 cancelled · stopped · [^\n]*$/);
+    expect(String(result.stderr)).toMatch(/^mon-1 cancelled · command · [^\n]*$/);
   });
 });

@@ -101,7 +101,7 @@ describe("the vigil CLI", () => {
     expect(String((await daemon.cli(["pause", "mon-1", "--session", "c4"])).stdout)).toMatch(/^mon-1 paused/);
     expect(String((await daemon.cli(["resume", "mon-1", "--session", "c4"])).stdout)).toMatch(/^mon-1 waiting/);
     expect(String((await daemon.cli(["cancel", "mon-1", "--session", "c4"])).stdout)).toMatch(
-      /^mon-1 cancelled · stopped/,
+      /^mon-1 cancelled · command/,
     );
     expect(String((await daemon.cli(["events", "mon-1", "--session", "c4"])).stdout).trim()).toBe("no events");
   });

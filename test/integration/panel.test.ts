@@ -252,7 +252,7 @@ describe("GET /api/panel", () => {
     });
     // The CLI calls the stalled waitpoint stalled too.
     const ls = await daemon.cli(["ls", "--session", "gamma"]);
-    expect(ls.stdout).toMatch(/wp_\w+ stalled · no heartbeat since armed \S+ ago · signal · train-arm1/);
+    expect(ls.stdout).toMatch(/wp_\w+ stalled · no heartbeat since armed \S+ ago · waitpoint · train-arm1/);
   });
 });
 

@@ -62,9 +62,9 @@ describe("statusLine (vigil ls)", () => {
   test("a stalled waitpoint says stalled and when its last heartbeat came, not waiting", () => {
     const stall = { since: at(-60_000), lastSignalAt: at(-7 * 60_000), heartbeatTimeoutSeconds: 360 };
     const line = statusLine(waitpoint({ stall }), NOW);
-    expect(line).toMatch(/^wp_0123456789ab stalled · last heartbeat 7m ago · signal · train-arm2 · 2 events/);
+    expect(line).toMatch(/^wp_0123456789ab stalled · last heartbeat 7m ago · waitpoint · train-arm2 · 2 events/);
     expect(line).not.toContain("waiting");
-    expect(statusLine(waitpoint(), NOW)).toMatch(/^wp_0123456789ab waiting · signal/);
+    expect(statusLine(waitpoint(), NOW)).toMatch(/^wp_0123456789ab waiting · waitpoint/);
   });
 });
 

@@ -9,8 +9,10 @@ import {
   countOf,
   deliveryText,
   dueText,
+  endingText,
   formatSeconds,
   hostWaitText,
+  KIND_TEXT,
   PAUSED_DEADLINE_TEXT,
   relativeTimeDetailed as relative,
   stalledText,
@@ -21,8 +23,18 @@ function stateText(view: MonitorView, now: number): string {
   return view.stall ? stalledText(view.stall, view.createdAt, now) : STATE_LABELS[view.state];
 }
 
+/**
+ * How it ended, in the panel's word (shared/wording.ts `endingText`: "timed out", "expired",
+ * "cancelled"); nothing when the state already says it ("cancelled · cancelled").
+ */
+function endingPart(view: MonitorView): string {
+  if (!view.ending) return "";
+  const word = endingText(view.ending.reason, view.kind);
+  return word === STATE_LABELS[view.state] ? "" : ` · ${word}`;
+}
+
 export function statusLine(view: MonitorView, now = Date.now()): string {
-  const ending = view.ending ? ` · ${view.ending.reason}` : "";
+  const ending = endingPart(view);
   // A check whose host is away is not coming: the line says what it waits for instead.
   const next = view.nextCheckAt && !view.waitingForHost ? ` · next check ${dueText(view.nextCheckAt, now)}` : "";
   const deadline = view.deadlineAt ? ` · deadline ${relative(view.deadlineAt, now)}` : "";
@@ -33,14 +45,14 @@ export function statusLine(view: MonitorView, now = Date.now()): string {
   const away = view.waitingForHost
     ? ` · ${hostWaitText(view.waitingForHost, relative(view.waitingForHost.since, now))}`
     : "";
-  return `${view.id} ${stateText(view, now)}${ending} · ${view.kind} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${sandbox}${away}${next}${deadline}${error}${delivery}`;
+  return `${view.id} ${stateText(view, now)}${ending} · ${KIND_TEXT[view.kind]} · ${view.name} · ${countOf(view.eventCount, "event")}${streak}${sandbox}${away}${next}${deadline}${error}${delivery}`;
 }
 
 export function monitorBlock(view: MonitorView, now = Date.now()): string {
   const lines = [
     `${view.id} — ${view.name}`,
     `  session:   ${view.sessionId}`,
-    `  kind:      ${view.kind}`,
+    `  kind:      ${KIND_TEXT[view.kind]}`,
     `  state:     ${stateText(view, now)}`,
   ];
   if (view.sandbox) lines.push(`  sandbox:   ${view.sandbox}`);
@@ -48,7 +60,7 @@ export function monitorBlock(view: MonitorView, now = Date.now()): string {
     lines.push(`  host:      ${hostWaitText(view.waitingForHost, relative(view.waitingForHost.since, now))}`);
   if (view.ending)
     lines.push(
-      `  ending:    ${view.ending.reason} at ${view.ending.at}${view.ending.detail ? ` — ${view.ending.detail}` : ""}`,
+      `  ending:    ${endingText(view.ending.reason, view.kind)} at ${view.ending.at}${view.ending.detail ? ` — ${view.ending.detail}` : ""}`,
     );
   if (view.intervalSeconds !== null) lines.push(`  interval:  ${formatSeconds(view.intervalSeconds)}`);
   lines.push(`  timeout:   ${formatSeconds(view.timeoutSeconds)}`);

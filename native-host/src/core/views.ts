@@ -6,6 +6,7 @@ import { iso } from "../base/iso.js";
 import type { Shield } from "../secrets/shield.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { streakOf } from "./poll-step.js";
+import { readFieldsOf } from "./read-fields.js";
 
 function consecutiveText(record: MonitorRecord): string | null {
   const wanted = (record.source as { consecutive?: number }).consecutive;
@@ -28,6 +29,7 @@ function lastOutputOf(record: MonitorRecord): MonitorView["lastOutput"] {
 export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: DeliveryView | null): MonitorView {
   const trigger = record.trigger;
   const lastOutput = lastOutputOf(record);
+  const readFields = readFieldsOf(record.source, record.lastObservation);
   return shield.json({
     id: record.id,
     sessionId: record.sessionId,
@@ -42,6 +44,7 @@ export function toMonitorView(record: MonitorRecord, shield: Shield, delivery: D
     lastEvent: record.lastEvent,
     lastObservation: record.lastObservation ?? null,
     ...(lastOutput ? { lastOutput } : {}),
+    ...(readFields ? { readFields } : {}),
     lastError: record.lastError,
     errorCount: record.errorCount,
     consecutive: consecutiveText(record),
