@@ -233,8 +233,14 @@ export class FirefoxTestBrowser implements ExtensionBrowser {
       target: { context: chrome },
       awaitPromise: false,
     });
-    const seen = await page.evaluate(`matchMedia("(prefers-color-scheme: ${scheme})").matches`);
-    if (!seen) throw new Error(`Expected the page to see prefers-color-scheme: ${scheme} after setting the pref`);
+    // The pref reaches the page's process a moment later (a busy machine: longer): asked until it has.
+    const deadline = Date.now() + 10_000;
+    while (!(await page.evaluate(`matchMedia("(prefers-color-scheme: ${scheme})").matches`))) {
+      if (Date.now() > deadline) {
+        throw new Error(`Expected the page to see prefers-color-scheme: ${scheme} within 10 s of setting the pref`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   async reloadPanel(page: Page): Promise<void> {
