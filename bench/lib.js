@@ -463,3 +463,13 @@ export class CpuGroup {
     if (!this.removeNow() && this.exact) console.error(`note: could not remove ${this.dir}`);
   }
 }
+
+/** A session `sid` with `count` waitpoints armed in it (`m0`…), each taking up to 1,000 signals. */
+export async function armWaitpoints(engine, waitpoints, sid, count) {
+  await engine.createSession({ id: sid });
+  const targets = [];
+  for (let i = 0; i < count; i++) {
+    targets.push(await waitpoints.create(sid, { label: `m${i}`, intent: "bench", max_signals: 1000 }));
+  }
+  return targets;
+}

@@ -8,7 +8,7 @@
 // `node bench/signal-path-pg.js`; BENCH_PATH_BATCH (32), BENCH_PATH_IN_FLIGHT (1: batches at once),
 // BENCH_PATH_SIGNALS (10,000 measured, after as many to warm up).
 import { join } from "node:path";
-import { ROOT } from "./lib.js";
+import { armWaitpoints, ROOT } from "./lib.js";
 import { BenchPostgres } from "./team.js";
 
 const BATCH = Number(process.env.BENCH_PATH_BATCH ?? 32);
@@ -58,11 +58,7 @@ try {
   const services = await wireServices({ store, log: silentLogger, settings });
   await services.delivery.stop();
   const { engine, waitpoints } = services;
-  await engine.createSession({ id: "path" });
-  const targets = [];
-  for (let i = 0; i < WAITPOINTS; i++) {
-    targets.push(await waitpoints.create("path", { label: `m${i}`, intent: "bench", max_signals: 1000 }));
-  }
+  const targets = await armWaitpoints(engine, waitpoints, "path", WAITPOINTS);
   let n = 0;
   const batch = () =>
     Promise.all(

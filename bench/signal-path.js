@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inProcess, ROOT } from "./lib.js";
+import { armWaitpoints, inProcess, ROOT } from "./lib.js";
 
 const BATCH = Number(process.env.BENCH_PATH_BATCH ?? 32);
 const ROUNDS = Number(process.env.BENCH_PATH_ROUNDS ?? 3);
@@ -27,11 +27,7 @@ async function measure(checkout) {
   const checkpointer = new Checkpointer(store.db, { onError: (message) => console.error(message) });
   store.afterCommit = () => checkpointer.noteWrite();
   const { engine, waitpoints } = services;
-  await engine.createSession({ id: "path" });
-  const targets = [];
-  for (let i = 0; i < WAITPOINTS; i++) {
-    targets.push(await waitpoints.create("path", { label: `m${i}`, intent: "bench", max_signals: 1000 }));
-  }
+  const targets = await armWaitpoints(engine, waitpoints, "path", WAITPOINTS);
   let n = 0;
   let walls = null; // each batch's wall time (ms), while measured
   const send = async (count) => {
