@@ -42,7 +42,7 @@ afterEach(async () => {
 });
 
 const afterTool = (r: SeenRequest) => r.body.messages?.at(-1)?.role === "tool";
-const { flag, log, arm, ask, idle, quit, wakeOf, wakeRequests } = tuiTurns(world, {
+const { flag, log, arm, ask, idle, quit, wakeOf, wakeRequests, sentOnce } = tuiTurns(world, {
   idle: /^(?![\s\S]*esc to (cancel|stop|interrupt))[\s\S]*\/ commands/i,
   afterTool,
   stopHook: "hook copilot stop",
@@ -85,7 +85,7 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
   await ask(tui, "What happened meanwhile");
   const first = await wakeOf(sessionId, "build-one", "delivered", tui);
   expect(first.deliveredVia).toBe("Copilot CLI userPromptSubmitted hook");
-  expect(wakeRequests("build-one")).toHaveLength(1);
+  await sentOnce("build-one", tui);
   expect(wakeRequests("build-one")[0]?.last).toContain("What happened meanwhile");
 
   // A live turn (held on its last answer) takes the wake through agentStop: the session goes on.
@@ -99,7 +99,7 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
   expect(second.deliveredVia).toBe("Copilot CLI agentStop hook");
   // (Delivered once the transcript shows it; the model is sent it right after.)
   await tui.waitFor(`[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
-  expect(wakeRequests("build-two")).toHaveLength(1);
+  await sentOnce("build-two", tui);
   // Straight on from the held turn: its conversation, then no prompt typed before the wake.
   const held = world.api.main().find((r) => r.last.includes("build-two") && afterTool(r));
   const messages = wakeRequests("build-two")[0]?.body.messages;
@@ -118,7 +118,7 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
   const third = await wakeOf(sessionId, "build-late", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("copilot --resume (headless)");
-  expect(wakeRequests("build-late")).toHaveLength(1);
+  await sentOnce("build-late", tui);
   // One resume (npm's launcher and the binary it starts carry the same command line).
   expect(new Set([...seen.values()].map((cmdline) => cmdline.replace(/^.*?copilot\S* /, ""))).size).toBe(1);
   expect([...seen.values()][0]).toContain(`--resume=${sessionId}`);

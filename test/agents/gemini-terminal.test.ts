@@ -35,7 +35,7 @@ afterEach(async () => {
 /** Does the request end with a tool's result (the fake model answers it with text, ending the turn)? */
 const afterTool = (r: SeenRequest) =>
   (r.body.contents?.at(-1)?.parts ?? []).some((p: { functionResponse?: unknown }) => p.functionResponse);
-const { flag, log, arm, ask, idle, quit, shows, evidence, noneRan, wakeOf, wakeRequests } = tuiTurns(world, {
+const { flag, log, arm, ask, idle, quit, shows, evidence, noneRan, wakeOf, wakeRequests, sentOnce } = tuiTurns(world, {
   idle: /^(?![\s\S]*esc to cancel)[\s\S]*Type your message/,
   afterTool,
   stopHook: "hook gemini stop",
@@ -99,7 +99,7 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   await ask(tui, "What happened meanwhile");
   const first = await wakeOf(sessionId, "build-one", "delivered", tui);
   expect(first.deliveredVia).toBe("Gemini CLI BeforeAgent hook");
-  expect(wakeRequests("build-one")).toHaveLength(1);
+  await sentOnce("build-one", tui);
   expect(wakeRequests("build-one")[0]?.last).toContain("What happened meanwhile");
 
   // A live turn (held on its last answer) takes the wake through AfterAgent: the same turn goes on.
@@ -117,7 +117,7 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   expect(second.deliveredVia).toBe("Gemini CLI AfterAgent hook");
   // (Delivered once the transcript shows it; the model is sent it right after.)
   await shows(tui, `[vigil ${second.id} `, "the TUI to show the model's answer to the wake");
-  expect(wakeRequests("build-two")).toHaveLength(1);
+  await sentOnce("build-two", tui);
   // The same turn went on: the wake's request is the held one's conversation, its answer and the wake.
   const held = world.api.main().find((r) => r.last.includes("build-two") && afterTool(r));
   const contents = wakeRequests("build-two")[0]?.body.contents;
@@ -139,7 +139,7 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   const third = await wakeOf(sessionId, "build-late", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("gemini --resume (headless)");
-  expect(wakeRequests("build-late")).toHaveLength(1);
+  await sentOnce("build-late", tui);
   expect(new Set([...seen.values()].map((cmdline) => cmdline.match(/--resume (\S+)/)?.[1]))).toEqual(
     new Set([sessionId]),
   );

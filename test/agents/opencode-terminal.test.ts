@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 const afterTool = (r: SeenRequest) => r.body.messages?.at(-1)?.role === "tool";
-const { flag, log, arm, ask, idle, quit, shows, evidence, noneRan, wakeOf, wakeRequests } = tuiTurns(world, {
+const { flag, log, arm, ask, idle, quit, shows, evidence, noneRan, wakeOf, wakeRequests, sentOnce } = tuiTurns(world, {
   idle: /^(?![\s\S]*esc interrupt)[\s\S]*ctrl\+p commands/i,
   afterTool,
   stopHook: null,
@@ -92,22 +92,21 @@ test("an idle open OpenCode TUI is woken by Vigil's plugin in the same session, 
   // The TUI shows the wake and the model's answer to it, in the session it has open.
   await shows(tui, `Vigil wake for session ${sessionId}`, "the TUI to show the wake");
   await shows(tui, /ack: [^\n]*read the output above/, "the TUI to show the model's answer to the wake");
-  await waitFor(() => wakeRequests("build-one").length > 0, { what: "the model to be sent the wake" });
   // Once: the same conversation (its history holds the prompt that armed the wait), one request.
-  expect(wakeRequests("build-one")).toHaveLength(1);
+  await sentOnce("build-one", tui);
   expect(wakeRequests("build-one")[0]?.text).toContain("Wait for build-one and build-late.");
   await noneRan(sampler.stop(), "second OpenCode process while the TUI is open", tui, sessionId);
   expect(log()).not.toContain("delivering turn");
 
   // Closed with /exit: the wake of the wait armed with the first resumes the session headless, once.
   await idle(tui);
-  expect(wakeRequests("build-one")).toHaveLength(1);
+  await sentOnce("build-one", tui);
   await quit(tui, "/exit", "OPENCODE-EXITED");
   const closed = resumes();
   writeFileSync(flag("build-late"), "");
   const third = await wakeOf(sessionId, "build-late", "delivered", tui);
   const seen = closed.stop();
   expect(third.deliveredVia).toBe("opencode run --session (headless)");
-  expect(wakeRequests("build-late")).toHaveLength(1);
+  await sentOnce("build-late", tui);
   expect(new Set(seen.values())).toEqual(new Set([`opencode run --session ${sessionId} --format json`]));
 });

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import type { AgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
@@ -84,6 +85,21 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
   const wakeRequests = (name: string) =>
     world.api.main().filter((r) => r.last.includes("Vigil wake for session") && r.last.includes(`"${name}"`));
 
+  /**
+   * The model was sent the wake of `name`'s wait exactly once. A wake is marked delivered (and the
+   * TUI shows it) before the agent sends the turn that carries it; under load that request comes a
+   * little later, so this waits for the first before it counts.
+   */
+  async function sentOnce(name: string, tui: Terminal) {
+    await waitFor(() => wakeRequests(name).length > 0, {
+      timeoutMs: 60_000,
+      what: `the model to be sent the wake of "${name}"`,
+    }).catch(async (error: Error) => {
+      throw await evidence(error, tui);
+    });
+    expect(wakeRequests(name)).toHaveLength(1);
+  }
+
   /** Waits until the terminal shows `pattern`; failing, says all `evidence` has. */
   const shows = (tui: Terminal, pattern: RegExp | string, what: string, timeoutMs?: number) =>
     tui.waitFor(pattern, what, timeoutMs).catch(async (error: Error) => {
@@ -112,6 +128,7 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
     evidence,
     shows,
     wakeRequests,
+    sentOnce,
     idle,
     /** A prompt that arms a wait per name (no spaces) in one shell call, each on the file `flag(name)`. */
     arm: (...names: string[]) =>
