@@ -2,15 +2,21 @@ import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
- * Two groups, one after the other. First the files that wait on daemons, child processes, agent CLIs
- * and a compiler more than they compute: two at once even on 2 cores (the agent CLIs' files spend
- * most of their time in the agents' own start and shutdown). Then, one file at a time, those timed
- * by what they see (the browsers, the kill -9 runs) and the postgres project, whose
- * pg-connection.test.ts stops and restarts its server. (vitest runs a group's projects on one pool:
- * they must agree on maxWorkers.)
+ * Two groups, one after the other. First the files that wait on daemons, child processes, agent CLIs,
+ * PostgreSQL and a packer more than they compute: two at once even on 2 cores (the agent CLIs' files
+ * spend most of their time in the agents' own start and shutdown). Then, one file at a time, those
+ * timed by what they see (the browsers) and the two postgres files that stop and restart the
+ * project's shared server (a database outage), which would break a file running beside them.
+ * (vitest runs a group's projects on one pool: they must agree on maxWorkers.)
  */
 const TWO_AT_ONCE = { sequence: { groupOrder: 0 }, maxWorkers: Math.max(2, availableParallelism() - 1) };
 const ONE_AT_A_TIME = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
+/** The postgres files that stop and restart the shared server (`server.pause()`). */
+const OUTAGES = [
+  "test/postgres/pg-connection.test.ts",
+  "test/postgres/daemon-on-postgres.test.ts",
+  "test/postgres/team.test.ts",
+];
 
 export default defineConfig({
   test: {
@@ -32,7 +38,7 @@ export default defineConfig({
       {
         test: {
           name: "faults",
-          ...ONE_AT_A_TIME,
+          ...TWO_AT_ONCE,
           include: ["test/faults/**/*.test.ts"],
           environment: "node",
           testTimeout: 300_000,
@@ -55,8 +61,21 @@ export default defineConfig({
         // contract suite (test/postgres/store-contract.test.ts) runs here on both engines.
         test: {
           name: "postgres",
-          ...ONE_AT_A_TIME,
+          ...TWO_AT_ONCE,
           include: ["test/postgres/**/*.test.ts"],
+          exclude: OUTAGES,
+          environment: "node",
+          globalSetup: ["test/postgres/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The postgres files that pause the project's server (its own, from the same globalSetup).
+        test: {
+          name: "postgres-outage",
+          ...ONE_AT_A_TIME,
+          include: OUTAGES,
           environment: "node",
           globalSetup: ["test/postgres/setup.ts"],
           testTimeout: 60_000,
@@ -83,7 +102,7 @@ export default defineConfig({
       },
       {
         // The npm package (#39): packs a copy of the checkout, installs the tarball into a temp
-        // prefix with --omit=dev (better-sqlite3 compiles: minutes), runs the quick start from there.
+        // prefix with --omit=dev (better-sqlite3 from its prebuilt binary, served locally), runs the quick start.
         test: {
           name: "package",
           ...TWO_AT_ONCE,

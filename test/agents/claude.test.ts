@@ -148,8 +148,12 @@ test("an idle open session is woken by its background rewake hook and takes the 
   });
   expect(woken.text).toContain("Act on it now");
   expect(woken.text).not.toMatch(/end your turn to receive/i);
-  session.stdin?.end();
-  expect((await session).exitCode).toBe(0);
+  // The woken turn ends; then the session is stopped rather than closed: with its input closed,
+  // Claude Code waits ~30 s for the next background rewake hook (started by that turn's Stop) before
+  // it exits, which would only time Claude Code.
+  await waitFor(() => results() === 2, { timeoutMs: 60_000, what: "the woken turn to end" });
+  session.kill("SIGTERM");
+  await session;
   // Taken once, by one hook; nothing resumed the session behind its back.
   const wakes = await vigil("inbox", "--all", "--session", sessionId);
   expect(wakes.map((w: { state: string }) => w.state)).toEqual(["delivered"]);

@@ -3,9 +3,24 @@
  * builds the daemon and zips the extension), then `npm install -g --omit=dev` of the tarball into a
  * temp prefix with a temp HOME — no checkout on the path — and the README's quick start, `vigil
  * setup claude-code --dry-run` and `vigil install` run from what was installed.
- * Slow by nature: the pack builds (~1.5 min) and better-sqlite3 compiles at install (~1.5–4 min).
+ * Slow by nature: the pack builds (~1.5 min). better-sqlite3's install looks for its prebuilt binary
+ * first (prebuild-install, which downloads it from the package's GitHub release, as a user's install
+ * does) and compiles only when none is found; this machine reaches no GitHub, so the test serves it
+ * the binary the checkout's own install made, under the release's file name, from a local folder
+ * (`npm_config_better_sqlite3_local_prebuilds`). Compiling it again cost 1.5–4 min and proved
+ * nothing of Vigil's.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -21,6 +36,20 @@ const installed = join(prefix, "lib", "node_modules", "vigil");
 const vigil = join(installed, "bin", "vigil.js");
 /** What the checkout builds or caches: a copy starts without them, as a fresh clone does. */
 const NOT_COPIED = new Set(["node_modules", "dist", ".output", ".wxt", ".git", "coverage", ".vigil-test"]);
+const prebuilds = join(work, "prebuilds");
+
+/**
+ * better-sqlite3's release asset for this Node, made of the checkout's compiled binary: the name
+ * prebuild-install asks for (`{name}-v{version}-node-v{abi}-{platform}-{arch}.tar.gz`) holding
+ * `build/Release/better_sqlite3.node`.
+ */
+async function servePrebuild(): Promise<void> {
+  const source = join(ROOT, "node_modules", "better-sqlite3");
+  const { version } = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as { version: string };
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  mkdirSync(prebuilds);
+  await execa("tar", ["czf", join(prebuilds, asset), "-C", source, "build/Release/better_sqlite3.node"]);
+}
 
 let tarball = "";
 let files: string[] = [];
@@ -46,6 +75,7 @@ async function npm(args: string[], cwd: string) {
       HOME: home,
       npm_config_userconfig: userconfig.trim(),
       npm_config_cache: join(work, "npm-cache"),
+      npm_config_better_sqlite3_local_prebuilds: prebuilds,
     },
   });
 }
@@ -63,13 +93,17 @@ beforeAll(async () => {
   const listing = await execa("tar", ["tzf", tarball]);
   files = listing.stdout.split("\n").map((line) => line.replace(/^package\//, ""));
 
+  await servePrebuild();
   const started = Date.now();
   const install = await npm(
     ["install", "-g", "--prefix", prefix, "--omit=dev", "--allow-scripts=vigil,better-sqlite3", tarball],
     work,
   );
   expect(install.exitCode, install.all).toBe(0);
-  process.stderr.write(`package test: installed ${tarball} in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  const compiled = existsSync(join(installed, "node_modules", "better-sqlite3", "build", "Release", "obj"));
+  process.stderr.write(
+    `package test: installed ${tarball} in ${Math.round((Date.now() - started) / 1000)} s (better-sqlite3 ${compiled ? "compiled" : "from its prebuilt binary"})\n`,
+  );
 });
 
 afterAll(async () => {
