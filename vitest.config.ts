@@ -4,19 +4,13 @@ import { defineConfig } from "vitest/config";
 /**
  * Two groups, one after the other. First the files that wait on daemons, child processes, agent CLIs,
  * PostgreSQL and a packer more than they compute: two at once even on 2 cores (the agent CLIs' files
- * spend most of their time in the agents' own start and shutdown). Then, one file at a time, those
- * timed by what they see (the browsers) and the two postgres files that stop and restart the
- * project's shared server (a database outage), which would break a file running beside them.
+ * spend most of their time in the agents' own start and shutdown; the postgres files that stop their
+ * server start one of their own). Then the two browser suites, Chromium's beside Firefox's, each
+ * alone with its browser and its daemon: timed by what they see, they wait on nothing else.
  * (vitest runs a group's projects on one pool: they must agree on maxWorkers.)
  */
 const TWO_AT_ONCE = { sequence: { groupOrder: 0 }, maxWorkers: Math.max(2, availableParallelism() - 1) };
-const ONE_AT_A_TIME = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
-/** The postgres files that stop and restart the shared server (`server.pause()`). */
-const OUTAGES = [
-  "test/postgres/pg-connection.test.ts",
-  "test/postgres/daemon-on-postgres.test.ts",
-  "test/postgres/team.test.ts",
-];
+const BROWSERS = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
 
 export default defineConfig({
   test: {
@@ -63,19 +57,6 @@ export default defineConfig({
           name: "postgres",
           ...TWO_AT_ONCE,
           include: ["test/postgres/**/*.test.ts"],
-          exclude: OUTAGES,
-          environment: "node",
-          globalSetup: ["test/postgres/setup.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
-        },
-      },
-      {
-        // The postgres files that pause the project's server (its own, from the same globalSetup).
-        test: {
-          name: "postgres-outage",
-          ...ONE_AT_A_TIME,
-          include: OUTAGES,
           environment: "node",
           globalSetup: ["test/postgres/setup.ts"],
           testTimeout: 60_000,
@@ -138,7 +119,7 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
-          ...ONE_AT_A_TIME,
+          ...BROWSERS,
           include: ["test/e2e/**/*.test.ts"],
           exclude: ["test/e2e/firefox.test.ts"],
           environment: "node",
@@ -151,7 +132,7 @@ export default defineConfig({
         // The same browser suite (test/e2e/suite.ts) in Firefox ESR; firefox.ts installs it when absent.
         test: {
           name: "e2e-firefox",
-          ...ONE_AT_A_TIME,
+          ...BROWSERS,
           include: ["test/e2e/firefox.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/firefox.ts"],

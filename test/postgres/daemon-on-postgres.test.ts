@@ -8,18 +8,22 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
-import { sharedPostgres } from "./shared.js";
+import type { TestPostgres } from "../helpers/postgres.js";
+import { ownPostgres } from "./shared.js";
 
+let server: TestPostgres;
 let url: string;
 let daemon: TestDaemon;
 
 beforeAll(async () => {
-  url = await sharedPostgres().createDatabase("vigil_daemon");
+  server = await ownPostgres();
+  url = await server.createDatabase("vigil_daemon");
   daemon = await TestDaemon.start({ env: { VIGIL_DATABASE_URL: url } });
 });
 
 afterAll(async () => {
   await daemon?.dispose();
+  await server?.stop();
 });
 
 test("a waitpoint armed, signalled and woken on PostgreSQL; kept across a kill -9; no SQLite file in the home", async () => {
@@ -45,7 +49,6 @@ test("a waitpoint armed, signalled and woken on PostgreSQL; kept across a kill -
 });
 
 test("PostgreSQL stopped: the daemon stays up, a signal is answered 503 and `vigil signal` spools it; back up, the spooled signal is taken, nothing lost", async () => {
-  const server = sharedPostgres();
   const outage = await TestDaemon.start({
     // The test server trusts its socket, so the password is not checked: it is here to be masked.
     env: {

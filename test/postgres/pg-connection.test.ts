@@ -11,14 +11,14 @@ import { Listener, type ListenerState, type Notice, notify } from "../../native-
 import { classify, DatabaseUnreachableError } from "../../native-host/src/store/unreachable.js";
 import { waitFor } from "../helpers/daemon.js";
 import type { TestPostgres } from "../helpers/postgres.js";
-import { sharedPostgres } from "./shared.js";
+import { ownPostgres } from "./shared.js";
 
 let server: TestPostgres;
 let url: string;
 const toEnd: Array<{ end(): Promise<void> }> = [];
 
 beforeAll(async () => {
-  server = sharedPostgres();
+  server = await ownPostgres();
   url = await server.createDatabase("vigil_connection");
 });
 

@@ -3,8 +3,8 @@
  * PostgreSQL 15 for the whole run (test/helpers/postgres.ts: Debian's package, its own cluster in a
  * temp dir, a Unix socket only), its socket dir provided to the test files, each of which makes its
  * own database with `createDatabaseAt(inject("postgresSocketDir"), name)`. Stopped after the run.
- * The project runs its files one at a time: pg-connection.test.ts stops and restarts this server
- * (a database outage), which would break a file running beside it.
+ * Its files run two at once: a file that stops and restarts its server (a database outage) starts
+ * one of its own (`ownPostgres`, shared.ts), since stopping this one would cut the files beside it.
  */
 import type { TestProject } from "vitest/node";
 import { TestPostgres } from "../helpers/postgres.js";

@@ -8,3 +8,11 @@ import { TestPostgres } from "../helpers/postgres.js";
 export function sharedPostgres(): TestPostgres {
   return TestPostgres.attach(inject("postgresDir"));
 }
+
+/**
+ * A server of the file's own, for a file that stops and starts its server (a database outage): on
+ * the shared one it would cut the files running beside it. Stop it in the file's afterAll.
+ */
+export function ownPostgres(): Promise<TestPostgres> {
+  return TestPostgres.start();
+}

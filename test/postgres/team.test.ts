@@ -15,7 +15,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isAlive, TestDaemon, waitFor } from "../helpers/daemon.js";
 import { networkAddress } from "../helpers/network-address.js";
-import { sharedPostgres } from "./shared.js";
+import type { TestPostgres } from "../helpers/postgres.js";
+import { ownPostgres } from "./shared.js";
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, "..", "..", "bin", "vigil.js");
@@ -44,8 +45,11 @@ interface HostJson {
   bound: number;
 }
 
+let server: TestPostgres;
+
 beforeAll(async () => {
-  url = await sharedPostgres().createDatabase("vigil_team");
+  server = await ownPostgres();
+  url = await server.createDatabase("vigil_team");
   // One after another: the first migrates, the others find the schema current.
   alpha = await named("alpha");
   beta = await named("beta");
@@ -54,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([alpha?.dispose(), beta?.dispose(), gamma?.dispose()]);
+  await server?.stop();
 });
 
 describe("hosts", () => {
@@ -160,7 +165,6 @@ describe("sessions and wakes across hosts", () => {
 
 describe("the database stopped and started again", () => {
   test("every daemon stays up and answers 503 meanwhile; after, a signal through beta wakes alpha's long-poll at once again (the link listens again)", async () => {
-    const server = sharedPostgres();
     expect((await alpha.api("POST", "/api/sessions", { id: "team-outage" })).status).toBe(201);
     const made = await alpha.api("POST", "/api/sessions/team-outage/waitpoints", { label: "ci", intent: "after" });
     const { id, secret } = made.body as { id: string; secret: string };
