@@ -182,7 +182,7 @@ export function monitorRow(state: PanelState, item: PanelItem, now: number, devi
         h("span", { class: "name", title: name }, mark(name)),
       ),
       h("span", { class: "chip", "data-tone": outcome.tone }, outcome.text),
-      fact ? h("span", { class: "fact", title: fact }, mark(fact)) : h("span", { class: "fact" }),
+      fact ? h("span", { class: "fact", title: fact }, h("span", {}, mark(fact))) : h("span", { class: "fact" }),
       when ? timeElement(when.iso, now, when.prefix, when.future) : null,
     ),
     buttons.length ? h("div", { class: "row actions" }, buttons) : null,

@@ -29,6 +29,17 @@ const REST_HEIGHTS = `[...document.querySelectorAll("li.monitor:not([data-expand
   return { id: li.dataset.monitor, height: li.getBoundingClientRect().height, bound: frame + 1.5 * line, line };
 })`;
 
+/**
+ * Each fact of a row at rest: whether it is drawn, its width and its font size. One too narrow to
+ * read (a long name leaves it "c.") is not drawn at all (the panel's style sheet, a container query).
+ */
+const REST_FACTS = `[...document.querySelectorAll("li.monitor:not([data-expanded]) .head .fact > span")].map((s) => ({
+  text: s.textContent,
+  drawn: getComputedStyle(s).visibility === "visible",
+  width: s.getBoundingClientRect().width,
+  em: parseFloat(getComputedStyle(s).fontSize),
+}))`;
+
 export function defineRowTests(ctx: PanelWorkContext): void {
   test("at 400 px a row at rest is one line (name …, state, one fact, time); expanded, its details and actions show", async () => {
     const panel = ctx.panel();
@@ -53,6 +64,21 @@ export function defineRowTests(ctx: PanelWorkContext): void {
         expect(row.line).toBeGreaterThan(10);
         expect(row.height, `row ${row.id}`).toBeLessThan(row.bound);
       }
+      // A fact is drawn with room for a few words or not at all; a row with room shows its fact.
+      const facts = (await panel.evaluate(REST_FACTS)) as Array<{
+        text: string;
+        drawn: boolean;
+        width: number;
+        em: number;
+      }>;
+      expect(facts.length).toBeGreaterThanOrEqual(2);
+      for (const fact of facts.filter((f) => f.drawn)) expect(fact.width, fact.text).toBeGreaterThan(6 * fact.em);
+      await panel.setViewport({ width: 700, height: 900 });
+      await ctx.until(
+        `${REST_FACTS}.some((f) => f.drawn && f.text.length > 0 && f.width > 6 * f.em)`,
+        "a fact drawn at 700 px",
+      );
+      await panel.setViewport({ width: 400, height: 900 });
       // The long name ends in "…" on its one line, whole in its title, and stops before the chip.
       const name = await panel.$eval(long, (li) => {
         const n = li.querySelector(".head .name") as any;
