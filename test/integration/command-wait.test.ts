@@ -49,9 +49,9 @@ describe("command waits against a real daemon", () => {
       return all.every((m) => m.polls >= 1) ? all : null;
     });
     expect(afterFirst).toHaveLength(armed.length);
-    expect(afterFirst.every((m) => m.polls === 1)).toBe(true);
-    // How much later than a plain cadence (arming + 2 s) each second check is due.
-    const phases = afterFirst.map((m) => Date.parse(m.nextCheckAt) - Date.parse(m.createdAt) - 2000);
+    // How much later than a plain cadence (arming + 2 s a check) each next check is due (on a busy
+    // machine a monitor may have had its second check before the list was read).
+    const phases = afterFirst.map((m) => Date.parse(m.nextCheckAt) - Date.parse(m.createdAt) - 2000 * m.polls);
     for (const phase of phases) expect(phase).toBeGreaterThanOrEqual(0);
     expect(Math.max(...phases)).toBeGreaterThan(500);
     expect(phases.filter((phase) => phase > 50).length).toBeGreaterThan(armed.length / 2);
@@ -59,7 +59,7 @@ describe("command waits against a real daemon", () => {
     const [one] = afterFirst;
     const afterSecond = await waitFor(async () => {
       const { body } = await daemon.api("GET", `/api/sessions/${one.sessionId}/monitors/${one.id}`);
-      return body.polls === 2 ? body : null;
+      return body.polls === one.polls + 1 ? body : null;
     });
     expect(Date.parse(afterSecond.nextCheckAt) - Date.parse(one.nextCheckAt)).toBe(2000);
     for (const m of afterFirst) {
@@ -259,7 +259,8 @@ describe("overload: more checks due than can run at once", () => {
   test("status, `vigil status` and the panel route say so; waiting checks start earliest due first, and the late ones are named", async () => {
     const own = await TestDaemon.start();
     try {
-      // 36 checks that each hold a slot for a minute: 32 run (the concurrency), 4 wait for a slot.
+      // 36 checks that each hold a slot (30 s, the longest a check may run): 32 run (the
+      // concurrency), 4 wait for a slot.
       const sessions: string[] = [];
       for (let s = 0; s < 9; s++) {
         const sid = `busy-${s}`;
@@ -268,8 +269,8 @@ describe("overload: more checks due than can run at once", () => {
         for (let i = 0; i < 4; i++) {
           const reply = await own.api("POST", `/api/sessions/${sid}/monitors`, {
             source: { kind: "command", command: "sleep 60", cwd: work },
-            intervalSeconds: 5,
-            timeoutSeconds: 120,
+            intervalSeconds: 30,
+            timeoutSeconds: 300,
           });
           expect(reply.status, JSON.stringify(reply.body)).toBe(201);
         }
