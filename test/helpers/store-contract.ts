@@ -1033,11 +1033,20 @@ export function storeContract(harness: ContractHarness): void {
       const want = await shape(single);
       expect(want.signals.filter(([status]) => status === "progress")).toHaveLength(PROGRESS_KEPT);
       expect(await shape(batched)).toEqual(want);
-      const held = await store.tables.waitpoints.keysHeld([batched, batched, single], ["k50", "k9999", "k1050"]);
-      expect([...held].sort()).toEqual([`${batched}:k50`, `${single}:k1050`].sort());
-      const targets = await store.tables.waitpoints.targets(["wp_batched", "wp_none", "wp_batched"]);
-      expect([...targets.keys()]).toEqual(["wp_batched"]);
+      // A batch's one read: the waitpoints named (an unknown id absent) and which of their keys are held.
+      const { targets, held } = await store.tables.waitpoints.signalTargets([
+        { id: "wp_batched", key: "k50" },
+        { id: "wp_batched", key: "k9999" },
+        { id: "wp_single", key: "k1050" },
+        { id: "wp_single", key: undefined },
+        { id: "wp_none", key: "k50" },
+        { id: "wp_batched", key: "k1050" },
+      ]);
+      expect([...held].sort()).toEqual([`${batched}:k50`, `${batched}:k1050`, `${single}:k1050`].sort());
+      expect([...targets.keys()].sort()).toEqual(["wp_batched", "wp_single"]);
       expect(targets.get("wp_batched")?.monitorUid).toBe(batched);
+      const locked = await store.tx((t) => t.waitpoints.targets(["wp_batched", "wp_none", "wp_batched"]));
+      expect([...locked.keys()]).toEqual(["wp_batched"]);
     });
   });
 

@@ -1,9 +1,10 @@
 /**
  * A group-committed batch of signals on PostgreSQL costs the same few statements whatever its size
- * (#41): BEGIN, the batch's waitpoints (locked) and keys already seen in two reads, its progress
- * reports in one multi-row write, COMMIT — each a named statement, prepared once per connection.
- * Counted on the pool's connections under the real Waitpoints service and PostgreSQL engine. The
- * batch reads its waitpoints without locks; one that ends before the write is answered as ended.
+ * (#41): a batch of progress reports is its waitpoints and keys already seen in one read, and its
+ * reports in one multi-row write that is all or nothing — two named statements, prepared once per
+ * connection, and no BEGIN or COMMIT; a batch where a signal may settle runs in one transaction.
+ * Counted on the pool and its connections under the real Waitpoints service and PostgreSQL engine.
+ * The batch reads its waitpoints without locks; one that ends before the write is answered as ended.
  */
 import type pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -21,15 +22,35 @@ let engine: Engine;
 let waitpoints: Waitpoints;
 /** Each connection handed out, with the statements sent on it (a named one by its name). */
 const connections: string[][] = [];
+/** The statements sent on the pool outside any transaction (`pool.query`: each its own commit). */
+const autocommit: string[] = [];
 /** Run before a statement of this name is sent on a connection (once), e.g. to end a waitpoint meanwhile. */
 let before: { name: string; run: () => Promise<void> } | undefined;
 
-/** `pool`, with each statement sent on a connection it hands out recorded in `connections`. */
+/** Runs the hook waiting for a statement of this name, if one is (once). */
+async function hookFor(name: string): Promise<void> {
+  const hook = before;
+  if (hook !== undefined && hook.name === name) {
+    before = undefined;
+    await hook.run();
+  }
+}
+
+/**
+ * `pool`, with each statement sent on a connection it hands out recorded in `connections`, and each
+ * sent on the pool itself in `autocommit`.
+ */
 function recording(pool: pg.Pool): pg.Pool {
   const label = (config: unknown) =>
     typeof config === "string" ? config : ((config as pg.QueryConfig).name ?? (config as pg.QueryConfig).text);
   return new Proxy(pool, {
     get(target, prop) {
+      if (prop === "query")
+        return async (config: unknown, ...rest: unknown[]) => {
+          autocommit.push(label(config));
+          await hookFor(label(config));
+          return (target.query as (...args: unknown[]) => unknown).call(target, config, ...rest);
+        };
       if (prop !== "connect") return Reflect.get(target, prop, target);
       // pool.query connects with a callback (a statement outside any transaction): not recorded.
       return async (callback?: unknown) => {
@@ -42,11 +63,7 @@ function recording(pool: pg.Pool): pg.Pool {
             if (key !== "query") return Reflect.get(inner, key, inner);
             return async (config: unknown, ...rest: unknown[]) => {
               sent.push(label(config));
-              const hook = before;
-              if (hook !== undefined && hook.name === label(config)) {
-                before = undefined;
-                await hook.run();
-              }
+              await hookFor(label(config));
               return (inner.query as (...args: unknown[]) => unknown)(config, ...rest);
             };
           },
@@ -71,41 +88,82 @@ afterAll(async () => {
   await pool?.end();
 });
 
-/** `n` progress signals to `targets` round robin, submitted together: the statements of the transactions that stored them. */
-async function burst(targets: Array<{ id: string; secret: string }>, n: number, tag: string): Promise<string[][]> {
+/** What stored a burst: the statements of each transaction, and those sent outside one. */
+type Sent = { transactions: string[][]; autocommit: string[] };
+
+/** `n` signals (`status`) to `targets` round robin, submitted together: the statements that stored them. */
+async function burst(
+  targets: Array<{ id: string; secret: string }>,
+  n: number,
+  tag: string,
+  status: "progress" | "ok" = "progress",
+): Promise<Sent> {
   connections.length = 0;
+  autocommit.length = 0;
   const outcomes = await Promise.all(
     Array.from({ length: n }, (_, i) => {
       const t = targets[i % targets.length] as { id: string; secret: string };
-      return waitpoints.signalBatched({ id: t.id, secret: t.secret, status: "progress", key: `${tag}${i}` });
+      return waitpoints.signalBatched({ id: t.id, secret: t.secret, status, key: `${tag}${i}` });
     }),
   );
   expect(outcomes.map((o) => o.verdict)).toEqual(Array(n).fill("accepted"));
-  return connections.filter((sent) => sent.some((s) => s.startsWith("vigil_waitpoints_")));
+  return {
+    transactions: connections.filter((sent) => sent.some((s) => s.startsWith("vigil_waitpoints_"))),
+    autocommit: autocommit.filter((s) => s.startsWith("vigil_waitpoints_")),
+  };
 }
 
-test("a batch of 4 signals and a batch of 256 take the same five statements in one transaction", async () => {
+const count = async () => (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM signals")).rows[0]?.n;
+
+test("a batch of 4 progress reports and a batch of 256 take the same two statements, no transaction", async () => {
   const targets = [];
   for (let i = 0; i < 40; i++)
     targets.push(await waitpoints.create("s", { label: `m${i}`, intent: "count", max_signals: 1000 }));
 
   const small = await burst(targets, 4, "a");
   const large = await burst(targets, 256, "b");
-  const oneBatch = [
-    "BEGIN",
-    "vigil_waitpoints_targets_unlocked",
-    "vigil_waitpoints_keys_held",
-    "vigil_waitpoints_record_signals",
-    "COMMIT",
-  ];
-  expect(small).toEqual([oneBatch]);
-  expect(large).toEqual([oneBatch]);
-  const { rows } = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM signals");
-  expect(rows[0]?.n).toBe(260);
-  // The same keys again: duplicates, found by the batch's one read of keys, and nothing stored twice.
+  const oneBatch = {
+    transactions: [],
+    autocommit: ["vigil_waitpoints_signal_targets", "vigil_waitpoints_record_signals"],
+  };
+  expect(small).toEqual(oneBatch);
+  expect(large).toEqual(oneBatch);
+  expect(await count()).toBe(260);
+  // The same keys again: duplicates, found by the batch's one read, and nothing stored twice.
   const again = await burst(targets, 4, "a");
-  expect(again).toEqual([["BEGIN", "vigil_waitpoints_targets_unlocked", "vigil_waitpoints_keys_held", "COMMIT"]]);
-  expect((await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM signals")).rows[0]?.n).toBe(260);
+  expect(again).toEqual({ transactions: [], autocommit: ["vigil_waitpoints_signal_targets"] });
+  expect(await count()).toBe(260);
+});
+
+test("a batch where a signal may settle its waitpoint (ok, or a heartbeat with a stall timeout) runs in one transaction", async () => {
+  const stalls = [];
+  for (let i = 0; i < 2; i++)
+    stalls.push(
+      await waitpoints.create("s", {
+        label: `hb${i}`,
+        intent: "beat",
+        max_signals: 1000,
+        heartbeat_timeout_seconds: 3600,
+      }),
+    );
+  const stored = await count();
+  // Progress to waitpoints that stall: the read finds the heartbeat timeouts, and the batch runs in
+  // a transaction that reads them again locked.
+  const beats = await burst(stalls, 4, "hb");
+  expect(beats.autocommit).toEqual(["vigil_waitpoints_signal_targets"]);
+  expect(beats.transactions).toHaveLength(1);
+  const [tx] = beats.transactions as [string[]];
+  expect(tx[0]).toBe("BEGIN");
+  expect(tx.at(-1)).toBe("COMMIT");
+  expect(tx.slice(1, 3)).toEqual(["vigil_waitpoints_signal_targets", "vigil_waitpoints_targets"]);
+  // An ok to each of two other waitpoints: straight to the transaction, no read outside it.
+  const done = [];
+  for (let i = 0; i < 2; i++) done.push(await waitpoints.create("s", { label: `ok${i}`, intent: "end" }));
+  const oks = await burst(done, 2, "ok", "ok");
+  expect(oks.autocommit).toEqual([]);
+  expect(oks.transactions).toHaveLength(1);
+  expect(oks.transactions[0]?.[0]).toBe("BEGIN");
+  expect(await count()).toBe((stored ?? 0) + 6);
 });
 
 test("a waitpoint that ends between the batch's unlocked read and its write: its signals are answered ended, the others stored", async () => {
@@ -113,7 +171,7 @@ test("a waitpoint that ends between the batch's unlocked read and its write: its
   const ending = await waitpoints.create("s", { label: "ending", intent: "race", max_signals: 1000 });
   // After the batch read both (unlocked), and before it writes, the owner stops one.
   before = {
-    name: "vigil_waitpoints_keys_held",
+    name: "vigil_waitpoints_record_signals",
     run: async () => void (await engine.control("s", ending.id, "cancel")),
   };
   const outcomes = await Promise.all(

@@ -1,9 +1,11 @@
 /**
  * A group-committed batch of signals on the store (core/group-commit.ts, #41): what each signal
  * reads before it writes — its waitpoint and whether its key was seen — is read for the whole batch
- * in two statements (a third locks the waitpoints of signals that may settle), and the plain progress reports it accepts (those that
- * move no due time) are written together in one statement at the end, not one round trip each. On
- * PostgreSQL every statement is a round trip; on SQLite the same calls loop over the rows.
+ * in one statement (a second locks the waitpoints of signals that may settle), and the plain
+ * progress reports it accepts (those that move no due time) are written together in one statement
+ * at the end, not one round trip each. On PostgreSQL every statement is a round trip, and a batch
+ * of plain progress reports is those two statements alone, outside a transaction
+ * (core/waitpoints.ts); on SQLite the same calls loop over the rows.
  *
  * What the batch itself changes is kept up to date here: a key it stores is held, a waitpoint a
  * signal may have ended is read again, and the pending reports are written before any signal that
@@ -45,18 +47,25 @@ type SignalKeys = { id: string; status: string; key?: string | undefined; proof?
 const keyOfSignal = (body: SignalKeys): string | undefined =>
   body.key ?? (body.proof !== undefined && body.nonce !== undefined ? `proof:${body.nonce}` : undefined);
 
-/** A batch's reads, taken up front inside its transaction. */
-export async function openBatch(t: Tables, bodies: readonly SignalKeys[]): Promise<SignalBatch> {
+/**
+ * A batch's reads, taken up front: its waitpoints and the keys they hold, in one read. `transaction`
+ * false (PostgreSQL, a batch of progress reports run as autocommit statements): undefined when a
+ * signal may settle its waitpoint, which must be read locked in a transaction.
+ */
+export async function openBatch(
+  t: Tables,
+  bodies: readonly SignalKeys[],
+  transaction = true,
+): Promise<SignalBatch | undefined> {
   // Read unlocked: a plain progress report's waitpoint is locked only by the write at the end
-  // (`recordSignals`, which fails the batch if one ended meanwhile), so batches of several daemons
+  // (`recordSignals`, which writes nothing if one ended meanwhile), so batches of several daemons
   // hold their row locks for one statement and the commit, not for the whole batch. A signal that
   // may settle its waitpoint (ok/fail, or a heartbeat that moves a stall) reads it again locked.
-  const targets = await t.waitpoints.targets(
-    bodies.map((body) => body.id),
-    false,
-  );
+  const read = await t.waitpoints.signalTargets(bodies.map((body) => ({ id: body.id, key: keyOfSignal(body) })));
+  const { targets, held } = read;
   const settling = new Set(bodies.filter((body) => body.status !== "progress").map((body) => body.id));
   for (const [id, target] of targets) if (target.heartbeatTimeoutMs !== null) settling.add(id);
+  if (settling.size > 0 && !transaction) return undefined;
   if (settling.size > 0) {
     const locked = await t.waitpoints.targets([...settling]);
     for (const id of settling) {
@@ -66,18 +75,12 @@ export async function openBatch(t: Tables, bodies: readonly SignalKeys[]): Promi
     }
   }
   const askedIds = new Set(bodies.map((body) => body.id));
-  const uids: number[] = [];
-  const keys: string[] = [];
   const askedKeys = new Set<string>();
   for (const body of bodies) {
     const target = targets.get(body.id);
     const key = keyOfSignal(body);
-    if (target === undefined || key === undefined || askedKeys.has(keyOf(target.monitorUid, key))) continue;
-    askedKeys.add(keyOf(target.monitorUid, key));
-    uids.push(target.monitorUid);
-    keys.push(key);
+    if (target !== undefined && key !== undefined) askedKeys.add(keyOf(target.monitorUid, key));
   }
-  const held = await t.waitpoints.keysHeld(uids, keys);
   let pending: Array<{ signal: NewSignal; text: string }> = [];
   return {
     target: (tables, id) => (askedIds.has(id) ? Promise.resolve(targets.get(id)) : tables.waitpoints.target(id)),

@@ -258,13 +258,25 @@ export class Waitpoints {
   }
 
   async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
-    const committed = await this.#budgetedTx(async (t, takes) => {
-      const batch = bodies.length === 1 ? ONE_SIGNAL : await openBatch(t, bodies);
+    const store = this.deps.store;
+    const inBatch = (transaction: boolean) => async (t: Tables, takes: BudgetTakes) => {
+      const batch = bodies.length === 1 && transaction ? ONE_SIGNAL : await openBatch(t, bodies, transaction);
+      if (batch === undefined) return undefined;
       const out: SignalOutcome[] = [];
       for (const body of bodies) out.push(await this.#signalInTx(t, takes, body, "http", {}, batch));
       await batch.flush(t);
       return out;
-    });
+    };
+    // On PostgreSQL a batch of plain progress reports is two autocommit statements — one read, one
+    // all-or-nothing write (store/pg/waitpoints.ts RECORD_SIGNALS) — instead of five with BEGIN and
+    // COMMIT: the transaction would add nothing, its reads take no locks. Each round trip costs the
+    // daemon and the server more than a signal in the batch does (bench/signal-path-pg.js). Where a
+    // signal may settle its waitpoint, the batch runs in a transaction after all.
+    const plain =
+      store.engine === "postgres" && bodies.every((body) => body.status === "progress")
+        ? await this.#budgetedTx(inBatch(false), (body) => body(store.tables))
+        : undefined;
+    const committed = plain ?? ((await this.#budgetedTx(inBatch(true))) as SignalOutcome[]);
     // One change notice per session and at most one scheduler poke for the whole batch.
     const sessions = new Set<string>();
     let settled = false;
@@ -281,12 +293,16 @@ export class Waitpoints {
   /**
    * A transaction that stores signals: the budget tokens an attempt took are given back when it
    * rolls back, or before the store runs it again (a deadlock on PostgreSQL), so that a signal is
-   * counted once, by the attempt that commits it.
+   * counted once, by the attempt that commits it. `run` runs it (the store's `tx`, or on the tables
+   * outside one for a batch whose one write is all or nothing).
    */
-  async #budgetedTx<R>(body: (t: Tables, takes: BudgetTakes) => Promise<R>): Promise<R> {
+  async #budgetedTx<R>(
+    body: (t: Tables, takes: BudgetTakes) => Promise<R>,
+    run: (body: (t: Tables) => Promise<R>) => Promise<R> = (inTx) => this.deps.store.tx(inTx),
+  ): Promise<R> {
     const takes = this.#budget.takes();
     try {
-      return await this.deps.store.tx((t) => {
+      return await run((t) => {
         takes.undo();
         return body(t, takes);
       });

@@ -134,8 +134,16 @@ export const toSignal = (raw: RawSignal): SignalRow => ({
   eventSeq: raw.event_seq,
 });
 
-/** A (monitor uid, signal key) pair as one string (`keysHeld`'s members). */
+/** A (monitor uid, signal key) pair as one string (`SignalTargets.held`'s members). */
 export const keyOf = (uid: number, key: string): string => `${uid}:${key}`;
+
+/** What a batch of signals reads before it writes (`signalTargets`). */
+export interface SignalTargets {
+  /** The waitpoints named, by id (an unknown id is absent). */
+  targets: Map<string, SignalTarget>;
+  /** Of the keys asked, those a stored signal to the same waitpoint holds, as `keyOf(uid, key)`. */
+  held: Set<string>;
+}
 
 export class WaitpointsTable {
   readonly #insert;
@@ -254,10 +262,10 @@ export class WaitpointsTable {
   }
 
   /**
-   * The waitpoints a batch of signals names (group commit, core/group-commit.ts), by id. `lock`
-   * false: read without row locks (PostgreSQL; here the immediate transaction serializes anyway).
+   * The waitpoints a batch of signals names (group commit, core/group-commit.ts), by id, locked
+   * (PostgreSQL; here the immediate transaction serializes anyway).
    */
-  targets(ids: readonly string[], _lock = true): Map<string, SignalTarget> {
+  targets(ids: readonly string[]): Map<string, SignalTarget> {
     const out = new Map<string, SignalTarget>();
     for (const id of new Set(ids)) {
       const target = this.target(id);
@@ -266,14 +274,18 @@ export class WaitpointsTable {
     return out;
   }
 
-  /** Which of these (monitor uid, key) pairs a stored signal holds already, as `keyOf(uid, key)`. */
-  keysHeld(uids: readonly number[], keys: readonly string[]): Set<string> {
+  /**
+   * A batch's reads in one (PostgreSQL: one statement, without locks): the waitpoints its signals
+   * name, and which of their keys (paired with the ids) a stored signal holds already.
+   */
+  signalTargets(wanted: ReadonlyArray<{ id: string; key: string | undefined }>): SignalTargets {
+    const targets = this.targets(wanted.map((w) => w.id));
     const held = new Set<string>();
-    uids.forEach((uid, i) => {
-      const key = keys[i] as string;
-      if (this.hasKey(uid, key)) held.add(keyOf(uid, key));
-    });
-    return held;
+    for (const { id, key } of wanted) {
+      const uid = targets.get(id)?.monitorUid;
+      if (uid !== undefined && key !== undefined && this.hasKey(uid, key)) held.add(keyOf(uid, key));
+    }
+    return { targets, held };
   }
 
   /** The waitpoints of these monitors (one statement for a page of them), by monitor uid. */

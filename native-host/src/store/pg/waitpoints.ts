@@ -19,6 +19,7 @@ import {
   type RawWaitpoint,
   type SignalRow,
   type SignalTarget,
+  type SignalTargets,
   toSignal,
   toTarget,
   toWaitpoint,
@@ -64,16 +65,18 @@ const TARGETS = statement(
 );
 // One probe of the (monitor_uid, key) index per key asked (LATERAL … LIMIT 1 is not flattened into
 // a join, which a planner with stale statistics would run as a scan of the whole table).
-// The same, read without locks: a batch's progress reports, whose monitors RECORD_SIGNALS locks.
-const TARGETS_UNLOCKED = statement(
-  "waitpoints_targets_unlocked",
-  `SELECT w.*, m.session_id, m.state, m.ending_reason
+// A batch's waitpoints read without locks (its write, RECORD_SIGNALS, locks their monitors), each
+// with the keys asked for it that a stored signal holds already: one probe of the (monitor_uid, key)
+// index per key asked (LATERAL … LIMIT 1 is not flattened into a join, which a planner with stale
+// statistics would run as a scan of the whole table). $1 and $2 pair each signal's id and key.
+const SIGNAL_TARGETS = statement(
+  "waitpoints_signal_targets",
+  `WITH wanted AS (SELECT id, key FROM unnest($1::text[], $2::text[]) AS u(id, key))
+   SELECT w.*, m.session_id, m.state, m.ending_reason,
+     ARRAY(SELECT k.key FROM wanted k CROSS JOIN LATERAL (
+       SELECT 1 FROM signals s WHERE s.monitor_uid = w.monitor_uid AND s.key = k.key LIMIT 1) held
+       WHERE k.id = w.id) AS held_keys
    FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ANY($1::text[])`,
-);
-const KEYS_HELD = statement(
-  "waitpoints_keys_held",
-  `SELECT wanted.uid AS monitor_uid, wanted.key FROM unnest($1::bigint[], $2::text[]) AS wanted(uid, key)
-   CROSS JOIN LATERAL (SELECT 1 FROM signals s WHERE s.monitor_uid = wanted.uid AND s.key = wanted.key LIMIT 1) held`,
 );
 const INSERT_SIGNAL = statement(
   "waitpoints_insert_signal",
@@ -112,8 +115,9 @@ const RECORD_SIGNAL = statement(
 // before the statement, so the offset is $12 minus the batch's own progress rows; a batch of more
 // than $12 progress signals to one waitpoint keeps its surplus until the next one trims it. The
 // monitors are found by their key ($1), not by a join a stale plan would make a scan, and locked
-// in one order (by uid) so that two batches cannot deadlock; a monitor no longer armed (ended since
-// the batch read it unlocked) is left alone, and so are its signals: `recordSignals` then throws.
+// in one order (by uid) so that two batches cannot deadlock. All or nothing: when a monitor is no
+// longer armed (ended since the batch read it unlocked), nothing is written (`whole`; the statement
+// may be its own transaction, core/waitpoints.ts) and `recordSignals` throws.
 const RECORD_SIGNALS = statement(
   "waitpoints_record_signals",
   `WITH input AS (
@@ -128,9 +132,12 @@ const RECORD_SIGNALS = statement(
    ), locked AS (
      SELECT m.uid FROM monitors m WHERE m.uid = ANY($1::bigint[]) AND m.state IN ('waiting', 'paused')
      ORDER BY m.uid FOR UPDATE
+   ), whole AS (
+     SELECT count(*) = (SELECT count(*) FROM per_monitor) AS ok FROM locked
    ), bump AS (
      UPDATE monitors m SET event_count = m.event_count + p.k, last_event = p.last_text, last_check_at = p.last_at
-     FROM per_monitor p JOIN locked l ON l.uid = p.uid WHERE m.uid = p.uid AND m.uid = ANY($1::bigint[])
+     FROM per_monitor p JOIN locked l ON l.uid = p.uid CROSS JOIN whole
+     WHERE whole.ok AND m.uid = p.uid AND m.uid = ANY($1::bigint[])
      RETURNING m.uid, m.event_count - p.k AS base, m.event_count AS top
    ), event AS (
      INSERT INTO events (monitor_uid, seq, at, text)
@@ -141,7 +148,7 @@ const RECORD_SIGNALS = statement(
        AND (b.top / $11::bigint) * $11::bigint > $10::bigint AND e.seq <= (b.top / $11::bigint) * $11::bigint - $10::bigint
    ), progress_gone AS (
      DELETE FROM signals s WHERE s.id IN (
-       SELECT o.id FROM per_monitor p CROSS JOIN LATERAL (
+       SELECT o.id FROM bump b JOIN per_monitor p ON p.uid = b.uid CROSS JOIN LATERAL (
          SELECT o.id FROM signals o WHERE o.monitor_uid = p.uid AND o.status = 'progress'
          ORDER BY o.id DESC OFFSET greatest($12::bigint - p.progress, 0)) o
        WHERE p.progress > 0)
@@ -232,15 +239,19 @@ export class PgWaitpoints implements WaitpointsStore {
     return raw && toTarget(raw);
   }
 
-  async targets(ids: readonly string[], lock = true): Promise<Map<string, SignalTarget>> {
-    const rows = await all<RawTarget>(this.db, lock ? TARGETS : TARGETS_UNLOCKED, [[...new Set(ids)]]);
+  async targets(ids: readonly string[]): Promise<Map<string, SignalTarget>> {
+    const rows = await all<RawTarget>(this.db, TARGETS, [[...new Set(ids)]]);
     return new Map(rows.map((raw) => [raw.id, toTarget(raw)]));
   }
 
-  async keysHeld(uids: readonly number[], keys: readonly string[]): Promise<Set<string>> {
-    if (uids.length === 0) return new Set();
-    const rows = await all<{ monitor_uid: number; key: string }>(this.db, KEYS_HELD, [uids, keys]);
-    return new Set(rows.map((row) => keyOf(row.monitor_uid, row.key)));
+  async signalTargets(wanted: ReadonlyArray<{ id: string; key: string | undefined }>): Promise<SignalTargets> {
+    const rows = await all<RawTarget & { held_keys: string[] }>(this.db, SIGNAL_TARGETS, [
+      wanted.map((w) => w.id),
+      wanted.map((w) => w.key ?? null),
+    ]);
+    const held = new Set<string>();
+    for (const raw of rows) for (const key of raw.held_keys) held.add(keyOf(raw.monitor_uid, key));
+    return { targets: new Map(rows.map((raw) => [raw.id, toTarget(raw)])), held };
   }
 
   async byUids(uids: readonly number[]): Promise<Map<number, WaitpointRow>> {
