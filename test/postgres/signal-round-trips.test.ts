@@ -148,14 +148,15 @@ test("a batch where a signal may settle its waitpoint (ok, or a heartbeat with a
     );
   const stored = await count();
   // Progress to waitpoints that stall: the read finds the heartbeat timeouts, and the batch runs in
-  // a transaction that reads them again locked.
+  // a transaction on that read, with those waitpoints read again locked.
   const beats = await burst(stalls, 4, "hb");
   expect(beats.autocommit).toEqual(["vigil_waitpoints_signal_targets"]);
   expect(beats.transactions).toHaveLength(1);
   const [tx] = beats.transactions as [string[]];
   expect(tx[0]).toBe("BEGIN");
   expect(tx.at(-1)).toBe("COMMIT");
-  expect(tx.slice(1, 3)).toEqual(["vigil_waitpoints_signal_targets", "vigil_waitpoints_targets"]);
+  // The read outside is kept; the transaction locks the waitpoints, then reads their keys again.
+  expect(tx.slice(1, 3)).toEqual(["vigil_waitpoints_targets", "vigil_waitpoints_signal_targets"]);
   // An ok to each of two other waitpoints: straight to the transaction, no read outside it.
   const done = [];
   for (let i = 0; i < 2; i++) done.push(await waitpoints.create("s", { label: `ok${i}`, intent: "end" }));
@@ -183,4 +184,28 @@ test("a waitpoint that ends between the batch's unlocked read and its write: its
   expect(outcomes.map((o) => o.verdict)).toEqual(["accepted", "ended", "accepted", "ended"]);
   const stored = await pool.query<{ key: string }>("SELECT key FROM signals WHERE key LIKE 'race%' ORDER BY key");
   expect(stored.rows.map((r) => r.key)).toEqual(["race0", "race2"]);
+});
+
+test("a signal alone whose waitpoint ends, or whose key is stored, between its read and its write is answered as such, not as an error", async () => {
+  const ending = await waitpoints.create("s", { label: "alone-ending", intent: "race", max_signals: 1000 });
+  before = {
+    name: "vigil_waitpoints_record_signals",
+    run: async () => void (await engine.control("s", ending.id, "cancel")),
+  };
+  const ended = await waitpoints.signalBatched({ id: ending.id, secret: ending.secret, status: "progress", key: "a1" });
+  expect(before).toBeUndefined();
+  expect(ended).toMatchObject({ verdict: "ended", body: { state: "cancelled" } });
+
+  // The same key stored meanwhile (another daemon, say): this signal is its duplicate, stored once.
+  const open = await waitpoints.create("s", { label: "alone-open", intent: "race", max_signals: 1000 });
+  const signal = { id: open.id, secret: open.secret, status: "progress" as const, key: "same" };
+  before = {
+    name: "vigil_waitpoints_record_signals",
+    run: async () => void expect((await waitpoints.signal(signal, "http")).verdict).toBe("accepted"),
+  };
+  const again = await waitpoints.signalBatched(signal);
+  expect(before).toBeUndefined();
+  expect(again).toMatchObject({ verdict: "accepted", body: { duplicate: true } });
+  const stored = await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM signals WHERE key = 'same'");
+  expect(stored.rows[0]?.n).toBe(1);
 });

@@ -34,7 +34,7 @@ export class GroupCommit<I, O> {
   readonly #concurrency: number;
   readonly #isolate: (error: unknown) => boolean;
 
-  /** `commit` stores the items in one transaction and gives one outcome per item, in order. */
+  /** `commit` stores the items in one commit and gives one outcome per item, in order. */
   constructor(
     private readonly commit: (items: readonly I[]) => Promise<O[]>,
     options: GroupCommitOptions = {},

@@ -14,7 +14,7 @@
  * Design: docs/design.md §5.
  */
 import type { Tables } from "../store/engine.js";
-import { keyOf, type NewSignal, type SignalTarget } from "../store/waitpoints.js";
+import { keyOf, type NewSignal, type SignalTarget, type SignalTargets } from "../store/waitpoints.js";
 
 export interface SignalBatch {
   target(t: Tables, id: string): Promise<SignalTarget | undefined>;
@@ -48,30 +48,50 @@ const keyOfSignal = (body: SignalKeys): string | undefined =>
   body.key ?? (body.proof !== undefined && body.nonce !== undefined ? `proof:${body.nonce}` : undefined);
 
 /**
- * A batch's reads, taken up front: its waitpoints and the keys they hold, in one read. `transaction`
- * false (PostgreSQL, a batch of progress reports run as autocommit statements): undefined when a
- * signal may settle its waitpoint, which must be read locked in a transaction.
+ * A batch's one read, unlocked: its waitpoints and the keys they already hold. A plain progress
+ * report's waitpoint is locked only by the write at the end (`recordSignals`, which writes nothing
+ * if one ended meanwhile), so batches of several daemons hold their row locks for one statement
+ * and its commit, not for the whole batch.
  */
-export async function openBatch(
-  t: Tables,
-  bodies: readonly SignalKeys[],
-  transaction = true,
-): Promise<SignalBatch | undefined> {
-  // Read unlocked: a plain progress report's waitpoint is locked only by the write at the end
-  // (`recordSignals`, which writes nothing if one ended meanwhile), so batches of several daemons
-  // hold their row locks for one statement and the commit, not for the whole batch. A signal that
-  // may settle its waitpoint (ok/fail, or a heartbeat that moves a stall) reads it again locked.
-  const read = await t.waitpoints.signalTargets(bodies.map((body) => ({ id: body.id, key: keyOfSignal(body) })));
-  const { targets, held } = read;
-  const settling = new Set(bodies.filter((body) => body.status !== "progress").map((body) => body.id));
-  for (const [id, target] of targets) if (target.heartbeatTimeoutMs !== null) settling.add(id);
-  if (settling.size > 0 && !transaction) return undefined;
-  if (settling.size > 0) {
-    const locked = await t.waitpoints.targets([...settling]);
-    for (const id of settling) {
+export function readBatch(t: Tables, bodies: readonly SignalKeys[]): Promise<SignalTargets> {
+  return t.waitpoints.signalTargets(bodies.map((body) => ({ id: body.id, key: keyOfSignal(body) })));
+}
+
+/**
+ * The waitpoints a signal of the batch may settle (ok/fail, or a heartbeat that moves a stall): the
+ * batch then runs in a transaction that reads them again locked.
+ */
+export function settling(bodies: readonly SignalKeys[], read: SignalTargets): Set<string> {
+  const ids = new Set(bodies.filter((body) => body.status !== "progress").map((body) => body.id));
+  for (const [id, target] of read.targets) if (target.heartbeatTimeoutMs !== null) ids.add(id);
+  return ids;
+}
+
+/**
+ * The batch, on its read (`readBatch`; taken here when none is given). The read is copied: a
+ * transaction that PostgreSQL runs again after a deadlock starts from it afresh.
+ */
+export async function openBatch(t: Tables, bodies: readonly SignalKeys[], given?: SignalTargets): Promise<SignalBatch> {
+  const read = given ?? (await readBatch(t, bodies));
+  const targets = new Map(read.targets);
+  const held = new Set(read.held);
+  const locking = settling(bodies, read);
+  if (locking.size > 0) {
+    const locked = await t.waitpoints.targets([...locking]);
+    for (const id of locking) {
       const target = locked.get(id);
       if (target === undefined) targets.delete(id);
       else targets.set(id, target);
+    }
+    // Their keys read again now that they are locked, so a signal another batch stored meanwhile
+    // is this one's duplicate rather than a clash.
+    const keyed = bodies.filter((body) => locking.has(body.id) && keyOfSignal(body) !== undefined);
+    if (keyed.length > 0) {
+      for (const body of keyed) {
+        const uid = read.targets.get(body.id)?.monitorUid;
+        if (uid !== undefined) held.delete(keyOf(uid, keyOfSignal(body) as string));
+      }
+      for (const key of (await readBatch(t, keyed)).held) held.add(key);
     }
   }
   const askedIds = new Set(bodies.map((body) => body.id));

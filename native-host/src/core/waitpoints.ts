@@ -15,7 +15,7 @@ import { ValidationError } from "../base/errors.js";
 import type { Tables } from "../store/engine.js";
 import type { MonitorRecord } from "../store/monitors.js";
 import { unreachableText } from "../store/unreachable.js";
-import type { SignalTarget, SignalVia, WaitpointRow } from "../store/waitpoints.js";
+import type { SignalTarget, SignalTargets, SignalVia, WaitpointRow } from "../store/waitpoints.js";
 import { deadlineNotice, HOUR_MS } from "./barrier.js";
 import type { Changes } from "./changes.js";
 import type { EndingDeps } from "./endings.js";
@@ -23,7 +23,7 @@ import { GroupCommit } from "./group-commit.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
-import { ONE_SIGNAL, openBatch, type SignalBatch } from "./signal-batch.js";
+import { ONE_SIGNAL, openBatch, readBatch, type SignalBatch, settling } from "./signal-batch.js";
 import { type BudgetTakes, SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
@@ -259,9 +259,8 @@ export class Waitpoints {
 
   async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
     const store = this.deps.store;
-    const inBatch = (transaction: boolean) => async (t: Tables, takes: BudgetTakes) => {
-      const batch = bodies.length === 1 && transaction ? ONE_SIGNAL : await openBatch(t, bodies, transaction);
-      if (batch === undefined) return undefined;
+    const inBatch = (read?: SignalTargets) => async (t: Tables, takes: BudgetTakes) => {
+      const batch = bodies.length === 1 && read === undefined ? ONE_SIGNAL : await openBatch(t, bodies, read);
       const out: SignalOutcome[] = [];
       for (const body of bodies) out.push(await this.#signalInTx(t, takes, body, "http", {}, batch));
       await batch.flush(t);
@@ -271,12 +270,27 @@ export class Waitpoints {
     // all-or-nothing write (store/pg/waitpoints.ts RECORD_SIGNALS) — instead of five with BEGIN and
     // COMMIT: the transaction would add nothing, its reads take no locks. Each round trip costs the
     // daemon and the server more than a signal in the batch does (bench/signal-path-pg.js). Where a
-    // signal may settle its waitpoint, the batch runs in a transaction after all.
-    const plain =
-      store.engine === "postgres" && bodies.every((body) => body.status === "progress")
-        ? await this.#budgetedTx(inBatch(false), (body) => body(store.tables))
-        : undefined;
-    const committed = plain ?? ((await this.#budgetedTx(inBatch(true))) as SignalOutcome[]);
+    // signal may settle its waitpoint, the batch runs in a transaction on the same read.
+    let read: SignalTargets | undefined;
+    let committed: SignalOutcome[] | undefined;
+    if (store.engine === "postgres" && bodies.every((body) => body.status === "progress")) {
+      try {
+        committed = await this.#budgetedTx<SignalOutcome[] | undefined>(
+          async (t, takes) => {
+            read = await readBatch(t, bodies);
+            return settling(bodies, read).size > 0 ? undefined : inBatch(read)(t, takes);
+          },
+          (body) => body(store.tables),
+        );
+      } catch (error) {
+        if (unreachableText(error) !== null) throw error;
+        // A waitpoint ended or a key was stored since the read (another daemon, or this one's other
+        // commit in flight), or a deadlock: nothing was written, and the transaction below reads
+        // them locked (a signal alone: its waitpoint) and answers each signal as it should.
+        read = undefined;
+      }
+    }
+    committed ??= await this.#budgetedTx(inBatch(read));
     // One change notice per session and at most one scheduler poke for the whole batch.
     const sessions = new Set<string>();
     let settled = false;

@@ -63,8 +63,6 @@ const TARGETS = statement(
    FROM waitpoints w JOIN monitors m ON m.uid = w.monitor_uid WHERE w.id = ANY($1::text[])
    ORDER BY m.uid FOR UPDATE OF m`,
 );
-// One probe of the (monitor_uid, key) index per key asked (LATERAL … LIMIT 1 is not flattened into
-// a join, which a planner with stale statistics would run as a scan of the whole table).
 // A batch's waitpoints read without locks (its write, RECORD_SIGNALS, locks their monitors), each
 // with the keys asked for it that a stored signal holds already: one probe of the (monitor_uid, key)
 // index per key asked (LATERAL … LIMIT 1 is not flattened into a join, which a planner with stale
@@ -294,8 +292,8 @@ export class PgWaitpoints implements WaitpointsStore {
       });
     }
     const written = await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
-    // The batch read its waitpoints unlocked: one that ended meanwhile fails the batch, whose
-    // signals are then committed one by one, each on its waitpoint read locked (core/group-commit.ts).
+    // The batch read its waitpoints unlocked: one that ended meanwhile fails the batch (nothing
+    // written), which is then committed in a transaction that reads them locked (core/waitpoints.ts).
     if (written !== signals.length) {
       throw new Error(
         `Expected every waitpoint of the batch still armed, got ${signals.length - written} signals for one that ended meanwhile`,
