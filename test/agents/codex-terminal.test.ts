@@ -47,7 +47,15 @@ const secondWriters = () => sampleProcesses(world.home, (cmdline) => /codex\S* e
 async function openAndArm(): Promise<string> {
   terminal = await openCodex();
   await terminal.waitFor("Ask Codex to do anything", "the Codex TUI to be ready");
+  const asked = world.api.main().length;
   await terminal.type(ARM());
+  // A TUI still settling may drop the Enter (once in many CI runs: the prompt never reached the
+  // model): pressed again when no request came; on an empty composer it does nothing.
+  const sent = await waitFor(() => (world.api.main().length > asked ? true : null), {
+    timeoutMs: 30_000,
+    what: "the prompt to reach the model",
+  }).catch(() => false);
+  if (!sent) await terminal.keys("Enter");
   const thread = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")?.id,
     { timeoutMs: 120_000, what: "the thread to bind itself" },
