@@ -38,6 +38,13 @@ test("a tab elsewhere is 'URL differs', naming where it is", async () => {
   expect((reply as { error: string }).error).toContain("is on http://127.0.0.1:8080/login");
 });
 
+test("a tab elsewhere but still navigating is 'page not loaded' (Firefox shows about:blank meanwhile)", async () => {
+  const tab = { id: 5, url: "about:blank", title: "", status: "loading" };
+  const reply = await observe({ ...api(), getTab: async () => tab }, request(5));
+  expect(reply).toMatchObject({ ok: false, code: "not_loaded" });
+  expect((reply as { error: string }).error).toBe(`page not loaded: tab 5 is loading about:blank, not ${URL_}`);
+});
+
 test("loading or discarded pages are 'page not loaded'; a missing host permission says so", async () => {
   const base = { id: 5, url: URL_, title: "CI" };
   const with_ = (tab: object): ObserveApi => ({ ...api(), getTab: async () => tab });

@@ -101,6 +101,14 @@ export async function observe(api: ObserveApi, request: ObserveRequest): Promise
     );
   }
   if (!sameUrl(tab.url, url)) {
+    // Mid-navigation a tab shows a passing URL (Firefox: about:blank); where it lands is the fact.
+    if (tab.status === "loading") {
+      return fail(
+        id,
+        "not_loaded",
+        `page not loaded: tab ${tabId} is loading ${tab.url ?? "a page the extension cannot see"}, not ${url}`,
+      );
+    }
     return fail(
       id,
       "url_differs",

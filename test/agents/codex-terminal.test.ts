@@ -43,19 +43,26 @@ const ARM = () =>
 /** Any second Codex process on the thread: a headless `codex exec` (a resume). */
 const secondWriters = () => sampleProcesses(world.home, (cmdline) => /codex\S* exec\b/.test(cmdline));
 
-/** Opens the TUI, arms the wait through its shell tool, and returns the thread once the turn ended. */
-async function openAndArm(): Promise<string> {
-  terminal = await openCodex();
-  await terminal.waitFor("Ask Codex to do anything", "the Codex TUI to be ready");
+/** Opens the TUI and types the prompt that arms the wait. */
+async function openAndAsk(): Promise<Terminal> {
+  const open = await openCodex();
+  terminal = open;
+  await open.waitFor("Ask Codex to do anything", "the Codex TUI to be ready");
   const asked = world.api.main().length;
-  await terminal.type(ARM());
-  // A TUI still settling may drop the Enter (once in many CI runs: the prompt never reached the
+  await open.type(ARM());
+  // A TUI still settling may drop the Enter (CI saw it now and then: the prompt never reached the
   // model): pressed again when no request came; on an empty composer it does nothing.
   const sent = await waitFor(() => (world.api.main().length > asked ? true : null), {
     timeoutMs: 30_000,
     what: "the prompt to reach the model",
   }).catch(() => false);
-  if (!sent) await terminal.keys("Enter");
+  if (!sent) await open.keys("Enter");
+  return open;
+}
+
+/** Opens the TUI, arms the wait through its shell tool, and returns the thread once the turn ended. */
+async function openAndArm(): Promise<string> {
+  terminal = await openAndAsk();
   const thread = await waitFor(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")?.id,
     { timeoutMs: 120_000, what: "the thread to bind itself" },
@@ -144,11 +151,9 @@ test("a Codex TUI closed with /exit is woken within seconds through the app-serv
 });
 
 test("a busy Codex TUI takes the wake after its running turn, once, never through a second process", async () => {
-  terminal = await openCodex();
-  await terminal.waitFor("Ask Codex to do anything", "the Codex TUI to be ready");
   // The turn stays busy on its last answer until released.
   const gate = world.api.hold((r) => r.main && r.body.input?.at?.(-1)?.type === "function_call_output");
-  await terminal.type(ARM());
+  terminal = await openAndAsk();
   await waitFor(() => gate.held() > 0, { timeoutMs: 120_000, what: "the turn to be busy on its last answer" });
   const thread = (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")
     ?.id as string;
