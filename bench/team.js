@@ -131,6 +131,7 @@ export class BenchPostgres {
       ? [
           "-c shared_preload_libraries=pg_stat_statements,auto_explain",
           "-c pg_stat_statements.track=all",
+          "-c pg_stat_statements.track_planning=on",
           "-c auto_explain.log_min_duration=3",
           "-c auto_explain.log_analyze=on",
         ]
@@ -171,10 +172,11 @@ export class BenchPostgres {
     await this.#admin("SELECT pg_stat_statements_reset()");
   }
 
-  /** The statements run in `database` since the reset, the costliest first: calls, ms in all and a call, rows a call. */
+  /** The statements run in `database` since the reset, the costliest first: calls, ms in all and a call, plans made and their ms, rows a call. */
   async statements(database) {
     return this.#admin(
       `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+              plans, round(total_plan_time::numeric, 1) AS plan_ms,
               round(rows::numeric / greatest(calls, 1), 1) AS rows_per_call, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
        WHERE d.datname = '${database}' ORDER BY total_exec_time DESC LIMIT 15`,

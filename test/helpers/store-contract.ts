@@ -11,7 +11,7 @@ import { beforeEach, describe, expect, test } from "vitest";
 import type { Engine } from "../../native-host/src/store/engine.js";
 import { INTERRUPTED_KEY, type NewMonitor } from "../../native-host/src/store/monitors.js";
 import type { ListFilter, PanelFilter } from "../../native-host/src/store/panel.js";
-import { PROGRESS_KEPT } from "../../native-host/src/store/waitpoints.js";
+import { PROGRESS_KEPT, PROGRESS_TRIM_STEP } from "../../native-host/src/store/waitpoints.js";
 import { type NewWake, toDeliveryView, toWakeView } from "../../native-host/src/store/wakes.js";
 import type { Source } from "../../shared/schemas/sources.js";
 
@@ -962,16 +962,20 @@ export function storeContract(harness: ContractHarness): void {
         }
       });
       expect(await harness.count("SELECT count(*) AS n FROM events WHERE monitor_uid = $1", uid)).toBe(212);
-      // Only the last PROGRESS_KEPT progress signals are kept; the rest are counted.
-      expect(await harness.count("SELECT count(*) AS n FROM signals WHERE monitor_uid = $1", uid)).toBe(PROGRESS_KEPT);
-      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(300 - PROGRESS_KEPT);
+      // The last trim ran at seq 288 (a multiple of PROGRESS_TRIM_STEP): it kept the newest
+      // PROGRESS_KEPT (189–288); 289–300 came since. The rest are counted.
+      expect(PROGRESS_TRIM_STEP).toBe(32);
+      expect(await harness.count("SELECT count(*) AS n FROM signals WHERE monitor_uid = $1", uid)).toBe(
+        PROGRESS_KEPT + 12,
+      );
+      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(300 - PROGRESS_KEPT - 12);
       const { eventSeq: ___, ...again } = signal(uid, "ok", 301, "k-300");
       await expect(store.tx((t) => t.waitpoints.recordSignal(again, "ok"))).rejects.toThrow(/unique|UNIQUE/);
       expect((await store.tables.monitors.byUid(uid))?.eventCount).toBe(300);
       const { eventSeq: ____, ...lost } = signal(9999, "ok", 1);
       await expect(store.tx((t) => t.waitpoints.recordSignal(lost, "x"))).rejects.toThrow("Expected monitor 9999");
     });
-    test("a flood of progress keeps the last 100 and counts the rest; ok/fail signals are never let go (issue #37)", async () => {
+    test("a flood of progress keeps the last 100 (and those since the last trim) and counts the rest; ok/fail signals are never let go (issue #37)", async () => {
       const uid = await store.tables.monitors.insert(monitor("flood"));
       await store.tables.waitpoints.insert(waitpoint(uid, "wp_flood", { members: ["a", "b"] }));
       const other = await store.tables.monitors.insert(monitor("other"));
@@ -983,17 +987,25 @@ export function storeContract(harness: ContractHarness): void {
       await record(uid, "ok", 1);
       await record(other, "progress", 1);
       for (let i = 2; i <= 250; i++) await record(uid, i === 120 ? "fail" : "progress", i);
+      // The last trim ran at seq 224: it kept progress 125–224 (100); 225–250 (26) came since.
       const kept = await store.tables.waitpoints.signals(uid);
-      expect(kept.filter((s) => s.status === "progress")).toHaveLength(PROGRESS_KEPT);
+      expect(kept.filter((s) => s.status === "progress")).toHaveLength(PROGRESS_KEPT + 26);
       expect(kept.filter((s) => s.status !== "progress").map((s) => [s.status, s.eventSeq])).toEqual([
         ["ok", 1],
         ["fail", 120],
       ]);
       // The newest are the ones kept.
       expect(kept.at(-1)?.eventSeq).toBe(250);
-      expect(kept.find((s) => s.status === "progress")?.eventSeq).toBe(250 - PROGRESS_KEPT + 1);
-      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(248 - PROGRESS_KEPT);
-      expect((await store.tables.waitpoints.target("wp_flood"))?.progressDropped).toBe(248 - PROGRESS_KEPT);
+      expect(kept.find((s) => s.status === "progress")?.eventSeq).toBe(224 - PROGRESS_KEPT + 1);
+      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(248 - PROGRESS_KEPT - 26);
+      expect((await store.tables.waitpoints.target("wp_flood"))?.progressDropped).toBe(248 - PROGRESS_KEPT - 26);
+      // Up to the next trim nothing more is let go; at seq 256 exactly the newest PROGRESS_KEPT stay.
+      for (let i = 251; i <= 256; i++) await record(uid, "progress", i);
+      const trimmed = await store.tables.waitpoints.signals(uid);
+      expect(trimmed.filter((s) => s.status === "progress").map((s) => s.eventSeq)).toEqual(
+        Array.from({ length: PROGRESS_KEPT }, (_, i) => 256 - PROGRESS_KEPT + 1 + i),
+      );
+      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(254 - PROGRESS_KEPT);
       // Another waitpoint's signals are its own.
       expect(await store.tables.waitpoints.signals(other)).toHaveLength(1);
       expect((await store.tables.waitpoints.byUid(other))?.progressDropped).toBe(0);
@@ -1031,7 +1043,9 @@ export function storeContract(harness: ContractHarness): void {
         record: await store.tables.monitors.byUid(uid).then((m) => [m?.eventCount, m?.lastEvent]),
       });
       const want = await shape(single);
-      expect(want.signals.filter(([status]) => status === "progress")).toHaveLength(PROGRESS_KEPT);
+      // 520 events each: the last trim at 512 kept the newest PROGRESS_KEPT; 513–520 came since.
+      expect(want.signals.filter(([status]) => status === "progress").length).toBeGreaterThan(PROGRESS_KEPT);
+      expect(want.dropped).toBeGreaterThan(0);
       expect(await shape(batched)).toEqual(want);
       // A batch's one read: the waitpoints named (an unknown id absent) and which of their keys are held.
       const { targets, held } = await store.tables.waitpoints.signalTargets([

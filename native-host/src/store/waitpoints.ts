@@ -23,15 +23,25 @@ export interface WaitpointRow {
   device: string | null;
   /** That device's id when the waitpoint was armed: only files of that very device count. */
   deviceId: string | null;
-  /** Progress signals no longer kept (only the last `PROGRESS_KEPT` are). */
+  /** Progress signals no longer kept (the last `PROGRESS_KEPT` are, and those since the last trim). */
   progressDropped: number;
 }
 
 /**
- * How many progress signals a waitpoint keeps (issue #37 finding 5): an older one is deleted when a
- * newer one comes and counted in `progress_dropped`. ok/fail signals are never deleted.
+ * How many progress signals a waitpoint keeps (issue #37 finding 5): older ones are deleted and
+ * counted in `progress_dropped`. ok/fail signals are never deleted.
  */
 export const PROGRESS_KEPT = 100;
+/**
+ * Older progress is let go at every this-many-th event of the waitpoint (its seq a multiple), not at
+ * each signal: reading the kept rows to find the oldest is the trim's cost, so it is paid once per
+ * step (#41: on PostgreSQL it was half of a signal's work). Between trims up to PROGRESS_KEPT + STEP
+ * are stored; where a trim ran, exactly the newest PROGRESS_KEPT.
+ */
+export const PROGRESS_TRIM_STEP = 32;
+
+/** Whether the event numbered `seq` trims the waitpoint's progress (both engines; batches alike). */
+export const trimsProgress = (seq: number): boolean => seq % PROGRESS_TRIM_STEP === 0;
 
 export interface SignalRow {
   id: number;
@@ -316,7 +326,7 @@ export class WaitpointsTable {
   recordSignal(signal: NewSignal, text: string): number {
     const eventSeq = this.events.append(signal.monitorUid, text, signal.receivedAt);
     this.insertSignal({ ...signal, eventSeq });
-    if (signal.status === "progress") {
+    if (trimsProgress(eventSeq)) {
       const { changes } = this.#dropProgress.run(signal.monitorUid, signal.monitorUid, PROGRESS_KEPT);
       if (changes > 0) this.#countDropped.run(changes, signal.monitorUid);
     }

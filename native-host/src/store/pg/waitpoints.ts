@@ -14,6 +14,7 @@ import {
   keyOf,
   type NewSignal,
   PROGRESS_KEPT,
+  PROGRESS_TRIM_STEP,
   type RawSignal,
   type RawTarget,
   type RawWaitpoint,
@@ -82,9 +83,10 @@ const INSERT_SIGNAL = statement(
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 );
 // An accepted signal in one round trip: the monitor's event count bumped, the event written, the
-// signal row naming it (store/events.ts's append and insertSignal, chained), and for a progress
-// signal the oldest progress rows past the last PROGRESS_KEPT deleted and counted ($10 = KEPT - 1:
-// every part sees the rows as they were before this statement, so without the new one).
+// signal row naming it (store/events.ts's append and insertSignal, chained), and when its seq is a
+// multiple of $11 (store/waitpoints.ts's trimsProgress) the progress rows past the newest
+// PROGRESS_KEPT deleted and counted ($10 = KEPT, less one for a progress signal: every part sees the
+// rows as they were before this statement, so without the new one).
 const RECORD_SIGNAL = statement(
   "waitpoints_record_signal",
   `WITH bump AS (
@@ -93,7 +95,8 @@ const RECORD_SIGNAL = statement(
    ), event AS (
      INSERT INTO events (monitor_uid, seq, at, text) SELECT $1, event_count, $8, $9 FROM bump RETURNING seq
    ), gone AS (
-     DELETE FROM signals WHERE $3::text = 'progress' AND monitor_uid = $1 AND status = 'progress' AND id <= (
+     DELETE FROM signals WHERE (SELECT event_count FROM bump) % $11::bigint = 0
+       AND monitor_uid = $1 AND status = 'progress' AND id <= (
        SELECT id FROM signals WHERE monitor_uid = $1 AND status = 'progress' ORDER BY id DESC LIMIT 1 OFFSET $10)
      RETURNING 1
    ), dropped AS (
@@ -106,12 +109,14 @@ const RECORD_SIGNAL = statement(
 // A batch's accepted signals in one round trip (group commit, #41): RECORD_SIGNAL for many rows.
 // Each monitor's event count goes up by its number of signals (`base` + n numbers them in order),
 // its events are written, its event log pruned when a seq in (base, top] is a multiple of the
-// prune step past the cap ($10 cap, $11 step: store/events.ts's pruneUpTo), and its progress rows
-// past the last $12 dropped and counted (each monitor's progress rows read once, newest first, through
-// its index: a LATERAL with OFFSET is never flattened into a join, which a planner with stale
-// statistics would run as a scan of all signals per monitor). Every part sees the rows as they were
-// before the statement, so the offset is $12 minus the batch's own progress rows; a batch of more
-// than $12 progress signals to one waitpoint keeps its surplus until the next one trims it. The
+// prune step past the cap ($10 cap, $11 step: store/events.ts's pruneUpTo), and when a seq in
+// (base, top] is a multiple of $13 (trimsProgress) its progress rows past the newest $12 as of the
+// last such seq `t` dropped and counted — what recordSignal one by one leaves (each monitor's progress
+// rows read then, newest first, through its index: a LATERAL with OFFSET is never flattened into a
+// join, which a planner with stale statistics would run as a scan of all signals per monitor).
+// Every part sees the rows as they were before the statement, so the offset is $12 minus the
+// batch's own progress rows numbered up to `t`; a batch of more than $12 progress signals to one
+// waitpoint keeps its surplus until the next trim. The
 // monitors are found by their key ($1), not by a join a stale plan would make a scan, and locked
 // in one order (by uid) so that two batches cannot deadlock. All or nothing: when a monitor is no
 // longer armed (ended since the batch read it unlocked), nothing is written (`whole`; the statement
@@ -144,12 +149,15 @@ const RECORD_SIGNALS = statement(
      DELETE FROM events e USING bump b
      WHERE e.monitor_uid = b.uid AND (b.top / $11::bigint) * $11::bigint > b.base
        AND (b.top / $11::bigint) * $11::bigint > $10::bigint AND e.seq <= (b.top / $11::bigint) * $11::bigint - $10::bigint
+   ), progress_trim AS (
+     SELECT b.uid, (SELECT count(*) FROM numbered n WHERE n.uid = b.uid AND n.status = 'progress'
+                      AND b.base + n.n <= (b.top / $13::bigint) * $13::bigint) AS progress
+     FROM bump b WHERE (b.top / $13::bigint) * $13::bigint > b.base
    ), progress_gone AS (
      DELETE FROM signals s WHERE s.id IN (
-       SELECT o.id FROM bump b JOIN per_monitor p ON p.uid = b.uid CROSS JOIN LATERAL (
-         SELECT o.id FROM signals o WHERE o.monitor_uid = p.uid AND o.status = 'progress'
-         ORDER BY o.id DESC OFFSET greatest($12::bigint - p.progress, 0)) o
-       WHERE p.progress > 0)
+       SELECT o.id FROM progress_trim t CROSS JOIN LATERAL (
+         SELECT o.id FROM signals o WHERE o.monitor_uid = t.uid AND o.status = 'progress'
+         ORDER BY o.id DESC OFFSET greatest($12::bigint - t.progress, 0)) o)
      RETURNING s.monitor_uid
    ), dropped AS (
      UPDATE waitpoints w SET progress_dropped = w.progress_dropped + g.n
@@ -275,7 +283,8 @@ export class PgWaitpoints implements WaitpointsStore {
     const row = await one<{ event_seq: number }>(this.db, RECORD_SIGNAL, [
       ...signalColumns(signal),
       text,
-      PROGRESS_KEPT - 1,
+      signal.status === "progress" ? PROGRESS_KEPT - 1 : PROGRESS_KEPT,
+      PROGRESS_TRIM_STEP,
     ]);
     if (!row) throw new Error(`Expected monitor ${signal.monitorUid} to exist`);
     const seq = row.event_seq;
@@ -291,7 +300,13 @@ export class PgWaitpoints implements WaitpointsStore {
         columns[i]?.push(value);
       });
     }
-    const written = await run(this.db, RECORD_SIGNALS, [...columns, EVENT_LOG_CAP, EVENT_PRUNE_STEP, PROGRESS_KEPT]);
+    const written = await run(this.db, RECORD_SIGNALS, [
+      ...columns,
+      EVENT_LOG_CAP,
+      EVENT_PRUNE_STEP,
+      PROGRESS_KEPT,
+      PROGRESS_TRIM_STEP,
+    ]);
     // The batch read its waitpoints unlocked: one that ended meanwhile fails the batch (nothing
     // written), which is then committed in a transaction that reads them locked (core/waitpoints.ts).
     if (written !== signals.length) {
