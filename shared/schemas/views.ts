@@ -148,7 +148,7 @@ export interface WaitpointView {
   maxWakesPerHour: number;
   /** The hourly cap holds a wake back until this time. */
   heldUntil: string | null;
-  /** Signals before those listed: only the last 20 are listed, and only the last 100 progress reports kept. */
+  /** Signals before those listed: only the last 20 are listed, and only the last 100 progress reports kept (and those since the last trim, every 32 events). */
   earlierSignals: number;
   /** The last 20 signals, oldest first. */
   signals: Array<{

@@ -999,13 +999,16 @@ export function storeContract(harness: ContractHarness): void {
       expect(kept.find((s) => s.status === "progress")?.eventSeq).toBe(224 - PROGRESS_KEPT + 1);
       expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(248 - PROGRESS_KEPT - 26);
       expect((await store.tables.waitpoints.target("wp_flood"))?.progressDropped).toBe(248 - PROGRESS_KEPT - 26);
-      // Up to the next trim nothing more is let go; at seq 256 exactly the newest PROGRESS_KEPT stay.
-      for (let i = 251; i <= 256; i++) await record(uid, "progress", i);
+      // Up to the next trim nothing more is let go; at seq 256 (an ok, not a progress report) exactly
+      // the newest PROGRESS_KEPT progress reports stay: 156–255.
+      for (let i = 251; i <= 255; i++) await record(uid, "progress", i);
+      await record(uid, "ok", 256);
       const trimmed = await store.tables.waitpoints.signals(uid);
       expect(trimmed.filter((s) => s.status === "progress").map((s) => s.eventSeq)).toEqual(
-        Array.from({ length: PROGRESS_KEPT }, (_, i) => 256 - PROGRESS_KEPT + 1 + i),
+        Array.from({ length: PROGRESS_KEPT }, (_, i) => 255 - PROGRESS_KEPT + 1 + i),
       );
-      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(254 - PROGRESS_KEPT);
+      expect(trimmed.filter((s) => s.status !== "progress").map((s) => s.eventSeq)).toEqual([1, 120, 256]);
+      expect((await store.tables.waitpoints.byUid(uid))?.progressDropped).toBe(253 - PROGRESS_KEPT);
       // Another waitpoint's signals are its own.
       expect(await store.tables.waitpoints.signals(other)).toHaveLength(1);
       expect((await store.tables.waitpoints.byUid(other))?.progressDropped).toBe(0);
@@ -1019,7 +1022,10 @@ export function storeContract(harness: ContractHarness): void {
       const single = await store.tables.monitors.insert(monitor("single"));
       await store.tables.waitpoints.insert(waitpoint(single, "wp_single"));
       const next = (uid: number, i: number) => {
-        const { eventSeq: _, ...row } = signal(uid, i % 50 === 0 ? "ok" : "progress", i);
+        // Signal i is event 2i - 1 and i + 1000 event 2i: ok at 1048, 1096, … puts an ok on events
+        // 96, 192, …, the seqs a trim runs at (its offset then counts no row of its own).
+        const ok = i > 1000 && (i - 1000) % 48 === 0;
+        const { eventSeq: _, ...row } = signal(uid, ok ? "ok" : "progress", i);
         return { signal: { ...row, key: `k${i}` }, text: `signal ${i}` };
       };
       // 260 signals to each, in batches of 40 that interleave the two waitpoints.
@@ -1043,20 +1049,23 @@ export function storeContract(harness: ContractHarness): void {
         record: await store.tables.monitors.byUid(uid).then((m) => [m?.eventCount, m?.lastEvent]),
       });
       const want = await shape(single);
+      expect(
+        want.signals.filter(([status, seq]) => status === "ok" && Number(seq) % PROGRESS_TRIM_STEP === 0),
+      ).toHaveLength(5);
       // 520 events each: the last trim at 512 kept the newest PROGRESS_KEPT; 513–520 came since.
       expect(want.signals.filter(([status]) => status === "progress").length).toBeGreaterThan(PROGRESS_KEPT);
       expect(want.dropped).toBeGreaterThan(0);
       expect(await shape(batched)).toEqual(want);
-      // A batch's one read: the waitpoints named (an unknown id absent) and which of their keys are held.
+      // A batch's one read: the waitpoints named (an unknown id absent) and which of their keys are held (ok signals, never let go).
       const { targets, held } = await store.tables.waitpoints.signalTargets([
-        { id: "wp_batched", key: "k50" },
+        { id: "wp_batched", key: "k1048" },
         { id: "wp_batched", key: "k9999" },
-        { id: "wp_single", key: "k1050" },
+        { id: "wp_single", key: "k1096" },
         { id: "wp_single", key: undefined },
-        { id: "wp_none", key: "k50" },
-        { id: "wp_batched", key: "k1050" },
+        { id: "wp_none", key: "k1048" },
+        { id: "wp_batched", key: "k1096" },
       ]);
-      expect([...held].sort()).toEqual([`${batched}:k50`, `${batched}:k1050`, `${single}:k1050`].sort());
+      expect([...held].sort()).toEqual([`${batched}:k1048`, `${batched}:k1096`, `${single}:k1096`].sort());
       expect([...targets.keys()].sort()).toEqual(["wp_batched", "wp_single"]);
       expect(targets.get("wp_batched")?.monitorUid).toBe(batched);
       const locked = await store.tx((t) => t.waitpoints.targets(["wp_batched", "wp_none", "wp_batched"]));

@@ -136,6 +136,7 @@ describe("one job flooding its waitpoint (issue #37 finding 5)", () => {
   });
 
   test("what a budget lets through is kept to the last 100 progress reports, counted; the view lists 20", async () => {
+    // 320 reports: the last is the 320th event, a multiple of the trim's step of 32, so a trim just ran.
     const w = await arm(generous);
     const answers = await flood(generous, w, "progress", 8, 40);
     expect(answers.every((a) => a.status === 202)).toBe(true);

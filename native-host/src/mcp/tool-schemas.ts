@@ -365,7 +365,9 @@ export const WaitpointOut = z
     heldUntil: TimeOrNull("until when the hourly cap holds a wake back"),
     earlierSignals: z
       .number()
-      .describe("signals before those listed (only the last 20 are listed, the last 100 progress reports kept)"),
+      .describe(
+        "signals before those listed (only the last 20 are listed; the last 100 progress reports are kept, and those since the last trim)",
+      ),
     signals: z.array(SignalOut).describe("its last 20 signals, oldest first"),
   })
   .describe("a waitpoint");

@@ -36,7 +36,8 @@ export const PROGRESS_KEPT = 100;
  * Older progress is let go at every this-many-th event of the waitpoint (its seq a multiple), not at
  * each signal: reading the kept rows to find the oldest is the trim's cost, so it is paid once per
  * step (#41: on PostgreSQL it was half of a signal's work). Between trims up to PROGRESS_KEPT + STEP
- * are stored; where a trim ran, exactly the newest PROGRESS_KEPT.
+ * are stored (more when an event that is not a signal — a dismissed wake — takes the multiple, and
+ * the next trim is a step later); where a trim ran, exactly the newest PROGRESS_KEPT.
  */
 export const PROGRESS_TRIM_STEP = 32;
 
