@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PROGRESS_KEPT, PROGRESS_TRIM_STEP } from "../../native-host/src/store/waitpoints.js";
 import { TestDaemon, waitFor } from "../helpers/daemon.js";
 
 let daemon: TestDaemon;
@@ -136,11 +137,15 @@ describe("one job flooding its waitpoint (issue #37 finding 5)", () => {
   });
 
   test("what a budget lets through is kept to the last 100 progress reports, counted; the view lists 20", async () => {
-    // 320 reports: the last is the 320th event, a multiple of the trim's step of 32, so a trim just ran.
+    // 320 reports: the 320th event trims to the newest 100. On PostgreSQL a trim reads the rows as its
+    // statement began, so a batch of the daemon's other commit in flight that it waited for keeps its
+    // rows until the next trim (CI saw 102): at most a step more. Every report is counted either way.
     const w = await arm(generous);
     const answers = await flood(generous, w, "progress", 8, 40);
     expect(answers.every((a) => a.status === 202)).toBe(true);
-    expect(await storedSignals(generous, w)).toBe(100);
+    const stored = await storedSignals(generous, w);
+    expect(stored).toBeGreaterThanOrEqual(PROGRESS_KEPT);
+    expect(stored).toBeLessThanOrEqual(PROGRESS_KEPT + PROGRESS_TRIM_STEP);
     const shown = (await view(generous, w)).body;
     expect(shown).toMatchObject({ heartbeats: 320, earlierSignals: 300, state: "armed" });
     expect(shown.signals).toHaveLength(20);

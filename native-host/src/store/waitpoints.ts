@@ -37,7 +37,9 @@ export const PROGRESS_KEPT = 100;
  * each signal: reading the kept rows to find the oldest is the trim's cost, so it is paid once per
  * step (#41: on PostgreSQL it was half of a signal's work). Between trims up to PROGRESS_KEPT + STEP
  * are stored (more when an event that is not a signal — a dismissed wake — takes the multiple, and
- * the next trim is a step later); where a trim ran, exactly the newest PROGRESS_KEPT.
+ * the next trim is a step later); where a trim ran, the newest PROGRESS_KEPT — on PostgreSQL of the
+ * rows its statement saw when it began: a batch of another commit in flight that it waited for
+ * keeps its rows until the next trim. Every report is kept or counted in `progress_dropped`.
  */
 export const PROGRESS_TRIM_STEP = 32;
 

@@ -116,7 +116,8 @@ const RECORD_SIGNAL = statement(
 // join, which a planner with stale statistics would run as a scan of all signals per monitor).
 // Every part sees the rows as they were before the statement, so the offset is $12 minus the
 // batch's own progress rows numbered up to `t`; a batch of more than $12 progress signals to one
-// waitpoint keeps its surplus until the next trim. The
+// waitpoint keeps its surplus until the next trim, and so do the rows of a batch this statement
+// waited for (another commit in flight: its rows are not in this statement's snapshot). The
 // monitors are found by their key ($1), not by a join a stale plan would make a scan, and locked
 // in one order (by uid) so that two batches cannot deadlock. All or nothing: when a monitor is no
 // longer armed (ended since the batch read it unlocked), nothing is written (`whole`; the statement
