@@ -357,6 +357,9 @@ const signed = (ms) => (ms < 0 ? `−${fmt(-ms)}` : `+${fmt(ms)}`);
 
 // ------------------------------------------------------------------ 1. ingest
 
+/** Drives' rates added up: what several generators reached together. */
+const sumRates = (results) => results.reduce((total, r) => total + r.perSecond, 0);
+
 /** The median of numbers. */
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -430,15 +433,14 @@ async function ingestFigures(postgres) {
         ),
       );
       const pgCores = pgDelta(pg1, postgres.cpu()).total / ((performance.now() - t1) / 1000);
-      sides[side].push({ results, pgCores, total: results.reduce((total, r) => total + r.perSecond, 0) });
+      sides[side].push({ results, pgCores, total: sumRates(results) });
     }
   }
   await Promise.all(three.map(stopDaemon));
   await postgres.dropDatabase("bench_team_ingest");
   const load1 = loadavg()[0];
 
-  const sum = (results) => results.reduce((total, r) => total + r.perSecond, 0);
-  const ceiling3 = sum(ceilings3);
+  const ceiling3 = sumRates(ceilings3);
   console.log(
     `ingest · ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per side, progress signals to ${WAITPOINTS} waitpoints round robin (bench/ingest.js's client) · PostgreSQL ${PG_FAST ? "fsync off (BENCH_TEAM_PG_FAST)" : "durable (fsync, synchronous_commit on)"} · load average ${load0.toFixed(1)} → ${load1.toFixed(1)}`,
   );

@@ -130,7 +130,7 @@ const RECORD_SIGNALS = statement(
    ), numbered AS (
      SELECT i.*, row_number() OVER (PARTITION BY i.uid ORDER BY i.ord) AS n FROM input i
    ), per_monitor AS (
-     SELECT uid, count(*) AS k, count(*) FILTER (WHERE status = 'progress') AS progress,
+     SELECT uid, count(*) AS k,
             (array_agg(text ORDER BY ord DESC))[1] AS last_text, (array_agg(received_at ORDER BY ord DESC))[1] AS last_at
      FROM input GROUP BY uid
    ), locked AS (
