@@ -4,12 +4,20 @@
 // Input: one JSON argument {url, targets: [{id, secret}], status, connections, warmupSeconds,
 // seconds, serverPid}. Output: one JSON line on stdout with the measured window's figures.
 // Latencies are kept at full resolution here (autocannon's own histogram rounds to whole ms).
+import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { cpuSeconds } from "./lib.js";
 
 const config = JSON.parse(process.argv[2] ?? "{}");
 const { url, targets, status, connections, warmupSeconds, seconds, serverPid } = config;
+
+/**
+ * This drive's keys start with a mark of its own: several drives against the same waitpoints (the
+ * three daemons' sides and runs on one database, bench/team.js) must not send each other's keys,
+ * which would be stored once and answered as duplicates (no write) from the second drive on.
+ */
+const DRIVE = randomBytes(6).toString("hex");
 
 /** Each request a new signal: the next target (round robin) and a key of its own. */
 function requests(phase) {
@@ -21,7 +29,7 @@ function requests(phase) {
       headers: { "content-type": "application/json" },
       setupRequest(request) {
         const target = targets[n % targets.length];
-        request.body = `{"id":"${target.id}","secret":"${target.secret}","status":"${status}","message":"step ${n}","key":"${phase}-${n}"}`;
+        request.body = `{"id":"${target.id}","secret":"${target.secret}","status":"${status}","message":"step ${n}","key":"${DRIVE}-${phase}-${n}"}`;
         n++;
         return request;
       },
@@ -38,7 +46,7 @@ function run(phase, duration, onResponse) {
   });
 }
 
-await run("warm-up", warmupSeconds);
+const warmup = await run("warm-up", warmupSeconds);
 
 let latencies = new Float64Array(1 << 18);
 let finished = new Float64Array(1 << 18);
@@ -97,6 +105,7 @@ process.stdout.write(
     p99: at(0.99),
     p999: at(0.999),
     statuses,
+    warmupAccepted: warmup.statusCodeStats["202"]?.count ?? 0,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

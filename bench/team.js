@@ -56,7 +56,7 @@ const HOSTS_IDLE_SECONDS = env("BENCH_TEAM_HOSTS_IDLE_SECONDS", 60);
 const HOSTS = ["alpha", "beta", "gamma"];
 /** BENCH_TEAM_PROFILE=DIR: run 1's daemon on PostgreSQL runs with --cpu-prof into DIR. */
 const PROFILE_DIR = process.env.BENCH_TEAM_PROFILE;
-/** BENCH_TEAM_STATEMENTS=1: pg_stat_statements loaded; run 1's PostgreSQL drive prints its statements. */
+/** BENCH_TEAM_STATEMENTS=1: pg_stat_statements loaded; run 1's PostgreSQL drives (one daemon, then the three on each side) print their statements. */
 const STATEMENTS = process.env.BENCH_TEAM_STATEMENTS === "1";
 /** BENCH_TEAM_COMMITS=N: the daemons' commits in flight on PostgreSQL (the setting databaseCommitsInFlight). */
 const COMMITS =
@@ -207,6 +207,16 @@ export class BenchPostgres {
       `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = '${database}'`,
     );
     return Number(row?.n ?? 0);
+  }
+
+  /** Events `database`'s monitors have counted so far: each signal stored is one (each drive's signals have keys of its own). */
+  async storedEvents(database) {
+    const client = new pg.Client({ connectionString: this.url(database) });
+    await client.connect();
+    const { rows } = await client
+      .query("SELECT coalesce(sum(event_count), 0)::bigint AS n FROM monitors")
+      .finally(() => client.end());
+    return Number(rows[0]?.n ?? 0);
   }
 
   async createDatabase(name) {
@@ -360,6 +370,17 @@ const signed = (ms) => (ms < 0 ? `−${fmt(-ms)}` : `+${fmt(ms)}`);
 /** Drives' rates added up: what several generators reached together. */
 const sumRates = (results) => results.reduce((total, r) => total + r.perSecond, 0);
 
+/**
+ * Whether every signal a side's generators had answered 202 (warm-up and window) was stored, and
+ * once: the monitors' event count went up by that many, or by up to a phase's requests in flight
+ * more (sent as a phase ended and stored, their answers not counted).
+ */
+function storedCheck(results, stored) {
+  const answered = results.reduce((n, r) => n + (r.statuses["202"] ?? 0) + r.warmupAccepted, 0);
+  const ok = stored >= answered && stored <= answered + 2 * CONNECTIONS;
+  return `${count(stored)} stored for ${count(answered)} answered 202: ${ok ? "each once" : "NOT each once"}`;
+}
+
 /** The median of numbers. */
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -423,6 +444,8 @@ async function ingestFigures(postgres) {
   const sides = { shared: [], own: [] };
   for (let run = 0; run < RUNS; run++) {
     for (const side of ["shared", "own"]) {
+      if (STATEMENTS && run === 0) await postgres.statementsReset();
+      const stored0 = await postgres.storedEvents("bench_team_ingest");
       const pg1 = postgres.cpu();
       const t1 = performance.now();
       const results = await Promise.all(
@@ -433,7 +456,12 @@ async function ingestFigures(postgres) {
         ),
       );
       const pgCores = pgDelta(pg1, postgres.cpu()).total / ((performance.now() - t1) / 1000);
-      sides[side].push({ results, pgCores, total: sumRates(results) });
+      const stored = (await postgres.storedEvents("bench_team_ingest")) - stored0;
+      if (STATEMENTS && run === 0) {
+        console.log(`run 1's statements of the three daemons, ${side} side (pg_stat_statements):`);
+        console.table(await postgres.statements("bench_team_ingest"));
+      }
+      sides[side].push({ results, pgCores, total: sumRates(results), stored });
     }
   }
   await Promise.all(three.map(stopDaemon));
@@ -466,10 +494,12 @@ async function ingestFigures(postgres) {
     ["shared", `${all.length} waitpoints, a third on each host; 2 signals in 3 for another host's`],
     ["own", "each signalled for its own host's waitpoints"],
   ]) {
-    for (const [run, { results, pgCores, total }] of sides[side].entries()) {
+    for (const [run, { results, pgCores, total, stored }] of sides[side].entries()) {
       for (const [i, r] of results.entries())
         console.log(line(`run ${run + 1} ${side}: vigil ${HOSTS[i]} (${split[i]} c.)`, r));
-      console.log(`run ${run + 1} ${side}: ${count(total)} signals/s together · postgres CPU ${percent(pgCores)}`);
+      console.log(
+        `run ${run + 1} ${side}: ${count(total)} signals/s together · postgres CPU ${percent(pgCores)} · ${storedCheck(results, stored)}`,
+      );
     }
     const together = median(sides[side].map((s) => s.total));
     const worstP99 = median(sides[side].map((s) => Math.max(...s.results.map((r) => r.p99))));

@@ -303,7 +303,10 @@ export async function runDaemon(options: {
   notifier.start();
   // A wake not taken reaches an open panel when its time has passed (engine/attention-clock.ts).
   attentionClock.start();
-  changes.on(() => notifier.poke());
+  // Progress reports alone need nobody (core/changes.ts).
+  changes.on((_sessionId, _origin, kind) => {
+    if (kind === "any") notifier.poke();
+  });
   // Team mode: hear the other hosts' changes at once; the heartbeat looks again in case one was missed.
   const lookAgain = () => {
     engine.poke();

@@ -8,6 +8,11 @@ import { migratePg } from "../../native-host/src/store/pg/migrate.js";
 import { sharedPostgres } from "./shared.js";
 
 export async function migratedPool(database: string, max: number): Promise<pg.Pool> {
+  return (await migratedDatabase(database, max)).pool;
+}
+
+/** The same, with the database's URL (for what opens connections of its own, such as a LISTEN). */
+export async function migratedDatabase(database: string, max: number): Promise<{ pool: pg.Pool; url: string }> {
   const url = await sharedPostgres().createDatabase(database);
   const pool = createPool({ url, applicationName: `vigil/${database}`, max });
   const client = await pool.connect();
@@ -16,5 +21,5 @@ export async function migratedPool(database: string, max: number): Promise<pg.Po
   } finally {
     client.release();
   }
-  return pool;
+  return { pool, url };
 }

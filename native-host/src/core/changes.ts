@@ -4,7 +4,14 @@
  */
 /** Where a change was made: here, or on another host of the team (heard through the team link). */
 export type ChangeOrigin = "local" | "remote";
-export type ChangeListener = (sessionId: string, origin: ChangeOrigin) => void;
+/**
+ * What changed: anything (`any`), or only plain progress reports were stored (`progress`) — no wake
+ * made, no due time moved, nothing new that needs the person — which what shows a session (its
+ * long-polls, the side panel) follows, and delivery, the check schedulers and the notifications
+ * need not look at: under a stream of progress reports they would look once per commit for nothing.
+ */
+export type ChangeKind = "any" | "progress";
+export type ChangeListener = (sessionId: string, origin: ChangeOrigin, kind: ChangeKind) => void;
 
 export class Changes {
   readonly #listeners = new Set<ChangeListener>();
@@ -16,8 +23,8 @@ export class Changes {
     return () => this.#listeners.delete(listener);
   }
 
-  emit(sessionId: string, origin: ChangeOrigin = "local"): void {
-    for (const listener of this.#listeners) listener(sessionId, origin);
+  emit(sessionId: string, origin: ChangeOrigin = "local", kind: ChangeKind = "any"): void {
+    for (const listener of this.#listeners) listener(sessionId, origin, kind);
   }
 
   /**

@@ -242,7 +242,8 @@ export class Waitpoints {
         return result;
       }),
     );
-    if (outcome.verdict === "accepted" && outcome.session) this.#afterAccepted([outcome.session], outcome.settled);
+    if (outcome.verdict === "accepted" && outcome.session)
+      this.#afterAccepted(new Map([[outcome.session, outcome.settled === true]]));
     return outcome;
   }
 
@@ -292,15 +293,14 @@ export class Waitpoints {
     }
     committed ??= await this.#budgetedTx(inBatch(read));
     // One change notice per session and at most one scheduler poke for the whole batch.
-    const sessions = new Set<string>();
-    let settled = false;
+    const sessions = new Map<string, boolean>();
     const outcomes = bodies.map((body, i) => {
       const outcome = this.#budgeted(body, "http", committed[i] as SignalOutcome);
-      if (outcome.verdict === "accepted" && outcome.session) sessions.add(outcome.session);
-      if (outcome.settled) settled = true;
+      if (outcome.verdict === "accepted" && outcome.session)
+        sessions.set(outcome.session, sessions.get(outcome.session) === true || outcome.settled === true);
       return outcome;
     });
-    this.#afterAccepted(sessions, settled);
+    this.#afterAccepted(sessions);
     return outcomes;
   }
 
@@ -359,12 +359,18 @@ export class Waitpoints {
   }
 
   /**
-   * Views and long-polls hear of every accepted signal; the scheduler only when one may have moved
-   * a due time — a plain progress report (no heartbeat timeout) never does, and skipping its look
-   * at the trigger table saves 3 % of the daemon's CPU under a stream of them.
+   * Views and long-polls hear of every accepted signal; the scheduler, delivery and notifications
+   * only when one may have moved a due time or made a wake — a plain progress report (no heartbeat
+   * timeout) never does (`progress` changes, core/changes.ts): under a stream of them their looks
+   * were two of a batch's four statements on PostgreSQL. `sessions`: whether one of each session's
+   * signals settled its waitpoint.
    */
-  #afterAccepted(sessions: Iterable<string>, settled = false): void {
-    for (const session of sessions) this.deps.changes.emit(session);
+  #afterAccepted(sessions: ReadonlyMap<string, boolean>): void {
+    let settled = false;
+    for (const [session, settles] of sessions) {
+      this.deps.changes.emit(session, "local", settles ? "any" : "progress");
+      settled ||= settles;
+    }
     if (settled) this.deps.poke();
   }
 

@@ -119,7 +119,12 @@ export class Delivery {
       onError: (error) =>
         this.#log.error(`the delivery scheduler failed (it tries again in 1 s): ${toError(error).message}`),
     });
-    this.#changes.on((_sessionId, origin) => (origin === "remote" ? this.#pokeLater() : this.#pokeSoon()));
+    // Progress reports alone make no wake: nothing to deliver.
+    this.#changes.on((_sessionId, origin, kind) => {
+      if (kind === "progress") return;
+      if (origin === "remote") this.#pokeLater();
+      else this.#pokeSoon();
+    });
   }
 
   start(): void {

@@ -45,6 +45,13 @@ describe("the attention clock (a time-based Needs-you cause reaches the panel)",
     expect(heard).toEqual(["a", "a", "b"]);
   });
 
+  test("progress reports alone are not followed up: they make no wake that could go untaken", () => {
+    changes.emit("busy", "local", "progress");
+    expect(clock.pending).toBe(0);
+    changes.emit("busy", "local", "any");
+    expect(clock.pending).toBe(1);
+  });
+
   test("a change heard from another host is that host's to follow up", () => {
     changes.emit("remote-session", "remote");
     expect(clock.pending).toBe(0);

@@ -33,8 +33,10 @@ export class AttentionClock {
   ) {}
 
   start(): void {
-    this.#off ??= this.changes.on((sessionId, origin) => {
-      if (!this.#firing && origin === "local") this.#add(sessionId, this.now() + this.delayMs + MARGIN_MS);
+    // Progress reports alone make no wake, so none that could go untaken.
+    this.#off ??= this.changes.on((sessionId, origin, kind) => {
+      if (!this.#firing && origin === "local" && kind === "any")
+        this.#add(sessionId, this.now() + this.delayMs + MARGIN_MS);
     });
   }
 

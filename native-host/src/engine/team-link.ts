@@ -5,6 +5,8 @@
  * (`change`, ids only, packed under 8 KB). A daemon that hears another's `change` tells its own
  * listeners (long-polls, the side panel, delivery: a signal taken by B for a session of A wakes A's
  * delivery) and has its check scheduler look again (a monitor armed through B for a session of A).
+ * Sessions that only took progress reports are sent as `progress`: heard by what shows them, with
+ * no look of the schedulers (core/changes.ts).
  * A notification is a hint, never the data: one that is lost (a daemon killed between its commit
  * and its NOTIFY, a listening connection down) is made up by the resync after a reconnect and by
  * every host's heartbeat, which has the schedulers look again (engine/host.ts).
@@ -12,7 +14,7 @@
 import type pg from "pg";
 import type { StatusView } from "../../../shared/schemas/views.js";
 import { inBackground, type Logger, toError } from "../base/log.js";
-import type { Changes } from "../core/changes.js";
+import type { ChangeKind, Changes } from "../core/changes.js";
 import { Listener, type Notice, notify } from "../store/pg/notifications.js";
 
 export const TEAM_CHANNEL = "vigil_all";
@@ -24,7 +26,7 @@ export const TEAM_CHANNEL = "vigil_all";
  */
 const GATHER_MS = 5;
 /** Notices heard in this window cost the check scheduler one look. */
-const LOOK_MS = 20;
+export const LOOK_MS = 20;
 
 export type TeamLinkStatus = NonNullable<StatusView["team"]>;
 
@@ -44,7 +46,8 @@ export class TeamLink {
   /** A look of the schedulers is set for the end of this gathering window. */
   #looking = false;
   #sent = 0;
-  readonly #queued = new Set<string>();
+  /** Sessions to tell the others of, each with what changed (`any` over `progress`). */
+  readonly #queued = new Map<string, ChangeKind>();
   #flushing = false;
   #stopped = false;
   readonly #off: () => void;
@@ -66,8 +69,8 @@ export class TeamLink {
         }
       },
     });
-    this.#off = options.changes.on((sessionId, origin) => {
-      if (origin !== "remote") this.#send(sessionId);
+    this.#off = options.changes.on((sessionId, origin, kind) => {
+      if (origin !== "remote") this.#send(sessionId, kind);
     });
   }
 
@@ -87,9 +90,9 @@ export class TeamLink {
   }
 
   /** Sessions changed here (their rows are committed): the other hosts hear of them within GATHER_MS. */
-  #send(sessionId: string): void {
+  #send(sessionId: string, kind: ChangeKind): void {
     if (this.#stopped) return;
-    this.#queued.add(sessionId);
+    if (this.#queued.get(sessionId) !== "any") this.#queued.set(sessionId, kind);
     if (this.#flushing) return;
     this.#flushing = true;
     setTimeout(() => inBackground(this.options.log, "telling the other hosts", this.#flush()), GATHER_MS);
@@ -98,13 +101,19 @@ export class TeamLink {
   async #flush(): Promise<void> {
     try {
       while (this.#queued.size > 0 && !this.#stopped) {
-        const sessions = [...this.#queued];
+        const queued = [...this.#queued];
         this.#queued.clear();
-        // The first id names the sender, so it skips its own notice; session ids are at most 128
-        // characters, so 50 of them stay well under the payload limit in one notice.
-        for (let i = 0; i < sessions.length; i += 50) {
-          await notify(this.options.pool, TEAM_CHANNEL, "change", [this.options.hostId, ...sessions.slice(i, i + 50)]);
-          this.#sent++;
+        for (const [notice, kind] of [
+          ["change", "any"],
+          ["progress", "progress"],
+        ] as const) {
+          const sessions = queued.filter(([, what]) => what === kind).map(([id]) => id);
+          // The first id names the sender, so it skips its own notice; session ids are at most 128
+          // characters, so 50 of them stay well under the payload limit in one notice.
+          for (let i = 0; i < sessions.length; i += 50) {
+            await notify(this.options.pool, TEAM_CHANNEL, notice, [this.options.hostId, ...sessions.slice(i, i + 50)]);
+            this.#sent++;
+          }
         }
         if (this.#queued.size > 0) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
       }
@@ -117,12 +126,13 @@ export class TeamLink {
   }
 
   #onNotice(notice: Notice): void {
-    if (notice.kind !== "change") return;
+    if (notice.kind !== "change" && notice.kind !== "progress") return;
     const [from, ...sessions] = notice.ids;
     if (from === this.options.hostId) return;
     this.#heard++;
-    for (const id of sessions) if (typeof id === "string") this.options.changes.emit(id, "remote");
-    if (this.#looking) return;
+    const kind: ChangeKind = notice.kind === "change" ? "any" : "progress";
+    for (const id of sessions) if (typeof id === "string") this.options.changes.emit(id, "remote", kind);
+    if (kind === "progress" || this.#looking) return;
     this.#looking = true;
     setTimeout(() => {
       this.#looking = false;
