@@ -1016,6 +1016,32 @@ export function storeContract(harness: ContractHarness): void {
   });
 
   describe("signals committed as a batch (group commit, #41)", () => {
+    test("recordSignals leaves out a row whose key a stored signal holds and gives its index; the rest are numbered as if it were not there", async () => {
+      const uid = await store.tables.monitors.insert(monitor("held"));
+      await store.tables.waitpoints.insert(waitpoint(uid, "wp_held"));
+      const row = (key: string | null, i: number) => {
+        const { eventSeq: _, ...fields } = signal(uid, "progress", i, key);
+        return { signal: fields, text: `signal ${i}` };
+      };
+      expect(await store.tx((t) => t.waitpoints.recordSignals([row("h1", 1)]))).toEqual([]);
+      const held = await store.tx((t) =>
+        t.waitpoints.recordSignals([row("h2", 2), row("h1", 3), row(null, 4), row("h3", 5), row("h1", 6)]),
+      );
+      expect(held).toEqual([1, 4]);
+      const stored = await store.tables.waitpoints.signals(uid);
+      expect(stored.map((s) => [s.eventSeq, s.receivedAt])).toEqual([
+        [1, 1001],
+        [2, 1002],
+        [3, 1004],
+        [4, 1005],
+      ]);
+      expect((await store.tables.monitors.byUid(uid))?.eventCount).toBe(4);
+      expect((await store.tables.events.recent(uid)).map((e) => e.text)).toEqual(
+        expect.arrayContaining(["signal 1", "signal 2", "signal 4", "signal 5"]),
+      );
+      expect((await store.tables.events.recent(uid)).map((e) => e.text)).not.toContain("signal 3");
+    });
+
     test("recordSignals in batches leaves what recordSignal one by one leaves: seqs, kept progress, dropped count, pruned log", async () => {
       const batched = await store.tables.monitors.insert(monitor("batched"));
       await store.tables.waitpoints.insert(waitpoint(batched, "wp_batched"));

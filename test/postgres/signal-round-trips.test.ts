@@ -88,8 +88,8 @@ afterAll(async () => {
   await pool?.end();
 });
 
-/** What stored a burst: the statements of each transaction, and those sent outside one. */
-type Sent = { transactions: string[][]; autocommit: string[] };
+/** What stored a burst: the statements of each transaction, and those sent outside one; which signals were duplicates. */
+type Sent = { transactions: string[][]; autocommit: string[]; duplicates?: number };
 
 /** `n` signals (`status`) to `targets` round robin, submitted together: the statements that stored them. */
 async function burst(
@@ -107,32 +107,131 @@ async function burst(
     }),
   );
   expect(outcomes.map((o) => o.verdict)).toEqual(Array(n).fill("accepted"));
+  const duplicates = outcomes.filter((o) => "duplicate" in o.body && o.body.duplicate === true).length;
   return {
     transactions: connections.filter((sent) => sent.some((s) => s.startsWith("vigil_waitpoints_"))),
     autocommit: autocommit.filter((s) => s.startsWith("vigil_waitpoints_")),
+    ...(duplicates > 0 ? { duplicates } : {}),
   };
 }
 
 const count = async () => (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM signals")).rows[0]?.n;
 
-test("a batch of 4 progress reports and a batch of 256 take the same two statements, no transaction", async () => {
-  const targets = [];
+test("a batch of 4 progress reports and a batch of 256 take the same two statements, no transaction; to waitpoints read before, the write alone", async () => {
+  const targets: Array<{ id: string; secret: string }> = [];
   for (let i = 0; i < 40; i++)
     targets.push(await waitpoints.create("s", { label: `m${i}`, intent: "count", max_signals: 1000 }));
 
+  // Read, then written: the first batch to each waitpoint reads it.
   const small = await burst(targets, 4, "a");
   const large = await burst(targets, 256, "b");
-  const oneBatch = {
+  const readAndWrite = {
     transactions: [],
     autocommit: ["vigil_waitpoints_signal_targets", "vigil_waitpoints_record_signals"],
   };
-  expect(small).toEqual(oneBatch);
-  expect(large).toEqual(oneBatch);
+  expect(small).toEqual(readAndWrite);
+  expect(large).toEqual(readAndWrite);
   expect(await count()).toBe(260);
-  // The same keys again: duplicates, found by the batch's one read, and nothing stored twice.
-  const again = await burst(targets, 4, "a");
-  expect(again).toEqual({ transactions: [], autocommit: ["vigil_waitpoints_signal_targets"] });
-  expect(await count()).toBe(260);
+  // Read before (TargetCache): the write alone, which checks their keys itself.
+  const writeAlone = { transactions: [], autocommit: ["vigil_waitpoints_record_signals"] };
+  expect(await burst(targets, 256, "c")).toEqual(writeAlone);
+  expect(await count()).toBe(516);
+  // The same keys again: duplicates, found by the write, and nothing stored twice.
+  expect(await burst(targets, 4, "a")).toEqual({ ...writeAlone, duplicates: 4 });
+  expect(await count()).toBe(516);
+  // Some new, some seen: the new ones stored, the others answered as duplicates.
+  const mixed = await Promise.all(
+    (
+      [
+        ["a0", 0],
+        ["d0", 0],
+        ["a1", 1],
+        ["d1", 1],
+      ] as const
+    ).map(([key, i]) => {
+      const t = targets[i] as { id: string; secret: string };
+      return waitpoints.signalBatched({ id: t.id, secret: t.secret, status: "progress", key });
+    }),
+  );
+  expect(mixed.map((o) => ("duplicate" in o.body ? "duplicate" : o.verdict))).toEqual([
+    "duplicate",
+    "accepted",
+    "duplicate",
+    "accepted",
+  ]);
+  expect(await count()).toBe(518);
+});
+
+test("a waitpoint read before that has ended since, or been removed with its session: its reports are answered so, the others stored", async () => {
+  await engine.createSession({ id: "gone" });
+  const open = await waitpoints.create("s", { label: "kept-open", intent: "race", max_signals: 1000 });
+  const ending = await waitpoints.create("s", { label: "kept-ending", intent: "race", max_signals: 1000 });
+  const removed = await waitpoints.create("gone", { label: "kept-removed", intent: "race", max_signals: 1000 });
+  const all = [open, ending, removed];
+  await burst(all, 3, "warm");
+  // Read and kept by this daemon; then one ends and one goes with its session, not through a batch.
+  await engine.control("s", ending.id, "cancel");
+  await engine.deleteSession("gone");
+  connections.length = 0;
+  autocommit.length = 0;
+  const outcomes = await Promise.all(
+    [open, ending, removed, open].map((t, i) =>
+      waitpoints.signalBatched({ id: t.id, secret: t.secret, status: "progress", key: `kept${i}` }),
+    ),
+  );
+  expect(outcomes.map((o) => [o.verdict, "state" in o.body ? o.body.state : undefined])).toEqual([
+    ["accepted", undefined],
+    ["ended", "cancelled"],
+    ["ended", "removed"],
+    ["accepted", undefined],
+  ]);
+  // The write alone first (it stored nothing: a monitor was no longer armed), then the batch read
+  // again in a transaction.
+  expect(autocommit.filter((s) => s.startsWith("vigil_waitpoints_"))).toEqual(["vigil_waitpoints_record_signals"]);
+  const stored = await pool.query<{ key: string }>("SELECT key FROM signals WHERE key LIKE 'kept%' ORDER BY key");
+  expect(stored.rows.map((r) => r.key)).toEqual(["kept0", "kept3"]);
+  // Forgotten: the next batch to them reads them again.
+  connections.length = 0;
+  autocommit.length = 0;
+  const again = await waitpoints.signalBatched({ id: open.id, secret: open.secret, status: "progress", key: "kept4" });
+  expect(again.verdict).toBe("accepted");
+  expect(autocommit.filter((s) => s.startsWith("vigil_waitpoints_"))).toEqual([
+    "vigil_waitpoints_signal_targets",
+    "vigil_waitpoints_record_signals",
+  ]);
+});
+
+test("a wrong secret to a waitpoint read before is refused without a statement; a duplicate found by the write gives back its budget token", async () => {
+  const wp = await waitpoints.create("s", { label: "kept-secret", intent: "guard", max_signals: 1000 });
+  await burst([wp], 1, "first");
+  connections.length = 0;
+  autocommit.length = 0;
+  const wrong = await waitpoints.signalBatched({ id: wp.id, secret: "x".repeat(43), status: "progress", key: "w" });
+  expect(wrong.verdict).toBe("wrong_secret");
+  expect(autocommit.filter((s) => s.startsWith("vigil_waitpoints_"))).toEqual([]);
+  expect(connections).toEqual([]);
+
+  // A daemon with a budget of 4 at once: one report stored, then its key three times more, each
+  // its own batch to the kept waitpoint (the write finds the key, the token goes back), then
+  // three new keys: all stored, as after a read that had found the duplicates.
+  const limited = await wireServices({
+    store: new PgEngine(pool, new VaultFile(null)),
+    log: silentLogger,
+    settings: { ...DEFAULT_SETTINGS, waitpointSignalsPerMinute: 8 },
+  });
+  try {
+    await limited.delivery.stop();
+    const budgeted = await limited.waitpoints.create("s", { label: "kept-budget", intent: "count", max_signals: 100 });
+    const send = (key: string) =>
+      limited.waitpoints.signalBatched({ id: budgeted.id, secret: budgeted.secret, status: "progress", key });
+    expect((await send("b0")).verdict).toBe("accepted");
+    for (let i = 0; i < 3; i++) expect((await send("b0")).body).toMatchObject({ accepted: true, duplicate: true });
+    const fresh = await Promise.all(["b1", "b2", "b3"].map(send));
+    expect(fresh.map((o) => o.verdict)).toEqual(["accepted", "accepted", "accepted"]);
+    expect((await send("b4")).verdict).toBe("too_many_signals");
+  } finally {
+    await limited.engine.stop();
+  }
 });
 
 test("a batch where a signal may settle its waitpoint (ok, or a heartbeat with a stall timeout) runs in one transaction", async () => {

@@ -5,7 +5,9 @@
  * progress reports it accepts (those that move no due time) are written together in one statement
  * at the end, not one round trip each. On PostgreSQL every statement is a round trip, and a batch
  * of plain progress reports is those two statements alone, outside a transaction
- * (core/waitpoints.ts); on SQLite the same calls loop over the rows.
+ * (core/waitpoints.ts) — or the write alone, when the daemon has read its waitpoints before
+ * (`TargetCache`); on SQLite the same calls loop over the rows. The write leaves out a report whose
+ * key a stored signal holds (`heldAtWrite`): the batch answers it as a duplicate.
  *
  * What the batch itself changes is kept up to date here: a key it stores is held, a waitpoint a
  * signal may have ended is read again, and the pending reports are written before any signal that
@@ -15,6 +17,7 @@
  */
 import type { Tables } from "../store/engine.js";
 import { keyOf, type NewSignal, type SignalTarget, type SignalTargets } from "../store/waitpoints.js";
+import { isActive } from "./states.js";
 
 export interface SignalBatch {
   target(t: Tables, id: string): Promise<SignalTarget | undefined>;
@@ -23,6 +26,8 @@ export interface SignalBatch {
   record(t: Tables, signal: NewSignal, text: string): Promise<void>;
   /** Writes what `record` kept back (before a signal that settles, and at the end of the batch). */
   flush(t: Tables): Promise<void>;
+  /** The report with this key to this waitpoint was left out by the write: a stored signal held its key. */
+  heldAtWrite(id: string, key: string | undefined): boolean;
   /** A signal with this key was stored in this transaction. */
   stored(uid: number, key: string): void;
   /** A signal may have moved this waitpoint's state (ended it): read it again. */
@@ -37,6 +42,7 @@ export const ONE_SIGNAL: SignalBatch = {
     await t.waitpoints.recordSignal(signal, text);
   },
   flush: async () => undefined,
+  heldAtWrite: () => false,
   stored: () => undefined,
   changed: () => undefined,
 };
@@ -44,7 +50,7 @@ export const ONE_SIGNAL: SignalBatch = {
 type SignalKeys = { id: string; status: string; key?: string | undefined; proof?: string; nonce?: string };
 
 /** The key a signal is deduplicated by: its own, or a proven signal's nonce (core/waitpoints.ts). */
-const keyOfSignal = (body: SignalKeys): string | undefined =>
+export const keyOfSignal = (body: SignalKeys): string | undefined =>
   body.key ?? (body.proof !== undefined && body.nonce !== undefined ? `proof:${body.nonce}` : undefined);
 
 /**
@@ -65,6 +71,58 @@ export function settling(bodies: readonly SignalKeys[], read: SignalTargets): Se
   const ids = new Set(bodies.filter((body) => body.status !== "progress").map((body) => body.id));
   for (const [id, target] of read.targets) if (target.heartbeatTimeoutMs !== null) ids.add(id);
   return ids;
+}
+
+/** Waitpoints a daemon keeps what it read of (`TargetCache`): a few MB at most. */
+export const TARGET_CACHE_SIZE = 8192;
+
+/**
+ * Per daemon, on PostgreSQL: what batches' reads found of waitpoints a plain progress report may be
+ * accepted for — armed, without a heartbeat timeout (a heartbeat to one may settle it) — so that
+ * the next batch of progress reports to them is its write alone, one statement, not two (#41).
+ * What a report's answer reads of its waitpoint never changes once it is armed (its monitor, secret
+ * hash, session, members, device); whether it is still armed is checked by the write as it locks
+ * the monitors (RECORD_SIGNALS writes nothing for a batch with an ended one, and the batch is then
+ * read again and answered as it should, core/waitpoints.ts), and whether a key was seen by the
+ * write too (`heldAtWrite`). So a report is answered as it would be after a read, with one
+ * difference: to a waitpoint that has just ended, a report refused for what does not depend on that
+ * — not one of its members, or over its budget — gets that refusal rather than "ended".
+ */
+export class TargetCache {
+  readonly #targets = new Map<string, SignalTarget>();
+
+  constructor(private readonly capacity = TARGET_CACHE_SIZE) {}
+
+  get size(): number {
+    return this.#targets.size;
+  }
+
+  /** The batch's read, when each signal is a progress report to a waitpoint kept here; its keys are the write's to check. */
+  read(bodies: readonly SignalKeys[]): SignalTargets | undefined {
+    const targets = new Map<string, SignalTarget>();
+    for (const body of bodies) {
+      if (body.status !== "progress") return undefined;
+      const target = this.#targets.get(body.id);
+      if (target === undefined) return undefined;
+      targets.set(body.id, target);
+    }
+    return { targets, held: new Set() };
+  }
+
+  /** Keeps what a read found of armed waitpoints without a heartbeat timeout (the newest last; the oldest go). */
+  remember(read: SignalTargets): void {
+    for (const [id, target] of read.targets) {
+      this.#targets.delete(id);
+      if (!isActive(target.state) || target.heartbeatTimeoutMs !== null) continue;
+      this.#targets.set(id, target);
+      if (this.#targets.size > this.capacity) this.#targets.delete(this.#targets.keys().next().value as string);
+    }
+  }
+
+  /** These waitpoints are read again next time (a batch's write found one of them ended). */
+  forget(ids: Iterable<string>): void {
+    for (const id of ids) this.#targets.delete(id);
+  }
 }
 
 /**
@@ -102,6 +160,8 @@ export async function openBatch(t: Tables, bodies: readonly SignalKeys[], given?
     if (target !== undefined && key !== undefined) askedKeys.add(keyOf(target.monitorUid, key));
   }
   let pending: Array<{ signal: NewSignal; text: string }> = [];
+  /** Keys (`keyOf`) the write found held: their reports were left out. */
+  const heldAtWrite = new Set<string>();
   return {
     target: (tables, id) => (askedIds.has(id) ? Promise.resolve(targets.get(id)) : tables.waitpoints.target(id)),
     hasKey: (tables, uid, key) =>
@@ -113,7 +173,14 @@ export async function openBatch(t: Tables, bodies: readonly SignalKeys[], given?
       if (pending.length === 0) return;
       const rows = pending;
       pending = [];
-      await tables.waitpoints.recordSignals(rows);
+      for (const i of await tables.waitpoints.recordSignals(rows)) {
+        const { monitorUid, key } = (rows[i] as (typeof rows)[number]).signal;
+        if (key !== null) heldAtWrite.add(keyOf(monitorUid, key));
+      }
+    },
+    heldAtWrite: (id, key) => {
+      const uid = read.targets.get(id)?.monitorUid;
+      return uid !== undefined && key !== undefined && heldAtWrite.has(keyOf(uid, key));
     },
     stored: (uid, key) => {
       askedKeys.add(keyOf(uid, key));

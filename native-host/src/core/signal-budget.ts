@@ -92,6 +92,14 @@ export class BudgetTakes {
     return waitMs;
   }
 
+  /** Gives back one token taken for this waitpoint (its signal turned out a duplicate: nothing stored). */
+  giveBack(waitpointId: string, kind: SignalKind): void {
+    const i = this.#taken.findIndex((taken) => taken.waitpointId === waitpointId && taken.kind === kind);
+    if (i < 0) return;
+    this.#taken.splice(i, 1);
+    this.budget.refund(waitpointId, kind);
+  }
+
   /** Gives back everything taken so far (the attempt that took it did not commit). */
   undo(): void {
     for (const { waitpointId, kind } of this.#taken.splice(0)) this.budget.refund(waitpointId, kind);

@@ -23,7 +23,15 @@ import { GroupCommit } from "./group-commit.js";
 import { type HowToSignal, howToSignal } from "./how-to-signal.js";
 import { monitorOrThrow, sessionOrThrow } from "./lookup.js";
 import { MISS_BUDGET, MissBudget, UNKNOWN_IDS } from "./miss-budget.js";
-import { ONE_SIGNAL, openBatch, readBatch, type SignalBatch, settling } from "./signal-batch.js";
+import {
+  keyOfSignal,
+  ONE_SIGNAL,
+  openBatch,
+  readBatch,
+  type SignalBatch,
+  settling,
+  TargetCache,
+} from "./signal-batch.js";
 import { type BudgetTakes, SignalBudget, signalBudgetOf } from "./signal-budget.js";
 import { sameProof, signalProof } from "./signal-proof.js";
 import { isActive } from "./states.js";
@@ -253,6 +261,7 @@ export class Waitpoints {
    * still survives kill -9. A batch that fails for one signal's sake is committed signal by signal.
    */
   readonly #group: GroupCommit<SignalInput, SignalOutcome>;
+  readonly #targetCache = new TargetCache();
 
   signalBatched(body: SignalInput): Promise<SignalOutcome> {
     return this.#group.submit(body);
@@ -265,29 +274,44 @@ export class Waitpoints {
       const out: SignalOutcome[] = [];
       for (const body of bodies) out.push(await this.#signalInTx(t, takes, body, "http", {}, batch));
       await batch.flush(t);
-      return out;
+      // A report the write left out (a stored signal held its key) is a duplicate: nothing stored,
+      // its budget token given back.
+      return out.map((outcome, i): SignalOutcome => {
+        const body = bodies[i] as SignalInput;
+        if (outcome.verdict !== "accepted" || outcome.settled !== false) return outcome;
+        if (!batch.heldAtWrite(body.id, keyOfSignal(body))) return outcome;
+        takes.giveBack(body.id, "progress");
+        const proof = outcome.proofKey === undefined ? {} : { proofKey: outcome.proofKey };
+        return { verdict: "accepted", body: { accepted: true, duplicate: true, id: body.id }, ...proof };
+      });
     };
     // On PostgreSQL a batch of plain progress reports is two autocommit statements — one read, one
     // all-or-nothing write (store/pg/waitpoints.ts RECORD_SIGNALS) — instead of five with BEGIN and
     // COMMIT: the transaction would add nothing, its reads take no locks. Each round trip costs the
     // daemon and the server more than a signal in the batch does (bench/signal-path-pg.js). Where a
     // signal may settle its waitpoint, the batch runs in a transaction on the same read.
+    // Reports to waitpoints this daemon has read before skip the read: the write alone
+    // (signal-batch.ts TargetCache: it checks that each is still armed, and their keys).
     let read: SignalTargets | undefined;
     let committed: SignalOutcome[] | undefined;
     if (store.engine === "postgres" && bodies.every((body) => body.status === "progress")) {
+      const kept = this.#targetCache.read(bodies);
       try {
         committed = await this.#budgetedTx<SignalOutcome[] | undefined>(
           async (t, takes) => {
-            read = await readBatch(t, bodies);
+            read = kept ?? (await readBatch(t, bodies));
+            if (kept === undefined) this.#targetCache.remember(read);
             return settling(bodies, read).size > 0 ? undefined : inBatch(read)(t, takes);
           },
           (body) => body(store.tables),
         );
       } catch (error) {
         if (unreachableText(error) !== null) throw error;
-        // A waitpoint ended or a key was stored since the read (another daemon, or this one's other
-        // commit in flight), or a deadlock: nothing was written, and the transaction below reads
-        // them locked (a signal alone: its waitpoint) and answers each signal as it should.
+        // A waitpoint ended since it was read (another daemon, this one's other commit in flight, its
+        // owner), a key was stored by a batch in flight, or a deadlock: nothing was written, and the
+        // transaction below reads them locked (a signal alone: its waitpoint) and answers each
+        // signal as it should.
+        this.#targetCache.forget(bodies.map((body) => body.id));
         read = undefined;
       }
     }

@@ -336,9 +336,18 @@ export class WaitpointsTable {
     return eventSeq;
   }
 
-  /** Accepted signals of a batch, in order (group commit): each as `recordSignal`. */
-  recordSignals(signals: ReadonlyArray<{ signal: NewSignal; text: string }>): void {
-    for (const { signal, text } of signals) this.recordSignal(signal, text);
+  /**
+   * Accepted signals of a batch, in order (group commit): each as `recordSignal`, except one whose
+   * key a stored signal holds already — nothing of it is stored, and its index is returned (the
+   * batch answers it as a duplicate).
+   */
+  recordSignals(signals: ReadonlyArray<{ signal: NewSignal; text: string }>): number[] {
+    const held: number[] = [];
+    signals.forEach(({ signal, text }, i) => {
+      if (signal.key !== null && this.hasKey(signal.monitorUid, signal.key)) held.push(i);
+      else this.recordSignal(signal, text);
+    });
+    return held;
   }
 
   insertSignal(signal: Omit<SignalRow, "id"> & { monitorUid: number; key: string | null }): void {

@@ -107,6 +107,12 @@ const RECORD_SIGNAL = statement(
    SELECT $1, $2, $3, $4, $5, $6, $7, $8, seq FROM event RETURNING event_seq`,
 );
 // A batch's accepted signals in one round trip (group commit, #41): RECORD_SIGNAL for many rows.
+// A row whose key a stored signal holds already is left out (`input`: one probe of the
+// (monitor_uid, key) index per row, a LATERAL … LIMIT 1 that is never flattened into a join, which a
+// planner with stale statistics would run as a scan of all signals) and its index returned in
+// `held`: the batch may not have read its keys (core/signal-batch.ts TargetCache), and one stored
+// meanwhile by another batch is a duplicate, not a failure. A key stored by a batch still in flight
+// is not seen here; its unique index then fails this statement, which writes nothing.
 // Each monitor's event count goes up by its number of signals (`base` + n numbers them in order),
 // its events are written, its event log pruned when a seq in (base, top] is a multiple of the
 // prune step past the cap ($10 cap, $11 step: store/events.ts's pruneUpTo), and when a seq in
@@ -119,14 +125,19 @@ const RECORD_SIGNAL = statement(
 // waitpoint keeps its surplus until the next trim, and so do the rows of a batch this statement
 // waited for (another commit in flight: its rows are not in this statement's snapshot). The
 // monitors are found by their key ($1), not by a join a stale plan would make a scan, and locked
-// in one order (by uid) so that two batches cannot deadlock. All or nothing: when a monitor is no
-// longer armed (ended since the batch read it unlocked), nothing is written (`whole`; the statement
-// may be its own transaction, core/waitpoints.ts) and `recordSignals` throws.
+// in one order (by uid) so that two batches cannot deadlock. All or nothing: when a monitor of the
+// batch is no longer armed (ended since the batch read it unlocked, or since this daemon last read
+// it), nothing is written (`whole` is false; the statement may be its own transaction,
+// core/waitpoints.ts) and `recordSignals` throws.
 const RECORD_SIGNALS = statement(
   "waitpoints_record_signals",
-  `WITH input AS (
+  `WITH given AS (
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])
        WITH ORDINALITY AS i(uid, key, status, member, message, data, via, received_at, text, ord)
+   ), input AS (
+     SELECT g.* FROM given g
+       LEFT JOIN LATERAL (SELECT 1 AS one FROM signals s WHERE s.monitor_uid = g.uid AND s.key = g.key LIMIT 1) held ON true
+     WHERE held.one IS NULL
    ), numbered AS (
      SELECT i.*, row_number() OVER (PARTITION BY i.uid ORDER BY i.ord) AS n FROM input i
    ), per_monitor AS (
@@ -137,7 +148,7 @@ const RECORD_SIGNALS = statement(
      SELECT m.uid FROM monitors m WHERE m.uid = ANY($1::bigint[]) AND m.state IN ('waiting', 'paused')
      ORDER BY m.uid FOR UPDATE
    ), whole AS (
-     SELECT count(*) = (SELECT count(*) FROM per_monitor) AS ok FROM locked
+     SELECT count(*) = (SELECT count(DISTINCT uid) FROM given) AS ok FROM locked
    ), bump AS (
      UPDATE monitors m SET event_count = m.event_count + p.k, last_event = p.last_text, last_check_at = p.last_at
      FROM per_monitor p JOIN locked l ON l.uid = p.uid CROSS JOIN whole
@@ -163,10 +174,14 @@ const RECORD_SIGNALS = statement(
    ), dropped AS (
      UPDATE waitpoints w SET progress_dropped = w.progress_dropped + g.n
      FROM (SELECT monitor_uid, count(*) AS n FROM progress_gone GROUP BY monitor_uid) g WHERE w.monitor_uid = g.monitor_uid
+   ), inserted AS (
+     INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
+     SELECT n.uid, n.key, n.status, n.member, n.message, n.data, n.via, n.received_at, b.base + n.n
+     FROM numbered n JOIN bump b ON b.uid = n.uid ORDER BY n.ord
+     RETURNING 1
    )
-   INSERT INTO signals (monitor_uid, key, status, member, message, data, via, received_at, event_seq)
-   SELECT n.uid, n.key, n.status, n.member, n.message, n.data, n.via, n.received_at, b.base + n.n
-   FROM numbered n JOIN bump b ON b.uid = n.uid ORDER BY n.ord`,
+   SELECT (SELECT ok FROM whole) AS ok, (SELECT count(*) FROM inserted)::int AS written,
+     ARRAY(SELECT ord - 1 FROM given EXCEPT SELECT ord - 1 FROM input ORDER BY 1)::int[] AS held`,
 );
 const KEY_EXISTS = statement(
   "waitpoints_key_exists",
@@ -293,28 +308,30 @@ export class PgWaitpoints implements WaitpointsStore {
     return seq;
   }
 
-  async recordSignals(signals: ReadonlyArray<{ signal: NewSignal; text: string }>): Promise<void> {
-    if (signals.length === 0) return;
+  async recordSignals(signals: ReadonlyArray<{ signal: NewSignal; text: string }>): Promise<number[]> {
+    if (signals.length === 0) return [];
     const columns: unknown[][] = Array.from({ length: 9 }, () => []);
     for (const { signal, text } of signals) {
       [...signalColumns(signal), text].forEach((value, i) => {
         columns[i]?.push(value);
       });
     }
-    const written = await run(this.db, RECORD_SIGNALS, [
+    const row = await one<{ ok: boolean; written: number; held: number[] }>(this.db, RECORD_SIGNALS, [
       ...columns,
       EVENT_LOG_CAP,
       EVENT_PRUNE_STEP,
       PROGRESS_KEPT,
       PROGRESS_TRIM_STEP,
     ]);
-    // The batch read its waitpoints unlocked: one that ended meanwhile fails the batch (nothing
-    // written), which is then committed in a transaction that reads them locked (core/waitpoints.ts).
-    if (written !== signals.length) {
-      throw new Error(
-        `Expected every waitpoint of the batch still armed, got ${signals.length - written} signals for one that ended meanwhile`,
-      );
+    // The batch read its waitpoints unlocked (or not at all): one that ended meanwhile fails the
+    // batch (nothing written), which is then committed in a transaction that reads them locked
+    // (core/waitpoints.ts).
+    if (row?.ok !== true) {
+      throw new Error("Expected every waitpoint of the batch still armed, got one that ended meanwhile");
     }
+    if (row.written + row.held.length !== signals.length)
+      throw new Error(`Expected ${signals.length} signals written or held, got ${row.written} and ${row.held.length}`);
+    return row.held;
   }
 
   async insertSignal(signal: NewSignal & { eventSeq: number }): Promise<void> {
