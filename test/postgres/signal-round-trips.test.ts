@@ -201,19 +201,25 @@ test("a waitpoint read before that has ended since, or been removed with its ses
   ]);
 });
 
-test("a wrong secret to a waitpoint read before is refused without a statement; a duplicate found by the write gives back its budget token", async () => {
+test("a refusal on a kept read is asked again after a read: a wrong secret, and to a waitpoint since removed, unknown; a stored key resent past the budget is a duplicate; a duplicate found by the write gives back its token", async () => {
+  await engine.createSession({ id: "gone2" });
   const wp = await waitpoints.create("s", { label: "kept-secret", intent: "guard", max_signals: 1000 });
-  await burst([wp], 1, "first");
+  const removed = await waitpoints.create("gone2", { label: "kept-gone", intent: "guard", max_signals: 1000 });
+  await burst([wp, removed], 2, "first");
   connections.length = 0;
   autocommit.length = 0;
   const wrong = await waitpoints.signalBatched({ id: wp.id, secret: "x".repeat(43), status: "progress", key: "w" });
   expect(wrong.verdict).toBe("wrong_secret");
-  expect(autocommit.filter((s) => s.startsWith("vigil_waitpoints_"))).toEqual([]);
-  expect(connections).toEqual([]);
+  // The write stored nothing (no report accepted); the read asked again answers it.
+  expect(autocommit.filter((s) => s.startsWith("vigil_waitpoints_"))).toEqual(["vigil_waitpoints_signal_targets"]);
+  await engine.deleteSession("gone2");
+  const gone = await waitpoints.signalBatched({ id: removed.id, secret: "x".repeat(43), status: "progress" });
+  expect(gone.verdict).toBe("unknown");
 
   // A daemon with a budget of 4 at once: one report stored, then its key three times more, each
   // its own batch to the kept waitpoint (the write finds the key, the token goes back), then
-  // three new keys: all stored, as after a read that had found the duplicates.
+  // three new keys: all stored, as after a read that had found the duplicates. The budget spent, a
+  // new key is refused, and a stored key sent again is its duplicate (asked again after a read).
   const limited = await wireServices({
     store: new PgEngine(pool, new VaultFile(null)),
     log: silentLogger,
@@ -229,6 +235,7 @@ test("a wrong secret to a waitpoint read before is refused without a statement; 
     const fresh = await Promise.all(["b1", "b2", "b3"].map(send));
     expect(fresh.map((o) => o.verdict)).toEqual(["accepted", "accepted", "accepted"]);
     expect((await send("b4")).verdict).toBe("too_many_signals");
+    expect((await send("b2")).body).toMatchObject({ accepted: true, duplicate: true });
   } finally {
     await limited.engine.stop();
   }

@@ -84,9 +84,9 @@ export const TARGET_CACHE_SIZE = 8192;
  * hash, session, members, device); whether it is still armed is checked by the write as it locks
  * the monitors (RECORD_SIGNALS writes nothing for a batch with an ended one, and the batch is then
  * read again and answered as it should, core/waitpoints.ts), and whether a key was seen by the
- * write too (`heldAtWrite`). So a report is answered as it would be after a read, with one
- * difference: to a waitpoint that has just ended, a report refused for what does not depend on that
- * — not one of its members, or over its budget — gets that refusal rather than "ended".
+ * write too (`heldAtWrite`). A report refused on a kept read is asked again after a read (it may
+ * be refused for what the kept read does not know: its waitpoint removed, its key stored before),
+ * so every report is answered as it would be after a read.
  */
 export class TargetCache {
   readonly #targets = new Map<string, SignalTarget>();

@@ -267,7 +267,14 @@ export class Waitpoints {
     return this.#group.submit(body);
   }
 
-  async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
+  /**
+   * Stores a batch and answers each signal; `kept`: it was answered on the daemon's kept read of its
+   * waitpoints (`mayKeep`, TargetCache) rather than a read of its own.
+   */
+  async #storeBatch(
+    bodies: readonly SignalInput[],
+    mayKeep: boolean,
+  ): Promise<{ outcomes: SignalOutcome[]; kept: boolean }> {
     const store = this.deps.store;
     const inBatch = (read?: SignalTargets) => async (t: Tables, takes: BudgetTakes) => {
       const batch = bodies.length === 1 && read === undefined ? ONE_SIGNAL : await openBatch(t, bodies, read);
@@ -293,11 +300,10 @@ export class Waitpoints {
     // Reports to waitpoints this daemon has read before skip the read: the write alone
     // (signal-batch.ts TargetCache: it checks that each is still armed, and their keys).
     let read: SignalTargets | undefined;
-    let committed: SignalOutcome[] | undefined;
     if (store.engine === "postgres" && bodies.every((body) => body.status === "progress")) {
-      const kept = this.#targetCache.read(bodies);
+      const kept = mayKeep ? this.#targetCache.read(bodies) : undefined;
       try {
-        committed = await this.#budgetedTx<SignalOutcome[] | undefined>(
+        const outcomes = await this.#budgetedTx<SignalOutcome[] | undefined>(
           async (t, takes) => {
             read = kept ?? (await readBatch(t, bodies));
             if (kept === undefined) this.#targetCache.remember(read);
@@ -305,6 +311,7 @@ export class Waitpoints {
           },
           (body) => body(store.tables),
         );
+        if (outcomes !== undefined) return { outcomes, kept: kept !== undefined };
       } catch (error) {
         if (unreachableText(error) !== null) throw error;
         // A waitpoint ended since it was read (another daemon, this one's other commit in flight, its
@@ -315,7 +322,27 @@ export class Waitpoints {
         read = undefined;
       }
     }
-    committed ??= await this.#budgetedTx(inBatch(read));
+    return { outcomes: await this.#budgetedTx(inBatch(read)), kept: false };
+  }
+
+  async #commitBatch(bodies: readonly SignalInput[]): Promise<SignalOutcome[]> {
+    const { outcomes: committed, kept } = await this.#storeBatch(bodies, true);
+    if (kept) {
+      // A refusal on a kept read is given again after a read: what a report is refused for may
+      // depend on what the kept read does not know (an ended or removed waitpoint, a key stored
+      // before that took no budget token). Refusals are rare; accepted reports are stored already,
+      // so if this fails the refusals stand (the batch must not fail: it would be stored again).
+      const refused = bodies.flatMap((_body, i) => (committed[i]?.verdict === "accepted" ? [] : [i]));
+      if (refused.length > 0) {
+        const again = await this.#storeBatch(
+          refused.map((i) => bodies[i] as SignalInput),
+          false,
+        ).catch(() => undefined);
+        refused.forEach((i, j) => {
+          committed[i] = again?.outcomes[j] ?? (committed[i] as SignalOutcome);
+        });
+      }
+    }
     // One change notice per session and at most one scheduler poke for the whole batch.
     const sessions = new Map<string, boolean>();
     const outcomes = bodies.map((body, i) => {
