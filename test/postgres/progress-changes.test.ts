@@ -84,8 +84,9 @@ test("progress reports cost delivery no look and another host's schedulers none;
   const wp = await waitpoints.create("s", { label: "steps", intent: "count", max_signals: 1000 });
   await waitFor(() => heardOnB.some((h) => h.session === "s" && h.kind === "any"), { what: "B hears the arming" });
   await waitFor(() => looksOnB > 0, { what: "B's schedulers look after the arming" });
-  // Once the arming's looks are done (delivery's is soon, B's within LOOK_MS), count afresh.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The arming's one change: one look of delivery here (started at the next turn), one of B's
+  // schedulers (LOOK_MS after its notice). Both done, count afresh.
+  await waitFor(() => deliveryLooks > 0, { what: "delivery looks after the arming" });
   deliveryLooks = 0;
   looksOnB = 0;
   heardOnB.length = 0;
