@@ -160,8 +160,9 @@ export class BenchPostgres {
     return `postgres://${PG_USER}@/${database}?host=${encodeURIComponent(join(this.dir, "sock"))}`;
   }
 
-  async #admin(sql) {
-    const client = new pg.Client({ connectionString: this.url() });
+  /** `sql` on `database` (the postgres database by default): its rows. */
+  async #admin(sql, database) {
+    const client = new pg.Client({ connectionString: this.url(database) });
     await client.connect();
     return (await client.query(sql).finally(() => client.end())).rows;
   }
@@ -211,12 +212,8 @@ export class BenchPostgres {
 
   /** Events `database`'s monitors have counted so far: each signal stored is one (each drive's signals have keys of its own). */
   async storedEvents(database) {
-    const client = new pg.Client({ connectionString: this.url(database) });
-    await client.connect();
-    const { rows } = await client
-      .query("SELECT coalesce(sum(event_count), 0)::bigint AS n FROM monitors")
-      .finally(() => client.end());
-    return Number(rows[0]?.n ?? 0);
+    const [row] = await this.#admin("SELECT coalesce(sum(event_count), 0)::bigint AS n FROM monitors", database);
+    return Number(row?.n ?? 0);
   }
 
   async createDatabase(name) {

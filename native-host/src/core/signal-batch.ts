@@ -74,7 +74,7 @@ export function settling(bodies: readonly SignalKeys[], read: SignalTargets): Se
 }
 
 /** Waitpoints a daemon keeps what it read of (`TargetCache`): a few MB at most. */
-export const TARGET_CACHE_SIZE = 8192;
+const TARGET_CACHE_SIZE = 8192;
 
 /**
  * Per daemon, on PostgreSQL: what batches' reads found of waitpoints a plain progress report may be
@@ -90,12 +90,6 @@ export const TARGET_CACHE_SIZE = 8192;
  */
 export class TargetCache {
   readonly #targets = new Map<string, SignalTarget>();
-
-  constructor(private readonly capacity = TARGET_CACHE_SIZE) {}
-
-  get size(): number {
-    return this.#targets.size;
-  }
 
   /** The batch's read, when each signal is a progress report to a waitpoint kept here; its keys are the write's to check. */
   read(bodies: readonly SignalKeys[]): SignalTargets | undefined {
@@ -115,7 +109,7 @@ export class TargetCache {
       this.#targets.delete(id);
       if (!isActive(target.state) || target.heartbeatTimeoutMs !== null) continue;
       this.#targets.set(id, target);
-      if (this.#targets.size > this.capacity) this.#targets.delete(this.#targets.keys().next().value as string);
+      if (this.#targets.size > TARGET_CACHE_SIZE) this.#targets.delete(this.#targets.keys().next().value as string);
     }
   }
 

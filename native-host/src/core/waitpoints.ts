@@ -104,6 +104,12 @@ export interface SignalOutcome {
   proofKey?: string;
 }
 
+/** A signal whose key a stored signal holds: accepted, nothing stored again. */
+const duplicateOf = (id: string): SignalOutcome => ({
+  verdict: "accepted",
+  body: { accepted: true, duplicate: true, id },
+});
+
 /** sha256 of a secret; the one-shot form costs half of a Hash object, once per signal. */
 const hash = (secret: string) => digest("sha256", secret, "buffer");
 
@@ -288,8 +294,7 @@ export class Waitpoints {
         if (outcome.verdict !== "accepted" || outcome.settled !== false) return outcome;
         if (!batch.heldAtWrite(body.id, keyOfSignal(body))) return outcome;
         takes.giveBack(body.id, "progress");
-        const proof = outcome.proofKey === undefined ? {} : { proofKey: outcome.proofKey };
-        return { verdict: "accepted", body: { accepted: true, duplicate: true, id: body.id }, ...proof };
+        return { ...duplicateOf(body.id), ...(outcome.proofKey === undefined ? {} : { proofKey: outcome.proofKey }) };
       });
     };
     // On PostgreSQL a batch of plain progress reports is two autocommit statements — one read, one
@@ -494,8 +499,7 @@ export class Waitpoints {
         body: { error: `Waitpoint ${wp.id} was created ${owner}, not for device ${device.name}` },
       };
     }
-    if (body.key && (await batch.hasKey(t, wp.monitorUid, body.key)))
-      return { verdict: "accepted", body: { accepted: true, duplicate: true, id: wp.id } };
+    if (body.key && (await batch.hasKey(t, wp.monitorUid, body.key))) return duplicateOf(wp.id);
     if (!isActive(wp.state)) {
       const why =
         wp.endingReason === "stopped"
