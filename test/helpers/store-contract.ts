@@ -574,6 +574,50 @@ export function storeContract(harness: ContractHarness): void {
       await expect(store.tx(async (t) => t.wakes.retry(a))).resolves.toBe(false);
     });
 
+    test("a turn never pushed is released (also after its lease ran out); a push recorded late is delivered unless retried", async () => {
+      const uid = await store.tables.monitors.insert(monitor("m"));
+      const { wakes } = store.tables;
+      const a = (await wakes.insert(wake(uid, "k1"))) as number;
+      const b = (await wakes.insert(wake(uid, "k2"))) as number;
+      await wakes.claim("s", 4, 100);
+      expect((await wakes.ofTurn("s", 4)).map((w) => w.id)).toEqual([a, b]);
+      expect(await wakes.ofTurn("s", 5)).toEqual([]);
+      expect(await wakes.release("s", 3, "lease ran out")).toEqual([]); // another turn
+      expect(await wakes.release("other", 4, "lease ran out")).toEqual([]);
+      expect(await wakes.expireLeases(100, "lease ran out")).toEqual([a, b]);
+      // Reviewed for another cause since (retried, then given up on): not this expiry's to undo.
+      await wakes.retry(b);
+      await wakes.markReview(b, "a person must look");
+      expect(
+        (await wakes.release("s", 4, "lease ran out")).map((w) => [
+          w.id,
+          w.state,
+          w.attempts,
+          w.lease_until,
+          w.last_error,
+        ]),
+      ).toEqual([[a, "ready", 0, null, null]]);
+      expect(await wakes.get("s", b)).toMatchObject({ state: "needs_review", last_error: "a person must look" });
+
+      await wakes.claim("s", 5, 200);
+      expect(await wakes.release("s", 5, "lease ran out")).toHaveLength(1); // in flight, never pushed
+      await wakes.claim("s", 6, 300);
+      expect(await wakes.expireLeases(300, "lease ran out")).toEqual([a]);
+      const late = { now: 400, via: "command", output: "ok" };
+      expect(await wakes.markDeliveredLate(a, 5, "lease ran out", late)).toBe(false); // not its last turn
+      expect(await wakes.markDeliveredLate(b, 4, "lease ran out", late)).toBe(false); // another cause
+      expect(await wakes.markDeliveredLate(a, 6, "lease ran out", late)).toBe(true);
+      expect(await wakes.get("s", a)).toMatchObject({ state: "delivered", delivered_via: "command", last_error: null });
+      expect(await wakes.markDeliveredLate(a, 6, "lease ran out", late)).toBe(false);
+      // A person retried it meanwhile: it is theirs again, not the late push's.
+      await wakes.retry(b);
+      await wakes.claim("s", 7, 500);
+      await wakes.expireLeases(500, "lease ran out");
+      await wakes.retry(b);
+      expect(await wakes.markDeliveredLate(b, 7, "lease ran out", late)).toBe(false);
+      expect(await wakes.get("s", b)).toMatchObject({ state: "ready", resends: 3 });
+    });
+
     test("pending turns: sessions of push adapters with ready wakes and no turn in flight; a busy session waits", async () => {
       const { sessions, wakes } = store.tables;
       await sessions.insert({ ...SESSION, id: "push", adapter: { kind: "mcp" } });

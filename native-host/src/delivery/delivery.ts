@@ -24,7 +24,7 @@ import { secretKeysIn } from "../secrets/references.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Engine } from "../store/engine.js";
 import type { SessionRow } from "../store/sessions.js";
-import { unreachableText } from "../store/unreachable.js";
+import { CommitUnknownError, unreachableText } from "../store/unreachable.js";
 import { parseWakeId, type RawWake, toWakeView } from "../store/wakes.js";
 import type { DeliveryOutcome, PushAdapter, Turn } from "./adapters/adapter.js";
 import { type RetryPolicy, retryPolicyFromEnv } from "./backoff.js";
@@ -61,6 +61,9 @@ const HELD_RECHECK_MS = 2000;
 /** The longest wait between two tries to write a turn's outcome while the database is away. */
 const RECORD_RETRY_CAP_MS = 1000;
 const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
+/** How long a pull whose claim's commit went unanswered waits for the database to say (then 503). */
+const UNSURE_PULL_MS = 30_000;
+const UNSURE_PULL_RETRY_MS = 250;
 /** Longest single long-poll. */
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
@@ -101,6 +104,11 @@ export class Delivery {
   readonly #stopping = new AbortController();
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
   readonly #held = new Map<string, { until: number; why: string }>();
+  /**
+   * Push claims whose commit's answer was lost (the database cut off meanwhile), by session: never
+   * pushed, so once the database says one committed its wakes are made ready again (#releaseUnsure).
+   */
+  readonly #unsure = new Map<string, { turn: number; committed: () => Promise<boolean> }>();
   #stopped = false;
 
   constructor(options: DeliveryOptions) {
@@ -224,23 +232,37 @@ export class Delivery {
       // No await between this check and queuing the claim: a push marks #inFlight before queuing its own.
       if (!this.#isBusy(session, now) && !this.#inFlight.has(sessionId)) {
         const until = now + handoverConfirmMs();
-        const rows = await this.#store.tx(async (t) => {
-          // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
-          await t.sessions.lockForUpdate(sessionId);
-          if ((await t.wakes.readyCount(sessionId)) === 0) return [];
-          const turn = await t.sessions.nextTurn(sessionId);
-          if (transcript) {
-            // An agent's hook takes them: delivered once the session's transcript shows their tags.
-            // The lease outlasts the deadline: the last look at the transcript decides, not the lease
-            // (which decides only after a restart, when the handover is no longer watched).
-            const leased = await t.wakes.claim(sessionId, turn, until + leaseGraceMs());
-            await moveMonitors(t, leased, "deliver");
-            return leased;
-          }
-          const claimed = await t.wakes.claimDelivered(sessionId, turn, now, options.via);
-          await moveMonitors(t, claimed, "delivered");
-          return claimed;
-        });
+        let trying = 0; // the turn the claim's last run took (its body runs again after a deadlock)
+        let rows: RawWake[];
+        try {
+          rows = await this.#store.tx(
+            async (t) => {
+              trying = 0;
+              // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
+              await t.sessions.lockForUpdate(sessionId);
+              if ((await t.wakes.readyCount(sessionId)) === 0) return [];
+              const turn = await t.sessions.nextTurn(sessionId);
+              trying = turn;
+              if (transcript) {
+                // An agent's hook takes them: delivered once the session's transcript shows their tags.
+                // The lease outlasts the deadline: the last look at the transcript decides, not the lease
+                // (which decides only after a restart, when the handover is no longer watched).
+                const leased = await t.wakes.claim(sessionId, turn, until + leaseGraceMs());
+                await moveMonitors(t, leased, "deliver");
+                return leased;
+              }
+              const claimed = await t.wakes.claimDelivered(sessionId, turn, now, options.via);
+              await moveMonitors(t, claimed, "delivered");
+              return claimed;
+            },
+            { checkable: true },
+          );
+        } catch (error) {
+          if (!(error instanceof CommitUnknownError) || trying === 0) throw error;
+          const taken = await this.#unsurePull(sessionId, trying, error, options.signal);
+          if (taken === null) continue; // it did not commit: the wakes are still ready, claim again
+          rows = taken;
+        }
         // Watched once committed (the transaction's body may run twice on PostgreSQL).
         if (transcript) {
           for (const row of rows) {
@@ -258,6 +280,36 @@ export class Delivery {
       const remaining = deadline - this.#now();
       if (remaining <= 0 || options.signal?.aborted) return [];
       await this.#changes.next(sessionId, remaining, options.signal);
+    }
+  }
+
+  /**
+   * A pull's claim whose commit's answer was lost: the wakes it took if it committed (they are
+   * delivered, or leased to a handover, and only this answer can carry them), null if it did not.
+   * Asks until the database can say, for up to UNSURE_PULL_MS or until the caller goes away; then
+   * the claim stays as it may be, and the error says so.
+   */
+  async #unsurePull(
+    sessionId: string,
+    turn: number,
+    error: CommitUnknownError,
+    signal: AbortSignal | undefined,
+  ): Promise<RawWake[] | null> {
+    const giveUpAt = this.#now() + UNSURE_PULL_MS;
+    for (;;) {
+      try {
+        return (await error.committed()) ? await this.#store.tables.wakes.ofTurn(sessionId, turn) : null;
+      } catch (asking) {
+        if (unreachableText(asking) === null) throw asking;
+        if (this.#stopped || signal?.aborted || this.#now() >= giveUpAt) {
+          this.#log.error(
+            `turn ${turn} of session ${sessionId}: a pull's claim may have committed while the database was cut off, ` +
+              `and its answer could not be given; if it did, its wakes show as delivered (list them with the session's wakes)`,
+          );
+          throw error;
+        }
+        await sleep(UNSURE_PULL_RETRY_MS, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+      }
     }
   }
 
@@ -317,6 +369,7 @@ export class Delivery {
   async #tick(now: number): Promise<void> {
     if (this.#stopped) return;
     this.#confirmHandovers(now);
+    await this.#releaseUnsure();
     await this.#expireLeases(now);
     for (const pending of await this.#store.tables.wakes.pendingTurns(PUSH_KINDS, now, this.#hostId)) {
       if (this.#stopped) return;
@@ -359,6 +412,35 @@ export class Delivery {
       });
       if (!shown) this.#log.warn(`wake ${sessionId}/wake-${wake} needs review: ${why}`);
       this.#changes.emit(sessionId);
+    }
+  }
+
+  /**
+   * A claim this daemon never pushed because it did not hear that its commit took: when the
+   * database says it did, its wakes are ready again (also if their lease ran out meanwhile, which
+   * called them interrupted), so they go out once, in a turn of their own. Until the database can
+   * say, the claim's wakes stay in flight, and the session's next turn waits.
+   */
+  async #releaseUnsure(): Promise<void> {
+    for (const [sessionId, claim] of this.#unsure) {
+      if (this.#stopped) return;
+      if (await claim.committed()) {
+        const released = await this.#store.tx(async (t) => {
+          const rows = await t.wakes.release(sessionId, claim.turn, INTERRUPTED);
+          // Back to ready from continuing (the claim) or from needs_review (its lease ran out).
+          await moveMonitors(t, rows, "requeue");
+          await moveMonitors(t, rows, "retry");
+          return rows;
+        });
+        if (released.length > 0) {
+          this.#log.warn(
+            `turn ${claim.turn} of session ${sessionId} was claimed though the database's answer was lost; ` +
+              `it was not pushed, so its ${released.length} wake(s) are ready again`,
+          );
+          this.#changes.emit(sessionId);
+        }
+      }
+      this.#unsure.delete(sessionId);
     }
   }
 
@@ -415,20 +497,28 @@ export class Delivery {
     const controller = new AbortController();
     this.#inFlight.set(sessionId, controller);
     let claimed: { turn: number; rows: RawWake[] };
+    let trying = 0; // the turn the claim's last run took (its body runs again after a deadlock)
     try {
-      claimed = await this.#store.tx(async (t) => {
-        // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
-        await t.sessions.lockForUpdate(sessionId);
-        // Stopped or its session deleted since it was marked: nothing is claimed. Nor while another
-        // turn is in flight: another host's, for a webhook session any host may push (team mode).
-        if (controller.signal.aborted || (await t.wakes.turnInFlight(sessionId))) return { turn: 0, rows: [] };
-        const turn = await t.sessions.nextTurn(sessionId);
-        const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
-        await moveMonitors(t, rows, "deliver");
-        return { turn, rows };
-      });
+      claimed = await this.#store.tx(
+        async (t) => {
+          trying = 0;
+          // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
+          await t.sessions.lockForUpdate(sessionId);
+          // Stopped or its session deleted since it was marked: nothing is claimed. Nor while another
+          // turn is in flight: another host's, for a webhook session any host may push (team mode).
+          if (controller.signal.aborted || (await t.wakes.turnInFlight(sessionId))) return { turn: 0, rows: [] };
+          const turn = await t.sessions.nextTurn(sessionId);
+          trying = turn;
+          const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
+          await moveMonitors(t, rows, "deliver");
+          return { turn, rows };
+        },
+        { checkable: true },
+      );
     } catch (error) {
       this.#land(sessionId, controller);
+      if (error instanceof CommitUnknownError && trying > 0)
+        this.#unsure.set(sessionId, { turn: trying, committed: error.committed });
       throw error;
     }
     if (claimed.rows.length === 0) return this.#land(sessionId, controller);

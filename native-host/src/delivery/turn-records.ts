@@ -3,6 +3,7 @@
  * an ended monitor's state kept in step with its ending wake. Runs inside the caller's transaction.
  * Design: docs/design.md §6.
  */
+import { INTERRUPTED } from "../core/review-causes.js";
 import { nextState, type StateChange } from "../core/states.js";
 import type { Shield } from "../secrets/shield.js";
 import type { Tables } from "../store/engine.js";
@@ -32,7 +33,14 @@ export async function recordTurnOutcome(
   const output = outcome.output === null ? null : shield.text(outcome.output);
   for (const row of rows) {
     if (outcome.ok) {
-      if (await t.wakes.markDelivered(row.id, now, outcome.via, output)) await moveMonitors(t, [row], "delivered");
+      // Recorded after its lease ran out (the database away until now): delivered after all, as it was.
+      const late = async (turn: number) =>
+        t.wakes.markDeliveredLate(row.id, turn, INTERRUPTED, { now, via: outcome.via, output });
+      if (
+        (await t.wakes.markDelivered(row.id, now, outcome.via, output)) ||
+        (row.turn !== null && (await late(row.turn)))
+      )
+        await moveMonitors(t, [row], "delivered");
       continue;
     }
     const error = shield.text(outcome.error);

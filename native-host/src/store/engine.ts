@@ -87,8 +87,17 @@ export interface EngineOf<T> {
    * One write transaction; `body` must use only the tables it is given, and have no side effect
    * but its writes (PostgreSQL runs it again after a deadlock or serialization failure).
    */
-  tx<R>(body: (t: T) => Promise<R>): Promise<R>;
+  tx<R>(body: (t: T) => Promise<R>, options?: TxOptions): Promise<R>;
   close(): Promise<void>;
+}
+
+export interface TxOptions {
+  /**
+   * The caller must learn whether the transaction committed even when the answer to its COMMIT is
+   * lost (PostgreSQL: the connection cut meanwhile); such a loss then throws a CommitUnknownError
+   * that can ask (store/unreachable.ts). Costs nothing on SQLite, where a commit is never in doubt.
+   */
+  checkable?: boolean;
 }
 
 export type Engine = EngineOf<Tables>;

@@ -13,6 +13,23 @@ export class DatabaseUnreachableError extends Error {
   override name = "DatabaseUnreachableError";
 }
 
+/**
+ * The connection was cut while a transaction committed: it may have taken or not. `committed()`
+ * asks the server, once it is back (it throws while the server is still away). A caller that acted
+ * on a commit it never heard of (a delivery claim it never pushed) undoes it when this says yes.
+ */
+export class CommitUnknownError extends DatabaseUnreachableError {
+  override name = "CommitUnknownError";
+
+  constructor(
+    message: string,
+    options: ErrorOptions,
+    readonly committed: () => Promise<boolean>,
+  ) {
+    super(message, options);
+  }
+}
+
 const UNREACHABLE_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",

@@ -116,6 +116,9 @@ export class WakesTable {
   readonly #failed;
   readonly #review;
   readonly #expiredLeases;
+  readonly #release;
+  readonly #deliveredLate;
+  readonly #ofTurn;
   readonly #retry;
   readonly #readyCount;
   readonly #dismiss;
@@ -188,6 +191,18 @@ export class WakesTable {
     this.#expiredLeases = db.prepare<[string, number], { id: number }>(
       `UPDATE wakes SET state = 'needs_review', last_error = ?, lease_until = NULL
        WHERE state = 'delivering' AND lease_until <= ? RETURNING id`,
+    );
+    this.#release = db.prepare<[string, number, string], { id: number }>(
+      `UPDATE wakes SET state = 'ready', attempts = max(attempts - 1, 0), lease_until = NULL, last_error = NULL
+       WHERE session_id = ? AND turn = ? AND (state = 'delivering' OR (state = 'needs_review' AND last_error = ?))
+       RETURNING id`,
+    );
+    this.#deliveredLate = db.prepare(
+      `UPDATE wakes SET state = 'delivered', delivered_at = ?, delivered_via = ?, output = ?, last_error = NULL
+       WHERE id = ? AND turn = ? AND state = 'needs_review' AND last_error = ?`,
+    );
+    this.#ofTurn = db.prepare<[string, number], { id: number }>(
+      "SELECT id FROM wakes WHERE session_id = ? AND turn = ? ORDER BY id",
     );
     this.#retry = db.prepare(
       `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
@@ -295,6 +310,33 @@ export class WakesTable {
   /** Deliveries whose lease ran out (the daemon died during them) become needs_review. */
   expireLeases(now: number, error: string): number[] {
     return this.#expiredLeases.all(error, now).map((row) => row.id);
+  }
+
+  /**
+   * A turn claimed but never pushed (the answer to its claim's commit was lost, so the claimer
+   * went on as if it had failed): its wakes ready again and the attempt uncounted, also when its
+   * lease has since run out (`interrupted`: the error that expiry wrote).
+   */
+  release(sessionId: string, turn: number, interrupted: string): RawWake[] {
+    return this.byIds(this.#release.all(sessionId, turn, interrupted).map((row) => row.id));
+  }
+
+  /**
+   * A push's success recorded after its lease ran out (the database was away until then): the wake
+   * is delivered after all, unless a person has retried or dismissed it meanwhile.
+   */
+  markDeliveredLate(
+    id: number,
+    turn: number,
+    interrupted: string,
+    delivered: { now: number; via: string; output: string | null },
+  ): boolean {
+    return this.#deliveredLate.run(delivered.now, delivered.via, delivered.output, id, turn, interrupted).changes > 0;
+  }
+
+  /** The wakes a turn of the session carried. */
+  ofTurn(sessionId: string, turn: number): RawWake[] {
+    return this.byIds(this.#ofTurn.all(sessionId, turn).map((row) => row.id));
   }
 
   retry(id: number): boolean {

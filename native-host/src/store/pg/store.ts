@@ -7,7 +7,7 @@
  * Design: docs/design.md §9 (team mode; the plan: docs/team-mode-plan.md).
  */
 import type pg from "pg";
-import { type Engine, type EngineOptions, type Tables, TransactionScope } from "../engine.js";
+import { type Engine, type EngineOptions, type Tables, TransactionScope, type TxOptions } from "../engine.js";
 import type { VaultFile } from "../vault-file.js";
 import { PgChecks } from "./checks.js";
 import { PgDevices } from "./devices.js";
@@ -65,11 +65,12 @@ export class PgEngine implements Engine {
     this.tables = pgTables(outside, vault);
   }
 
-  tx<R>(body: (t: Tables) => Promise<R>): Promise<R> {
+  tx<R>(body: (t: Tables) => Promise<R>, options: TxOptions = {}): Promise<R> {
     const scope = this.#scope;
     scope?.assertOutside("store.tx");
     const run = (client: pg.PoolClient) => body(pgTables(client, this.vault));
-    return transaction(this.pool, scope ? (client) => scope.run(() => run(client)) : run, this.options);
+    const checkable = options.checkable ?? false;
+    return transaction(this.pool, scope ? (client) => scope.run(() => run(client)) : run, this.options, checkable);
   }
 
   async close(): Promise<void> {

@@ -11,7 +11,8 @@
  * Design: docs/design.md §9 (team mode gets its own section with #27).
  */
 import type pg from "pg";
-import { classify } from "../unreachable.js";
+import { redactUrl } from "../../base/database-url.js";
+import { CommitUnknownError, classify, DatabaseUnreachableError, isUnreachable } from "../unreachable.js";
 
 const RETRYABLE = new Set(["40P01", "40001"]);
 
@@ -24,27 +25,50 @@ export interface TransactionOptions {
   onRetry?: (error: unknown, attempt: number) => void;
 }
 
-/** Runs `body` in one transaction on a pooled connection; commits its result, or rolls back and throws. */
+/**
+ * Runs `body` in one transaction on a pooled connection; commits its result, or rolls back and throws.
+ * `checkable`: the transaction notes its id as it begins (in the same round trip), so that when the
+ * connection is cut while its COMMIT runs, the throw is a CommitUnknownError whose `committed()`
+ * asks the server, once it is back, whether the COMMIT took (design.md §9.1).
+ */
 export async function transaction<T>(
   pool: pg.Pool,
   body: (client: pg.PoolClient) => Promise<T>,
   options: TransactionOptions = {},
+  checkable = false,
 ): Promise<T> {
   const attempts = options.attempts ?? 5;
+  const url = options.url ?? "the database";
   for (let attempt = 1; ; attempt++) {
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
     } catch (error) {
-      throw classify(error, options.url ?? "the database");
+      throw classify(error, url);
     }
     let broken: unknown;
+    let xact: string | null = null;
+    let committing = false;
     try {
-      await client.query("BEGIN");
+      if (checkable) {
+        const begun = (await client.query(
+          "BEGIN; SELECT pg_current_xact_id()::text AS xact",
+        )) as unknown as pg.QueryResult[];
+        xact = String(begun[1]?.rows[0]?.xact);
+      } else await client.query("BEGIN");
       const result = await body(client);
+      committing = true;
       await client.query("COMMIT");
       return result;
     } catch (error) {
+      if (committing && xact !== null && isUnreachable(error)) {
+        broken = error;
+        throw new CommitUnknownError(
+          `database unreachable at ${redactUrl(url)}: ${(error as Error).message} (cut while a transaction committed)`,
+          { cause: error },
+          () => commitStatus(pool, xact as string, url),
+        );
+      }
       await client.query("ROLLBACK").catch((rollbackError: unknown) => {
         // A connection that cannot even roll back is not handed out again.
         broken = rollbackError;
@@ -54,9 +78,29 @@ export async function transaction<T>(
         options.onRetry?.(error, attempt);
         continue;
       }
-      throw classify(error, options.url ?? "the database");
+      throw classify(error, url);
     } finally {
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
+}
+
+/** Whether transaction `xact` committed, asked on a new connection: throws while that cannot be known. */
+async function commitStatus(pool: pg.Pool, xact: string, url: string): Promise<boolean> {
+  let status: string | null;
+  try {
+    const result = await pool.query<{ status: string | null }>("SELECT pg_xact_status($1::xid8) AS status", [xact]);
+    status = result.rows[0]?.status ?? null;
+  } catch (error) {
+    throw classify(error, url);
+  }
+  if (status === "committed") return true;
+  if (status === "aborted") return false;
+  // The cut connection's server process has not ended yet: ask again later.
+  if (status === "in progress")
+    throw new DatabaseUnreachableError(
+      `database unreachable at ${redactUrl(url)}: transaction ${xact} is still committing`,
+    );
+  // An id from before the horizon the server keeps statuses for: a daemon asking after an outage never holds one.
+  throw new Error(`Expected transaction ${xact} to be committed or aborted, got no status kept`);
 }

@@ -82,6 +82,18 @@ const EXPIRED_LEASES = statement(
   `UPDATE wakes SET state = 'needs_review', last_error = $1, lease_until = NULL
    WHERE state = 'delivering' AND lease_until <= $2 RETURNING id`,
 );
+const RELEASE = statement(
+  "wakes_release",
+  `UPDATE wakes SET state = 'ready', attempts = greatest(attempts - 1, 0), lease_until = NULL, last_error = NULL
+   WHERE session_id = $1 AND turn = $2 AND (state = 'delivering' OR (state = 'needs_review' AND last_error = $3))
+   RETURNING id`,
+);
+const DELIVERED_LATE = statement(
+  "wakes_delivered_late",
+  `UPDATE wakes SET state = 'delivered', delivered_at = $1, delivered_via = $2, output = $3, last_error = NULL
+   WHERE id = $4 AND turn = $5 AND state = 'needs_review' AND last_error = $6`,
+);
+const OF_TURN = statement("wakes_of_turn", "SELECT id FROM wakes WHERE session_id = $1 AND turn = $2 ORDER BY id");
 const RETRY = statement(
   "wakes_retry",
   `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
@@ -196,6 +208,25 @@ export class PgWakes implements WakesStore {
 
   async expireLeases(now: number, error: string): Promise<number[]> {
     return ids(await all<{ id: number }>(this.db, EXPIRED_LEASES, [error, now]));
+  }
+
+  async release(sessionId: string, turn: number, interrupted: string): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, RELEASE, [sessionId, turn, interrupted])));
+  }
+
+  async markDeliveredLate(
+    id: number,
+    turn: number,
+    interrupted: string,
+    delivered: { now: number; via: string; output: string | null },
+  ): Promise<boolean> {
+    return (
+      (await run(this.db, DELIVERED_LATE, [delivered.now, delivered.via, delivered.output, id, turn, interrupted])) > 0
+    );
+  }
+
+  async ofTurn(sessionId: string, turn: number): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, OF_TURN, [sessionId, turn])));
   }
 
   async retry(id: number): Promise<boolean> {
