@@ -457,7 +457,19 @@ async function ingestFigures(postgres) {
         console.log(`run 1's statements of the three daemons, ${side} side (pg_stat_statements):`);
         console.table(await postgres.statements("bench_team_ingest"));
       }
-      sides[side].push({ results, pgCores, total: sumRates(results), stored, one: onPostgres.perSecond });
+      const total = sumRates(results);
+      sides[side].push({
+        results,
+        pgCores,
+        total,
+        stored,
+        one: onPostgres.perSecond,
+        // CPU a signal, the three daemons together and PostgreSQL, beside one daemon's of the same round.
+        daemonUs: (1e6 * results.reduce((sum, r) => sum + r.serverCores, 0)) / total,
+        pgUs: (1e6 * pgCores) / total,
+        oneDaemonUs: perSignalUs(onPostgres),
+        onePgUs: (1e6 * runs[run].pgCores) / onPostgres.perSecond,
+      });
     }
   }
   const onPostgres = runs.map((r) => r.onPostgres).sort((a, b) => a.perSecond - b.perSecond)[Math.floor(RUNS / 2)];
@@ -503,10 +515,15 @@ async function ingestFigures(postgres) {
     const worstP99 = median(sides[side].map((s) => Math.max(...s.results.map((r) => r.p99))));
     const rounds = sides[side].map((s) => s.total / s.one);
     const perRound = median(rounds);
+    const cpu = (key) => median(sides[side].map((s) => s[key])).toFixed(0);
+    const pgRatio = median(sides[side].map((s) => s.pgUs / s.onePgUs));
     console.log(
       `three daemons on one database (${what}), medians of ${RUNS} runs: ${count(together)} signals/s together (worst host's p99 ${fmt(worstP99)}) · ` +
         `= ${(together / onePg).toFixed(2)}× one daemon on PostgreSQL; each round's three ÷ one ${rounds.map((r) => `${r.toFixed(2)}×`).join(", ")} (median ${perRound.toFixed(2)}×) · ` +
-        `goal (#41: three no slower than one): ${perRound >= 1 ? "met" : "NOT met"}`,
+        `goal (#41: three no slower than one): ${perRound >= 1 ? "met" : "NOT met"} · ` +
+        `CPU a signal: the daemons ${cpu("daemonUs")} µs (one daemon ${cpu("oneDaemonUs")} µs), PostgreSQL ${cpu("pgUs")} µs (with one daemon ${cpu("onePgUs")} µs; ` +
+        `each round's three ÷ one ${sides[side].map((s) => `${(s.pgUs / s.onePgUs).toFixed(2)}×`).join(", ")}, median ${pgRatio.toFixed(2)}×: ` +
+        `the database's own cost a signal with three hosts ${pgRatio <= 1.1 ? "within 10 % of" : "more than 10 % above"} one's)`,
     );
   }
   const total3 = Math.max(...[...sides.shared, ...sides.own].map((s) => s.total));

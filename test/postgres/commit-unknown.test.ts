@@ -18,7 +18,7 @@ import { wireServices } from "../../native-host/src/daemon.js";
 import type { Delivery } from "../../native-host/src/delivery/delivery.js";
 import type { Engine } from "../../native-host/src/engine/engine.js";
 import { PgEngine } from "../../native-host/src/store/pg/store.js";
-import { transaction } from "../../native-host/src/store/pg/transaction.js";
+import { transaction, transactionEnded } from "../../native-host/src/store/pg/transaction.js";
 import { CommitUnknownError } from "../../native-host/src/store/unreachable.js";
 import { VaultFile } from "../../native-host/src/store/vault-file.js";
 import { FIXTURES, waitFor } from "../helpers/daemon.js";
@@ -100,7 +100,7 @@ afterAll(async () => {
 });
 
 test.each(["after", "before"] as const)(
-  "a transaction whose COMMIT is cut %s it is sent throws CommitUnknownError, and its committed() says whether it took",
+  "a transaction whose COMMIT is cut %s it is sent throws CommitUnknownError; once it has ended, what it wrote tells",
   async (cut) => {
     await pool.query("CREATE TABLE IF NOT EXISTS cut_probe (what text)");
     armed = { statement: "probe", cut };
@@ -116,22 +116,36 @@ test.each(["after", "before"] as const)(
     const error = await writing.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommitUnknownError);
     expect((error as Error).message).toMatch(/^database unreachable at .*Connection terminated unexpectedly/);
-    // Until the cut connection's server process has ended, its transaction may still be in progress.
-    const { committed } = await waitFor(
+    // Until the cut connection's server process has ended, its transaction may still be running.
+    await waitFor(
       () =>
         (error as CommitUnknownError)
-          .committed()
-          .then((committed) => ({ committed }))
+          .ended()
+          .then(() => true)
           .catch(() => undefined),
-      {
-        what: "the server says whether the cut transaction committed",
-      },
+      { what: "the cut transaction ended" },
     );
-    expect(committed).toBe(cut === "after");
     const rows = await pool.query("SELECT what FROM cut_probe WHERE what = $1", [cut]);
     expect(rows.rowCount).toBe(cut === "after" ? 1 : 0);
   },
 );
+
+test("a transaction still running has not ended; one the server has not reached (lost in a crash) has", async () => {
+  const other = await pool.connect();
+  try {
+    await other.query("BEGIN");
+    const { rows } = await other.query<{ xact: string }>("SELECT pg_current_xact_id()::text AS xact");
+    const xact = rows[0]?.xact as string;
+    await expect(transactionEnded(pool, xact, "the test database")).rejects.toThrow(/still committing/);
+    await other.query("COMMIT");
+    await expect(transactionEnded(pool, xact, "the test database")).resolves.toBeUndefined();
+    // An id past the server's next one (its commit never reached the log before a crash): 22023, not running.
+    const future = (BigInt(xact) + 1_000_000n).toString();
+    await expect(transactionEnded(pool, future, "the test database")).resolves.toBeUndefined();
+  } finally {
+    other.release();
+  }
+});
 
 test("a transaction not asked to be checkable stays a plain unreachable error", async () => {
   armed = { statement: "probe", cut: "after" };
@@ -209,6 +223,7 @@ test.each(["after", "before"] as const)(
     expect(deliveriesPerWake(receiver)).toEqual(new Map([[wake?.id, 1]]));
     expect(await monitorState(session, monitor)).toBe("finished");
     const released = said.filter((line) => /claimed though the database's answer was lost/.test(line));
+    // "before": the claim took nothing, so nothing is released (the wakes were ready all along).
     expect(released).toHaveLength(cut === "after" ? 1 : 0);
     expect(said.filter((line) => /needs review/.test(line))).toEqual([]);
   },

@@ -8,6 +8,7 @@
  * two claimers can never take the same wake, and a delivered wake is final in the schema.
  */
 
+import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Adapter } from "../../../shared/schemas/inputs.js";
@@ -64,6 +65,7 @@ const leaseGraceMs = () => envConfig().VIGIL_DELIVERY_LEASE_GRACE_MS ?? 30_000;
 /** How long a pull whose claim's commit went unanswered waits for the database to say (then 503). */
 const UNSURE_PULL_MS = 30_000;
 const UNSURE_PULL_RETRY_MS = 250;
+const UNSURE_RECHECK_MS = 1000;
 /** Longest single long-poll. */
 export const MAX_CLAIM_WAIT_SECONDS = 300;
 export const DEFAULT_BUSY_SECONDS = 3600;
@@ -106,9 +108,10 @@ export class Delivery {
   readonly #held = new Map<string, { until: number; why: string }>();
   /**
    * Push claims whose commit's answer was lost (the database cut off meanwhile), by session: never
-   * pushed, so once the database says one committed its wakes are made ready again (#releaseUnsure).
+   * pushed, so once the database is back and the claim no longer runs, what it took (its token's
+   * wakes) is made ready again (#releaseUnsure). By token.
    */
-  readonly #unsure = new Map<string, { turn: number; committed: () => Promise<boolean> }>();
+  readonly #unsure = new Map<string, { sessionId: string; ended: () => Promise<void> }>();
   #stopped = false;
 
   constructor(options: DeliveryOptions) {
@@ -232,36 +235,33 @@ export class Delivery {
       // No await between this check and queuing the claim: a push marks #inFlight before queuing its own.
       if (!this.#isBusy(session, now) && !this.#inFlight.has(sessionId)) {
         const until = now + handoverConfirmMs();
-        let trying = 0; // the turn the claim's last run took (its body runs again after a deadlock)
+        const token = randomUUID(); // marks what this claim takes (its body may run again after a deadlock)
         let rows: RawWake[];
         try {
           rows = await this.#store.tx(
             async (t) => {
-              trying = 0;
               // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
               await t.sessions.lockForUpdate(sessionId);
               if ((await t.wakes.readyCount(sessionId)) === 0) return [];
               const turn = await t.sessions.nextTurn(sessionId);
-              trying = turn;
               if (transcript) {
                 // An agent's hook takes them: delivered once the session's transcript shows their tags.
                 // The lease outlasts the deadline: the last look at the transcript decides, not the lease
                 // (which decides only after a restart, when the handover is no longer watched).
-                const leased = await t.wakes.claim(sessionId, turn, until + leaseGraceMs());
+                const leased = await t.wakes.claim(sessionId, turn, until + leaseGraceMs(), token);
                 await moveMonitors(t, leased, "deliver");
                 return leased;
               }
-              const claimed = await t.wakes.claimDelivered(sessionId, turn, now, options.via);
+              const claimed = await t.wakes.claimDelivered(sessionId, turn, now, options.via, token);
               await moveMonitors(t, claimed, "delivered");
               return claimed;
             },
             { checkable: true },
           );
         } catch (error) {
-          if (!(error instanceof CommitUnknownError) || trying === 0) throw error;
-          const taken = await this.#unsurePull(sessionId, trying, error, options.signal);
-          if (taken === null) continue; // it did not commit: the wakes are still ready, claim again
-          rows = taken;
+          if (!(error instanceof CommitUnknownError)) throw error;
+          rows = await this.#unsurePull(sessionId, token, error, options.signal);
+          if (rows.length === 0) continue; // it took nothing: the wakes are still ready, claim again
         }
         // Watched once committed (the transaction's body may run twice on PostgreSQL).
         if (transcript) {
@@ -284,29 +284,30 @@ export class Delivery {
   }
 
   /**
-   * A pull's claim whose commit's answer was lost: the wakes it took if it committed (they are
-   * delivered, or leased to a handover, and only this answer can carry them), null if it did not.
-   * Asks until the database can say, for up to UNSURE_PULL_MS or until the caller goes away; then
-   * the claim stays as it may be, and the error says so.
+   * A pull's claim whose commit's answer was lost: the wakes it took, found by its token once the
+   * database is back and the claim no longer runs (they are delivered, or leased to a handover, and
+   * only this answer can carry them); none if it did not commit. Waits up to UNSURE_PULL_MS, or
+   * until the caller goes away; then the claim stays as it may be, and the log says so.
    */
   async #unsurePull(
     sessionId: string,
-    turn: number,
+    token: string,
     error: CommitUnknownError,
     signal: AbortSignal | undefined,
-  ): Promise<RawWake[] | null> {
+  ): Promise<RawWake[]> {
     const giveUpAt = this.#now() + UNSURE_PULL_MS;
     for (;;) {
       try {
-        return (await error.committed()) ? await this.#store.tables.wakes.ofTurn(sessionId, turn) : null;
+        await error.ended();
+        return await this.#store.tables.wakes.claimedBy(token);
       } catch (asking) {
-        if (unreachableText(asking) === null) throw asking;
-        if (this.#stopped || signal?.aborted || this.#now() >= giveUpAt) {
+        const away = unreachableText(asking) !== null;
+        if (!away || this.#stopped || signal?.aborted || this.#now() >= giveUpAt) {
           this.#log.error(
-            `turn ${turn} of session ${sessionId}: a pull's claim may have committed while the database was cut off, ` +
-              `and its answer could not be given; if it did, its wakes show as delivered (list them with the session's wakes)`,
+            `session ${sessionId}: a pull's claim may have committed while the database was cut off, and its answer ` +
+              `could not be given (${toError(asking).message}); if it did, its wakes show as delivered (the session's wakes list them)`,
           );
-          throw error;
+          throw away ? error : asking;
         }
         await sleep(UNSURE_PULL_RETRY_MS, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
       }
@@ -363,6 +364,8 @@ export class Delivery {
     // and "now + 1 s" would move away with each poke while checks come faster than once a second).
     // None while a look runs: it pokes when done.
     if (this.#handovers.size > 0 && !this.#settling) times.push(this.#lastLook + HANDOVER_RECHECK_MS);
+    // A claim whose commit's answer was lost is asked about again each second until it can be.
+    if (this.#unsure.size > 0) times.push(this.#now() + UNSURE_RECHECK_MS);
     return times.length === 0 ? null : Math.min(...times);
   }
 
@@ -416,31 +419,42 @@ export class Delivery {
   }
 
   /**
-   * A claim this daemon never pushed because it did not hear that its commit took: when the
-   * database says it did, its wakes are ready again (also if their lease ran out meanwhile, which
-   * called them interrupted), so they go out once, in a turn of their own. Until the database can
-   * say, the claim's wakes stay in flight, and the session's next turn waits.
+   * Claims this daemon never pushed because it did not hear that their commit took: once the
+   * database is back and such a claim no longer runs, the wakes it took (by its token) are ready
+   * again, also if their lease ran out meanwhile (which called them interrupted), so they go out
+   * once, in a turn of their own. While the database is away a claim is asked about at each look;
+   * one that cannot be asked for another reason is left to its lease (needs review, never a repeat).
    */
   async #releaseUnsure(): Promise<void> {
-    for (const [sessionId, claim] of this.#unsure) {
+    for (const [token, { sessionId, ended }] of this.#unsure) {
       if (this.#stopped) return;
-      if (await claim.committed()) {
-        const released = await this.#store.tx(async (t) => {
-          const rows = await t.wakes.release(sessionId, claim.turn, INTERRUPTED);
+      let released: RawWake[];
+      try {
+        await ended();
+        released = await this.#store.tx(async (t) => {
+          const rows = await t.wakes.release(token, INTERRUPTED);
           // Back to ready from continuing (the claim) or from needs_review (its lease ran out).
           await moveMonitors(t, rows, "requeue");
           await moveMonitors(t, rows, "retry");
           return rows;
         });
-        if (released.length > 0) {
-          this.#log.warn(
-            `turn ${claim.turn} of session ${sessionId} was claimed though the database's answer was lost; ` +
-              `it was not pushed, so its ${released.length} wake(s) are ready again`,
-          );
-          this.#changes.emit(sessionId);
-        }
+      } catch (error) {
+        if (unreachableText(error) !== null) continue;
+        this.#log.error(
+          `session ${sessionId}: whether a claim took could not be known (${toError(error).message}); ` +
+            "if it did, its lease will call its wakes interrupted",
+        );
+        this.#unsure.delete(token);
+        continue;
       }
-      this.#unsure.delete(sessionId);
+      this.#unsure.delete(token);
+      if (released.length > 0) {
+        this.#log.warn(
+          `session ${sessionId}: a turn was claimed though the database's answer was lost; ` +
+            `it was not pushed, so its ${released.length} wake(s) are ready again`,
+        );
+        this.#changes.emit(sessionId);
+      }
     }
   }
 
@@ -497,19 +511,17 @@ export class Delivery {
     const controller = new AbortController();
     this.#inFlight.set(sessionId, controller);
     let claimed: { turn: number; rows: RawWake[] };
-    let trying = 0; // the turn the claim's last run took (its body runs again after a deadlock)
+    const token = randomUUID(); // marks what this claim takes (its body may run again after a deadlock)
     try {
       claimed = await this.#store.tx(
         async (t) => {
-          trying = 0;
           // nextTurn and the claim as one step per session (a no-op on SQLite; FOR UPDATE on PostgreSQL).
           await t.sessions.lockForUpdate(sessionId);
           // Stopped or its session deleted since it was marked: nothing is claimed. Nor while another
           // turn is in flight: another host's, for a webhook session any host may push (team mode).
           if (controller.signal.aborted || (await t.wakes.turnInFlight(sessionId))) return { turn: 0, rows: [] };
           const turn = await t.sessions.nextTurn(sessionId);
-          trying = turn;
-          const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs());
+          const rows = await t.wakes.claim(sessionId, turn, now + timeoutMs + leaseGraceMs(), token);
           await moveMonitors(t, rows, "deliver");
           return { turn, rows };
         },
@@ -517,8 +529,7 @@ export class Delivery {
       );
     } catch (error) {
       this.#land(sessionId, controller);
-      if (error instanceof CommitUnknownError && trying > 0)
-        this.#unsure.set(sessionId, { turn: trying, committed: error.committed });
+      if (error instanceof CommitUnknownError) this.#unsure.set(token, { sessionId, ended: error.ended });
       throw error;
     }
     if (claimed.rows.length === 0) return this.#land(sessionId, controller);

@@ -71,6 +71,10 @@ async function openPostgres(options: OpenOptions, url: string): Promise<OpenedSt
   try {
     const client = await pool.connect();
     try {
+      const { rows } = await client.query<{ num: string; text: string }>(
+        "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS text",
+      );
+      checkServerVersion(Number(rows[0]?.num), String(rows[0]?.text));
       await migratePg(client);
     } finally {
       client.release();
@@ -86,6 +90,18 @@ async function openPostgres(options: OpenOptions, url: string): Promise<OpenedSt
   const vault = new VaultFile(join(dirname(options.dbFile), "vault.json"));
   const store = new PgEngine(pool, vault, { checkScope: options.checkScope });
   return { store, where: redactUrl(url), close: () => store.close(), pool };
+}
+
+/** The oldest PostgreSQL Vigil runs on: 13 added `pg_xact_status`, which delivery asks after a lost commit. */
+export const MIN_SERVER_VERSION_NUM = 130000;
+
+/** Refuses a server older than PostgreSQL 13, naming the version it is. */
+export function checkServerVersion(versionNum: number, version: string): void {
+  if (!(versionNum >= MIN_SERVER_VERSION_NUM)) {
+    throw new Error(
+      `Expected PostgreSQL 13 or later (delivery asks pg_xact_status whether a commit whose answer was lost took), got ${version}`,
+    );
+  }
 }
 
 /** What to check when TLS refused the server's certificate (sslmode verify-ca, verify-full). */

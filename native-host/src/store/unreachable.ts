@@ -14,9 +14,10 @@ export class DatabaseUnreachableError extends Error {
 }
 
 /**
- * The connection was cut while a transaction committed: it may have taken or not. `committed()`
- * asks the server, once it is back (it throws while the server is still away). A caller that acted
- * on a commit it never heard of (a delivery claim it never pushed) undoes it when this says yes.
+ * The connection was cut while a transaction committed: it may have taken or not. `ended()`
+ * resolves once the server is back and the transaction surely no longer runs (it throws until
+ * then); the caller then finds whether it took by what it wrote (a delivery claim: the wakes that
+ * carry its token), and undoes what it never acted on.
  */
 export class CommitUnknownError extends DatabaseUnreachableError {
   override name = "CommitUnknownError";
@@ -24,7 +25,7 @@ export class CommitUnknownError extends DatabaseUnreachableError {
   constructor(
     message: string,
     options: ErrorOptions,
-    readonly committed: () => Promise<boolean>,
+    readonly ended: () => Promise<void>,
   ) {
     super(message, options);
   }

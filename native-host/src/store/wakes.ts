@@ -118,7 +118,7 @@ export class WakesTable {
   readonly #expiredLeases;
   readonly #release;
   readonly #deliveredLate;
-  readonly #ofTurn;
+  readonly #claimedBy;
   readonly #retry;
   readonly #readyCount;
   readonly #dismiss;
@@ -167,13 +167,14 @@ export class WakesTable {
     this.#nextLease = db.prepare<[], { at: number | null }>(
       "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'",
     );
-    this.#claim = db.prepare<[number, number, string], { id: number }>(
-      `UPDATE wakes SET state = 'delivering', attempts = attempts + 1, lease_until = ?, turn = ?, next_attempt_at = NULL
+    this.#claim = db.prepare<[number, number, string | null, string], { id: number }>(
+      `UPDATE wakes SET state = 'delivering', attempts = attempts + 1, lease_until = ?, turn = ?, claim_token = ?,
+         next_attempt_at = NULL
        WHERE session_id = ? AND state = 'ready' RETURNING id`,
     );
-    this.#claimDelivered = db.prepare<[number, number, string, string, number], { id: number }>(
-      `UPDATE wakes SET state = 'delivered', attempts = attempts + 1, turn = ?, delivered_at = ?, delivered_via = ?,
-         next_attempt_at = NULL, last_error = NULL
+    this.#claimDelivered = db.prepare<[number, string | null, number, string, string, number], { id: number }>(
+      `UPDATE wakes SET state = 'delivered', attempts = attempts + 1, turn = ?, claim_token = ?, delivered_at = ?,
+         delivered_via = ?, next_attempt_at = NULL, last_error = NULL
        WHERE session_id = ? AND state = 'ready' AND coalesce(next_attempt_at, 0) <= ? RETURNING id`,
     );
     this.#delivered = db.prepare(
@@ -192,18 +193,16 @@ export class WakesTable {
       `UPDATE wakes SET state = 'needs_review', last_error = ?, lease_until = NULL
        WHERE state = 'delivering' AND lease_until <= ? RETURNING id`,
     );
-    this.#release = db.prepare<[string, number, string], { id: number }>(
+    this.#release = db.prepare<[string, string], { id: number }>(
       `UPDATE wakes SET state = 'ready', attempts = max(attempts - 1, 0), lease_until = NULL, last_error = NULL
-       WHERE session_id = ? AND turn = ? AND (state = 'delivering' OR (state = 'needs_review' AND last_error = ?))
+       WHERE claim_token = ? AND (state = 'delivering' OR (state = 'needs_review' AND last_error = ?))
        RETURNING id`,
     );
     this.#deliveredLate = db.prepare(
       `UPDATE wakes SET state = 'delivered', delivered_at = ?, delivered_via = ?, output = ?, last_error = NULL
        WHERE id = ? AND turn = ? AND state = 'needs_review' AND last_error = ?`,
     );
-    this.#ofTurn = db.prepare<[string, number], { id: number }>(
-      "SELECT id FROM wakes WHERE session_id = ? AND turn = ? ORDER BY id",
-    );
+    this.#claimedBy = db.prepare<[string], { id: number }>("SELECT id FROM wakes WHERE claim_token = ? ORDER BY id");
     this.#retry = db.prepare(
       `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
        WHERE id = ? AND state = 'needs_review'`,
@@ -285,14 +284,17 @@ export class WakesTable {
     return this.#turnInFlight.get(sessionId) !== undefined;
   }
 
-  /** Takes every ready wake of the session into one turn (state delivering, with a lease). */
-  claim(sessionId: string, turn: number, leaseUntil: number): RawWake[] {
-    return this.byIds(this.#claim.all(leaseUntil, turn, sessionId).map((row) => row.id));
+  /**
+   * Takes every ready wake of the session into one turn (state delivering, with a lease). `token`,
+   * new for each claim, marks what it took (`claimedBy`, `release`).
+   */
+  claim(sessionId: string, turn: number, leaseUntil: number, token: string | null = null): RawWake[] {
+    return this.byIds(this.#claim.all(leaseUntil, turn, token, sessionId).map((row) => row.id));
   }
 
   /** A pull (inbox or MCP) takes every ready wake and marks it delivered in the same statement. */
-  claimDelivered(sessionId: string, turn: number, now: number, via: string): RawWake[] {
-    return this.byIds(this.#claimDelivered.all(turn, now, via, sessionId, now).map((row) => row.id));
+  claimDelivered(sessionId: string, turn: number, now: number, via: string, token: string | null = null): RawWake[] {
+    return this.byIds(this.#claimDelivered.all(turn, token, now, via, sessionId, now).map((row) => row.id));
   }
 
   markDelivered(id: number, now: number, via: string, output: string | null): boolean {
@@ -313,12 +315,12 @@ export class WakesTable {
   }
 
   /**
-   * A turn claimed but never pushed (the answer to its claim's commit was lost, so the claimer
-   * went on as if it had failed): its wakes ready again and the attempt uncounted, also when its
-   * lease has since run out (`interrupted`: the error that expiry wrote).
+   * The wakes of a claim never pushed (the answer to its commit was lost, so the claimer went on
+   * as if it had failed), by the claim's token: ready again and the attempt uncounted, also when
+   * their lease has since run out (`interrupted`: the error that expiry wrote).
    */
-  release(sessionId: string, turn: number, interrupted: string): RawWake[] {
-    return this.byIds(this.#release.all(sessionId, turn, interrupted).map((row) => row.id));
+  release(token: string, interrupted: string): RawWake[] {
+    return this.byIds(this.#release.all(token, interrupted).map((row) => row.id));
   }
 
   /**
@@ -334,9 +336,9 @@ export class WakesTable {
     return this.#deliveredLate.run(delivered.now, delivered.via, delivered.output, id, turn, interrupted).changes > 0;
   }
 
-  /** The wakes a turn of the session carried. */
-  ofTurn(sessionId: string, turn: number): RawWake[] {
-    return this.byIds(this.#ofTurn.all(sessionId, turn).map((row) => row.id));
+  /** The wakes the claim with this token took (none: it did not commit). */
+  claimedBy(token: string): RawWake[] {
+    return this.byIds(this.#claimedBy.all(token).map((row) => row.id));
   }
 
   retry(id: number): boolean {

@@ -27,7 +27,7 @@ export const MIGRATION_LOCK_KEY = "8532464671515110759";
  * compares them table by table). A SQLite migration after it needs its PostgreSQL counterpart, and
  * then this number moves up.
  */
-export const SQLITE_SCHEMA_PARITY = 23;
+export const SQLITE_SCHEMA_PARITY = 24;
 
 /**
  * SQLite's tables with no PostgreSQL counterpart, left out of that comparison with their triggers:

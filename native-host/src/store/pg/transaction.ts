@@ -54,7 +54,9 @@ export async function transaction<T>(
         const begun = (await client.query(
           "BEGIN; SELECT pg_current_xact_id()::text AS xact",
         )) as unknown as pg.QueryResult[];
-        xact = String(begun[1]?.rows[0]?.xact);
+        const noted = Array.isArray(begun) ? begun[1]?.rows[0]?.xact : undefined;
+        if (typeof noted !== "string") throw new Error(`Expected BEGIN to note the transaction's id, got ${noted}`);
+        xact = noted;
       } else await client.query("BEGIN");
       const result = await body(client);
       committing = true;
@@ -66,7 +68,7 @@ export async function transaction<T>(
         throw new CommitUnknownError(
           `database unreachable at ${redactUrl(url)}: ${(error as Error).message} (cut while a transaction committed)`,
           { cause: error },
-          () => commitStatus(pool, xact as string, url),
+          () => transactionEnded(pool, xact as string, url),
         );
       }
       await client.query("ROLLBACK").catch((rollbackError: unknown) => {
@@ -85,22 +87,24 @@ export async function transaction<T>(
   }
 }
 
-/** Whether transaction `xact` committed, asked on a new connection: throws while that cannot be known. */
-async function commitStatus(pool: pg.Pool, xact: string, url: string): Promise<boolean> {
+/**
+ * Resolves once transaction `xact` is surely no longer running (committed, aborted, or unknown to
+ * the server: after a crash, an id whose commit never reached the log may even be handed out again,
+ * so its status alone cannot say whether it committed; the caller looks at what it wrote). Throws
+ * while the server is away, or while the cut connection's server process still runs it.
+ */
+export async function transactionEnded(pool: pg.Pool, xact: string, url: string): Promise<void> {
   let status: string | null;
   try {
     const result = await pool.query<{ status: string | null }>("SELECT pg_xact_status($1::xid8) AS status", [xact]);
     status = result.rows[0]?.status ?? null;
   } catch (error) {
+    // 22023: an id the server has not reached since its crash (it never reached the log): not running.
+    if ((error as { code?: string }).code === "22023") return;
     throw classify(error, url);
   }
-  if (status === "committed") return true;
-  if (status === "aborted") return false;
-  // The cut connection's server process has not ended yet: ask again later.
   if (status === "in progress")
     throw new DatabaseUnreachableError(
       `database unreachable at ${redactUrl(url)}: transaction ${xact} is still committing`,
     );
-  // An id from before the horizon the server keeps statuses for: a daemon asking after an outage never holds one.
-  throw new Error(`Expected transaction ${xact} to be committed or aborted, got no status kept`);
 }

@@ -53,13 +53,14 @@ const TURN_IN_FLIGHT = statement(
 const NEXT_LEASE = statement("wakes_next_lease", "SELECT min(lease_until) AS at FROM wakes WHERE state = 'delivering'");
 const CLAIM = statement(
   "wakes_claim",
-  `UPDATE wakes SET state = 'delivering', attempts = attempts + 1, lease_until = $1, turn = $2, next_attempt_at = NULL
+  `UPDATE wakes SET state = 'delivering', attempts = attempts + 1, lease_until = $1, turn = $2, claim_token = $4,
+     next_attempt_at = NULL
    WHERE session_id = $3 AND state = 'ready' RETURNING id`,
 );
 const CLAIM_DELIVERED = statement(
   "wakes_claim_delivered",
-  `UPDATE wakes SET state = 'delivered', attempts = attempts + 1, turn = $1, delivered_at = $2, delivered_via = $3,
-     next_attempt_at = NULL, last_error = NULL
+  `UPDATE wakes SET state = 'delivered', attempts = attempts + 1, turn = $1, claim_token = $5, delivered_at = $2,
+     delivered_via = $3, next_attempt_at = NULL, last_error = NULL
    WHERE session_id = $4 AND state = 'ready' AND coalesce(next_attempt_at, 0) <= $2 RETURNING id`,
 );
 const DELIVERED = statement(
@@ -85,7 +86,7 @@ const EXPIRED_LEASES = statement(
 const RELEASE = statement(
   "wakes_release",
   `UPDATE wakes SET state = 'ready', attempts = greatest(attempts - 1, 0), lease_until = NULL, last_error = NULL
-   WHERE session_id = $1 AND turn = $2 AND (state = 'delivering' OR (state = 'needs_review' AND last_error = $3))
+   WHERE claim_token = $1 AND (state = 'delivering' OR (state = 'needs_review' AND last_error = $2))
    RETURNING id`,
 );
 const DELIVERED_LATE = statement(
@@ -93,7 +94,7 @@ const DELIVERED_LATE = statement(
   `UPDATE wakes SET state = 'delivered', delivered_at = $1, delivered_via = $2, output = $3, last_error = NULL
    WHERE id = $4 AND turn = $5 AND state = 'needs_review' AND last_error = $6`,
 );
-const OF_TURN = statement("wakes_of_turn", "SELECT id FROM wakes WHERE session_id = $1 AND turn = $2 ORDER BY id");
+const CLAIMED_BY = statement("wakes_claimed_by", "SELECT id FROM wakes WHERE claim_token = $1 ORDER BY id");
 const RETRY = statement(
   "wakes_retry",
   `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
@@ -186,12 +187,18 @@ export class PgWakes implements WakesStore {
     return (await one<{ at: number | null }>(this.db, NEXT_LEASE))?.at ?? null;
   }
 
-  async claim(sessionId: string, turn: number, leaseUntil: number): Promise<RawWake[]> {
-    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIM, [leaseUntil, turn, sessionId])));
+  async claim(sessionId: string, turn: number, leaseUntil: number, token: string | null = null): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIM, [leaseUntil, turn, sessionId, token])));
   }
 
-  async claimDelivered(sessionId: string, turn: number, now: number, via: string): Promise<RawWake[]> {
-    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIM_DELIVERED, [turn, now, via, sessionId])));
+  async claimDelivered(
+    sessionId: string,
+    turn: number,
+    now: number,
+    via: string,
+    token: string | null = null,
+  ): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIM_DELIVERED, [turn, now, via, sessionId, token])));
   }
 
   async markDelivered(id: number, now: number, via: string, output: string | null): Promise<boolean> {
@@ -210,8 +217,8 @@ export class PgWakes implements WakesStore {
     return ids(await all<{ id: number }>(this.db, EXPIRED_LEASES, [error, now]));
   }
 
-  async release(sessionId: string, turn: number, interrupted: string): Promise<RawWake[]> {
-    return this.byIds(ids(await all<{ id: number }>(this.db, RELEASE, [sessionId, turn, interrupted])));
+  async release(token: string, interrupted: string): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, RELEASE, [token, interrupted])));
   }
 
   async markDeliveredLate(
@@ -225,8 +232,8 @@ export class PgWakes implements WakesStore {
     );
   }
 
-  async ofTurn(sessionId: string, turn: number): Promise<RawWake[]> {
-    return this.byIds(ids(await all<{ id: number }>(this.db, OF_TURN, [sessionId, turn])));
+  async claimedBy(token: string): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIMED_BY, [token])));
   }
 
   async retry(id: number): Promise<boolean> {
