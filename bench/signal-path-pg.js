@@ -6,7 +6,9 @@
 // moves it little. Then the statements PostgreSQL spent its time on (pg_stat_statements) and the
 // slowest plan (auto_explain, over 3 ms).
 // `node bench/signal-path-pg.js`; BENCH_PATH_BATCH (32), BENCH_PATH_IN_FLIGHT (1: batches at once),
-// BENCH_PATH_SIGNALS (10,000 measured, after as many to warm up).
+// BENCH_PATH_SIGNALS (10,000 measured, after as many to warm up), BENCH_PATH_STATEMENTS=0 (without
+// pg_stat_statements and auto_explain, whose log_analyze times every plan node of every statement:
+// PostgreSQL's CPU as a production server spends it, and no table of statements).
 import { join } from "node:path";
 import { armWaitpoints, ROOT } from "./lib.js";
 import { BenchPostgres } from "./team.js";
@@ -45,7 +47,9 @@ function countingPool(pool) {
   return { pool: counting(pool, { connect: async () => counting(await pool.connect()) }), counted };
 }
 
-const postgres = BenchPostgres.start({ statements: true });
+const STATEMENTS = process.env.BENCH_PATH_STATEMENTS !== "0";
+
+const postgres = BenchPostgres.start({ statements: STATEMENTS });
 try {
   const url = await postgres.createDatabase("signal_path");
   const raw = createPool({ url, applicationName: "vigil/bench", max: 10 });
@@ -82,7 +86,7 @@ try {
     await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
   };
   await send(SIGNALS); // every event log past its cap, progress rows at their steady count
-  await postgres.statementsReset();
+  if (STATEMENTS) await postgres.statementsReset();
   const statements0 = counted.statements;
   const pg0 = [...postgres.cpu().values()].reduce((a, b) => a + b, 0);
   const cpu0 = process.cpuUsage();
@@ -98,8 +102,10 @@ try {
       `daemon CPU ${((cpu.user + cpu.system) / SIGNALS).toFixed(1)} µs a signal · PostgreSQL CPU ${((1e6 * pgSeconds) / SIGNALS).toFixed(1)} µs a signal · ` +
       `${Math.round(SIGNALS / seconds)} signals/s (wall: the machine's load moves it)`,
   );
-  console.table(await postgres.statements("signal_path"));
-  console.log(postgres.slowestPlan());
+  if (STATEMENTS) {
+    console.table(await postgres.statements("signal_path"));
+    console.log(postgres.slowestPlan());
+  }
   await engine.stop();
   await raw.end();
 } finally {

@@ -3,7 +3,8 @@
 //   1. signal ingest on POST /webhook/signal, one daemon on PostgreSQL vs on its embedded SQLite
 //      (bench/ingest.js's load generator and settings), and three daemons on one database with the
 //      load spread over them (two signals in three for a waitpoint of another host), then each
-//      signalled for its own host's waitpoints alone (jobs signalling through their machine's daemon);
+//      signalled for its own host's waitpoints alone (jobs signalling through their machine's daemon),
+//      then each with a whole generator of its own (a team's load: each host's jobs as many as one's);
 //   2. cross-host wake latency: a one-shot waitpoint armed on alpha, its signal posted to beta, until
 //      alpha's long-poll (`wakes/ready?wait=25`) answers — beside the same signal posted to alpha;
 //   3. idle: N waitpoints armed over three hosts, each daemon's CPU and PostgreSQL's over a window,
@@ -372,9 +373,9 @@ const sumRates = (results) => results.reduce((total, r) => total + r.perSecond, 
  * once: the monitors' event count went up by that many, or by up to a phase's requests in flight
  * more (sent as a phase ended and stored, their answers not counted).
  */
-function storedCheck(results, stored) {
+function storedCheck(results, stored, connections = CONNECTIONS) {
   const answered = results.reduce((n, r) => n + (r.statuses["202"] ?? 0) + r.warmupAccepted, 0);
-  const ok = stored >= answered && stored <= answered + 2 * CONNECTIONS;
+  const ok = stored >= answered && stored <= answered + 2 * connections;
   return `${count(stored)} stored for ${count(answered)} answered 202: ${ok ? "each once" : "NOT each once"}`;
 }
 
@@ -395,9 +396,11 @@ async function ingestFigures(postgres) {
   // do no work (their ceiling together, on this machine), later against the three daemons.
   const split = HOSTS.map((_, i) => Math.floor(CONNECTIONS / 3) + (i < CONNECTIONS % 3 ? 1 : 0));
   const noops = await Promise.all(HOSTS.map(() => baseline("noop")));
-  const ceilings3 = await Promise.all(
-    noops.map((s, i) => drive(s.url, s.targets, s.pid, { connections: split[i] })),
-  ).finally(() => Promise.all(noops.map((s) => s.close())));
+  const ceilings3 = await Promise.all(noops.map((s, i) => drive(s.url, s.targets, s.pid, { connections: split[i] })));
+  // …and three whole generators (the "team" side: each host with as many connections as one daemon).
+  const ceilingsTeam = await Promise.all(noops.map((s) => drive(s.url, s.targets, s.pid))).finally(() =>
+    Promise.all(noops.map((s) => s.close())),
+  );
   // The three daemons on one database, armed once; they idle while one daemon is driven.
   const three = await team(await postgres.createDatabase("bench_team_ingest"), { profileFirst: true });
   const perHost = Math.ceil(WAITPOINTS / 3);
@@ -412,7 +415,7 @@ async function ingestFigures(postgres) {
   // each generator signals its own host's waitpoints alone, as jobs that signal through the daemon
   // of the machine they run on: no two daemons write the same waitpoint's rows.
   const runs = [];
-  const sides = { shared: [], own: [] };
+  const sides = { shared: [], own: [], team: [] };
   for (let run = 0; run < RUNS; run++) {
     const sqlite = await startDaemon();
     const sqliteTargets = await arm(sqlite, "ingest", WAITPOINTS, { maxSignals: 1000 });
@@ -439,7 +442,7 @@ async function ingestFigures(postgres) {
     await postgres.dropDatabase(database);
     runs.push({ onSqlite, onPostgres, pgCores });
 
-    for (const side of ["shared", "own"]) {
+    for (const side of ["shared", "own", "team"]) {
       if (STATEMENTS && run === 0) await postgres.statementsReset();
       const stored0 = await postgres.storedEvents("bench_team_ingest");
       const pg1 = postgres.cpu();
@@ -447,7 +450,7 @@ async function ingestFigures(postgres) {
       const results = await Promise.all(
         three.map((d, i) =>
           drive(`${d.url}/webhook/signal`, side === "shared" ? rotate(all, (i * all.length) / 3) : armed[i], d.pid, {
-            connections: split[i],
+            connections: side === "team" ? CONNECTIONS : split[i],
           }),
         ),
       );
@@ -503,12 +506,18 @@ async function ingestFigures(postgres) {
   for (const [side, what] of [
     ["shared", `${all.length} waitpoints, a third on each host; 2 signals in 3 for another host's`],
     ["own", "each signalled for its own host's waitpoints"],
+    [
+      "team",
+      `each signalled for its own host's waitpoints by ${CONNECTIONS} connections of its own, three times one daemon's load`,
+    ],
   ]) {
     for (const [run, { results, pgCores, total, stored }] of sides[side].entries()) {
       for (const [i, r] of results.entries())
-        console.log(line(`run ${run + 1} ${side}: vigil ${HOSTS[i]} (${split[i]} c.)`, r));
+        console.log(
+          line(`run ${run + 1} ${side}: vigil ${HOSTS[i]} (${side === "team" ? CONNECTIONS : split[i]} c.)`, r),
+        );
       console.log(
-        `run ${run + 1} ${side}: ${count(total)} signals/s together · postgres CPU ${percent(pgCores)} · ${storedCheck(results, stored)}`,
+        `run ${run + 1} ${side}: ${count(total)} signals/s together · postgres CPU ${percent(pgCores)} · ${storedCheck(results, stored, side === "team" ? 3 * CONNECTIONS : CONNECTIONS)}`,
       );
     }
     const together = median(sides[side].map((s) => s.total));
@@ -527,12 +536,15 @@ async function ingestFigures(postgres) {
     );
   }
   const total3 = Math.max(...[...sides.shared, ...sides.own].map((s) => s.total));
+  const ceilingTeam = sumRates(ceilingsTeam);
+  const totalTeam = Math.max(...sides.team.map((s) => s.total));
   const within = (r, top) => r.perSecond <= (1 - HEADROOM) * top;
   const clientOk = runs.every((r) => within(r.onSqlite, ceiling.perSecond) && within(r.onPostgres, ceiling.perSecond));
   console.log(
     `client check: one generator's ceiling ${count(ceiling.perSecond)}/s, SQLite reached ${((100 * onSqlite.perSecond) / ceiling.perSecond).toFixed(0)} %, PostgreSQL ${((100 * onPostgres.perSecond) / ceiling.perSecond).toFixed(0)} %; ` +
-      `three generators' ceiling ${count(ceiling3)}/s, the three daemons at most ${((100 * total3) / ceiling3).toFixed(0)} % → ` +
-      (clientOk && total3 <= (1 - HEADROOM) * ceiling3
+      `three generators' ceiling ${count(ceiling3)}/s, the three daemons at most ${((100 * total3) / ceiling3).toFixed(0)} %; ` +
+      `three whole generators' ceiling ${count(ceilingTeam)}/s, the team side at most ${((100 * totalTeam) / ceilingTeam).toFixed(0)} % → ` +
+      (clientOk && total3 <= (1 - HEADROOM) * ceiling3 && totalTeam <= (1 - HEADROOM) * ceilingTeam
         ? `all ≥ ${100 * HEADROOM} % below: the client was not the bottleneck`
         : `a side came within ${100 * HEADROOM} % of its ceiling: the client (or the machine) may be what was measured`),
   );
