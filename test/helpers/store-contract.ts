@@ -580,18 +580,21 @@ export function storeContract(harness: ContractHarness): void {
       const a = (await wakes.insert(wake(uid, "k1"))) as number;
       const b = (await wakes.insert(wake(uid, "k2"))) as number;
       await wakes.claim("s", 4, 100, "token-4");
-      expect((await wakes.claimedBy("token-4")).map((w) => [w.id, w.turn])).toEqual([
+      expect((await wakes.claimedBy("s", "token-4")).map((w) => [w.id, w.turn])).toEqual([
         [a, 4],
         [b, 4],
       ]);
-      expect(await wakes.claimedBy("token-never")).toEqual([]);
-      expect(await wakes.release("token-never", "lease ran out")).toEqual([]);
+      expect(await wakes.claimedBy("s", "token-never")).toEqual([]);
+      expect(await wakes.claimedBy("other", "token-4")).toEqual([]);
+      expect(await wakes.release("s", "token-never", "lease ran out")).toEqual([]);
+      expect(await wakes.release("other", "token-4", "lease ran out")).toEqual([]);
       expect(await wakes.expireLeases(100, "lease ran out")).toEqual([a, b]);
+      expect(await wakes.claimedBy("s", "token-4")).toEqual([]); // no longer held: the lease called them interrupted
       // Reviewed for another cause since (retried, then given up on): not this expiry's to undo.
       await wakes.retry(b);
       await wakes.markReview(b, "a person must look");
       expect(
-        (await wakes.release("token-4", "lease ran out")).map((w) => [
+        (await wakes.release("s", "token-4", "lease ran out")).map((w) => [
           w.id,
           w.state,
           w.attempts,
@@ -602,9 +605,9 @@ export function storeContract(harness: ContractHarness): void {
       expect(await wakes.get("s", b)).toMatchObject({ state: "needs_review", last_error: "a person must look" });
 
       await wakes.claim("s", 5, 200, "token-5");
-      expect(await wakes.release("token-5", "lease ran out")).toHaveLength(1); // in flight, never pushed
+      expect(await wakes.release("s", "token-5", "lease ran out")).toHaveLength(1); // in flight, never pushed
       await wakes.claim("s", 6, 300, "token-6");
-      expect(await wakes.release("token-5", "lease ran out")).toEqual([]); // taken since by another claim
+      expect(await wakes.release("s", "token-5", "lease ran out")).toEqual([]); // taken since by another claim
       expect(await wakes.expireLeases(300, "lease ran out")).toEqual([a]);
       const late = { now: 400, via: "command", output: "ok" };
       expect(await wakes.markDeliveredLate(a, 5, "lease ran out", late)).toBe(false); // not its last turn
@@ -612,7 +615,7 @@ export function storeContract(harness: ContractHarness): void {
       expect(await wakes.markDeliveredLate(a, 6, "lease ran out", late)).toBe(true);
       expect(await wakes.get("s", a)).toMatchObject({ state: "delivered", delivered_via: "command", last_error: null });
       expect(await wakes.markDeliveredLate(a, 6, "lease ran out", late)).toBe(false);
-      expect(await wakes.release("token-6", "lease ran out")).toEqual([]); // delivered is final
+      expect(await wakes.release("s", "token-6", "lease ran out")).toEqual([]); // delivered is final
       // A person retried it meanwhile: it is theirs again, not the late push's.
       await wakes.retry(b);
       await wakes.claim("s", 7, 500);
@@ -622,7 +625,7 @@ export function storeContract(harness: ContractHarness): void {
       expect(await wakes.get("s", b)).toMatchObject({ state: "ready", resends: 3 });
       // A pull's claim is found by its token too.
       expect((await wakes.claimDelivered("s", 8, 600, "mcp", "token-8")).map((w) => w.id)).toEqual([b]);
-      expect((await wakes.claimedBy("token-8")).map((w) => [w.id, w.state])).toEqual([[b, "delivered"]]);
+      expect((await wakes.claimedBy("s", "token-8")).map((w) => [w.id, w.state])).toEqual([[b, "delivered"]]);
     });
 
     test("pending turns: sessions of push adapters with ready wakes and no turn in flight; a busy session waits", async () => {

@@ -107,11 +107,13 @@ export class Delivery {
   /** Sessions whose wakes another path takes for now (a live agent), and when to look again. */
   readonly #held = new Map<string, { until: number; why: string }>();
   /**
-   * Push claims whose commit's answer was lost (the database cut off meanwhile), by session: never
+   * Push claims whose commit's answer was lost (the database cut off meanwhile), by token: never
    * pushed, so once the database is back and the claim no longer runs, what it took (its token's
-   * wakes) is made ready again (#releaseUnsure). By token.
+   * wakes) is made ready again (#releaseUnsure).
    */
   readonly #unsure = new Map<string, { sessionId: string; ended: () => Promise<void> }>();
+  /** When #releaseUnsure last asked about them (the next ask is UNSURE_RECHECK_MS after). */
+  #lastUnsureLook = Number.NEGATIVE_INFINITY;
   #stopped = false;
 
   constructor(options: DeliveryOptions) {
@@ -299,7 +301,7 @@ export class Delivery {
     for (;;) {
       try {
         await error.ended();
-        return await this.#store.tables.wakes.claimedBy(token);
+        return await this.#store.tables.wakes.claimedBy(sessionId, token);
       } catch (asking) {
         const away = unreachableText(asking) !== null;
         if (!away || this.#stopped || signal?.aborted || this.#now() >= giveUpAt) {
@@ -364,8 +366,9 @@ export class Delivery {
     // and "now + 1 s" would move away with each poke while checks come faster than once a second).
     // None while a look runs: it pokes when done.
     if (this.#handovers.size > 0 && !this.#settling) times.push(this.#lastLook + HANDOVER_RECHECK_MS);
-    // A claim whose commit's answer was lost is asked about again each second until it can be.
-    if (this.#unsure.size > 0) times.push(this.#now() + UNSURE_RECHECK_MS);
+    // A claim whose commit's answer was lost is asked about again a second after the last ask (not
+    // after now, which every poke would move away).
+    if (this.#unsure.size > 0) times.push(this.#lastUnsureLook + UNSURE_RECHECK_MS);
     return times.length === 0 ? null : Math.min(...times);
   }
 
@@ -426,13 +429,14 @@ export class Delivery {
    * one that cannot be asked for another reason is left to its lease (needs review, never a repeat).
    */
   async #releaseUnsure(): Promise<void> {
+    if (this.#unsure.size > 0) this.#lastUnsureLook = this.#now();
     for (const [token, { sessionId, ended }] of this.#unsure) {
       if (this.#stopped) return;
       let released: RawWake[];
       try {
         await ended();
         released = await this.#store.tx(async (t) => {
-          const rows = await t.wakes.release(token, INTERRUPTED);
+          const rows = await t.wakes.release(sessionId, token, INTERRUPTED);
           // Back to ready from continuing (the claim) or from needs_review (its lease ran out).
           await moveMonitors(t, rows, "requeue");
           await moveMonitors(t, rows, "retry");

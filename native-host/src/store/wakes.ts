@@ -193,16 +193,19 @@ export class WakesTable {
       `UPDATE wakes SET state = 'needs_review', last_error = ?, lease_until = NULL
        WHERE state = 'delivering' AND lease_until <= ? RETURNING id`,
     );
-    this.#release = db.prepare<[string, string], { id: number }>(
+    // Within the session (its index): a claim's token is read only after a lost commit.
+    this.#release = db.prepare<[string, string, string], { id: number }>(
       `UPDATE wakes SET state = 'ready', attempts = max(attempts - 1, 0), lease_until = NULL, last_error = NULL
-       WHERE claim_token = ? AND (state = 'delivering' OR (state = 'needs_review' AND last_error = ?))
+       WHERE session_id = ? AND claim_token = ? AND (state = 'delivering' OR (state = 'needs_review' AND last_error = ?))
        RETURNING id`,
     );
     this.#deliveredLate = db.prepare(
       `UPDATE wakes SET state = 'delivered', delivered_at = ?, delivered_via = ?, output = ?, last_error = NULL
        WHERE id = ? AND turn = ? AND state = 'needs_review' AND last_error = ?`,
     );
-    this.#claimedBy = db.prepare<[string], { id: number }>("SELECT id FROM wakes WHERE claim_token = ? ORDER BY id");
+    this.#claimedBy = db.prepare<[string, string], { id: number }>(
+      "SELECT id FROM wakes WHERE session_id = ? AND claim_token = ? AND state IN ('delivering', 'delivered') ORDER BY id",
+    );
     this.#retry = db.prepare(
       `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
        WHERE id = ? AND state = 'needs_review'`,
@@ -319,8 +322,8 @@ export class WakesTable {
    * as if it had failed), by the claim's token: ready again and the attempt uncounted, also when
    * their lease has since run out (`interrupted`: the error that expiry wrote).
    */
-  release(token: string, interrupted: string): RawWake[] {
-    return this.byIds(this.#release.all(token, interrupted).map((row) => row.id));
+  release(sessionId: string, token: string, interrupted: string): RawWake[] {
+    return this.byIds(this.#release.all(sessionId, token, interrupted).map((row) => row.id));
   }
 
   /**
@@ -336,9 +339,9 @@ export class WakesTable {
     return this.#deliveredLate.run(delivered.now, delivered.via, delivered.output, id, turn, interrupted).changes > 0;
   }
 
-  /** The wakes the claim with this token took (none: it did not commit). */
-  claimedBy(token: string): RawWake[] {
-    return this.byIds(this.#claimedBy.all(token).map((row) => row.id));
+  /** The wakes of the session the claim with this token took and still holds (none: it did not commit). */
+  claimedBy(sessionId: string, token: string): RawWake[] {
+    return this.byIds(this.#claimedBy.all(sessionId, token).map((row) => row.id));
   }
 
   retry(id: number): boolean {

@@ -7,8 +7,7 @@
  * lost a serialization race (40001). The body must therefore only read and write through the client
  * it is given, and keep side effects outside (the core's transactions already do: they return what
  * happened, and the caller acts after the commit).
- * Not wired into the daemon yet.
- * Design: docs/design.md §9 (team mode gets its own section with #27).
+ * Design: docs/design.md §9.1.
  */
 import type pg from "pg";
 import { redactUrl } from "../../base/database-url.js";
@@ -28,8 +27,9 @@ export interface TransactionOptions {
 /**
  * Runs `body` in one transaction on a pooled connection; commits its result, or rolls back and throws.
  * `checkable`: the transaction notes its id as it begins (in the same round trip), so that when the
- * connection is cut while its COMMIT runs, the throw is a CommitUnknownError whose `committed()`
- * asks the server, once it is back, whether the COMMIT took (design.md §9.1).
+ * connection is cut while its COMMIT runs, the throw is a CommitUnknownError whose `ended()`
+ * resolves once the server is back and the transaction no longer runs; what it wrote then says
+ * whether it took (design.md §9.1).
  */
 export async function transaction<T>(
   pool: pg.Pool,

@@ -86,7 +86,7 @@ const EXPIRED_LEASES = statement(
 const RELEASE = statement(
   "wakes_release",
   `UPDATE wakes SET state = 'ready', attempts = greatest(attempts - 1, 0), lease_until = NULL, last_error = NULL
-   WHERE claim_token = $1 AND (state = 'delivering' OR (state = 'needs_review' AND last_error = $2))
+   WHERE session_id = $1 AND claim_token = $2 AND (state = 'delivering' OR (state = 'needs_review' AND last_error = $3))
    RETURNING id`,
 );
 const DELIVERED_LATE = statement(
@@ -94,7 +94,10 @@ const DELIVERED_LATE = statement(
   `UPDATE wakes SET state = 'delivered', delivered_at = $1, delivered_via = $2, output = $3, last_error = NULL
    WHERE id = $4 AND turn = $5 AND state = 'needs_review' AND last_error = $6`,
 );
-const CLAIMED_BY = statement("wakes_claimed_by", "SELECT id FROM wakes WHERE claim_token = $1 ORDER BY id");
+const CLAIMED_BY = statement(
+  "wakes_claimed_by",
+  "SELECT id FROM wakes WHERE session_id = $1 AND claim_token = $2 AND state IN ('delivering', 'delivered') ORDER BY id",
+);
 const RETRY = statement(
   "wakes_retry",
   `UPDATE wakes SET state = 'ready', attempts = 0, resends = resends + 1, next_attempt_at = NULL, last_error = NULL
@@ -217,8 +220,8 @@ export class PgWakes implements WakesStore {
     return ids(await all<{ id: number }>(this.db, EXPIRED_LEASES, [error, now]));
   }
 
-  async release(token: string, interrupted: string): Promise<RawWake[]> {
-    return this.byIds(ids(await all<{ id: number }>(this.db, RELEASE, [token, interrupted])));
+  async release(sessionId: string, token: string, interrupted: string): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, RELEASE, [sessionId, token, interrupted])));
   }
 
   async markDeliveredLate(
@@ -232,8 +235,8 @@ export class PgWakes implements WakesStore {
     );
   }
 
-  async claimedBy(token: string): Promise<RawWake[]> {
-    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIMED_BY, [token])));
+  async claimedBy(sessionId: string, token: string): Promise<RawWake[]> {
+    return this.byIds(ids(await all<{ id: number }>(this.db, CLAIMED_BY, [sessionId, token])));
   }
 
   async retry(id: number): Promise<boolean> {
