@@ -70,7 +70,11 @@ export async function buildWorkload(daemon: TestDaemon, ciUrl: string, ciTabId: 
   const device = await daemon.api("POST", "/api/devices", { name: "gpu1", ssh: "nobody@127.0.0.1", port });
   expect(device.status, JSON.stringify(device.body)).toBe(201);
 
-  // CI agent: two met monitors whose wakes the webhook refuses, and one still waiting.
+  // CI agent: two met monitors whose wakes the webhook refuses, and one still waiting. The two wake
+  // the session in one turn (held behind a busy turn until both are ready), so both need review at
+  // once, as the panel's one notification for the session tells.
+  const turn = (state: "busy" | "idle") => daemon.api("POST", `/api/sessions/${sessions.ci}/turn`, { state });
+  expect((await turn("busy")).status).toBe(200);
   await arm("ciGreen", sessions.ci, {
     name: "CI run 8812 green",
     source: command("echo run 8812 passed"),
@@ -81,6 +85,8 @@ export async function buildWorkload(daemon: TestDaemon, ciUrl: string, ciTabId: 
     source: command("echo notes ready"),
     intervalSeconds: 5,
   });
+  for (const role of ["ciGreen", "release"]) await daemon.waitForState(sessions.ci, ids[role] as string, ["ready"]);
+  expect((await turn("idle")).status).toBe(200);
   await arm("lint", sessions.ci, { name: "Lint on main", source: command("exit 1"), intervalSeconds: 30 });
 
   // Training run: an armed waitpoint, a failed one, and one on the unreachable device.
