@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import { homeOf, openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
 
 const API_KEY = "sk-ant-test";
@@ -77,7 +77,7 @@ async function arm(tui: Terminal): Promise<string> {
 }
 
 async function deliveredWake(sessionId: string) {
-  return waitFor(
+  return untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", sessionId)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 120_000, what: "the wake to be delivered" },

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 
 const world = useAgentWorld("claude-code", ({ api, home }) => ({
   CLAUDE_CONFIG_DIR: join(home, ".claude"),
@@ -52,7 +52,7 @@ test("a closed session is resumed headless with the wake, once, in its own trans
   expect(session.adapter.kind).toBe("claude");
 
   writeFileSync(flag(), "");
-  const wake = await waitFor(
+  const wake = await untilCli(
     async () => {
       const wakes = await vigil("inbox", "--all", "--session", sessionId);
       return wakes.find((w: { state: string }) => w.state === "delivered");
@@ -78,7 +78,7 @@ test("a live session takes its wake through its Stop hook; no second process eve
   await waitFor(() => gate.held() > 0, { timeoutMs: 90_000, what: "the agent to be waiting on its last answer" });
   const sessionId = world.api.main()[0]?.session as string;
   writeFileSync(flag(), "");
-  await waitFor(
+  await untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", sessionId)).some((w: { state: string }) => w.state === "ready"),
     { timeoutMs: 30_000, what: "the wake to be ready" },
@@ -94,7 +94,7 @@ test("a live session takes its wake through its Stop hook; no second process eve
   expect(result.exitCode, result.stderr).toBe(0);
 
   // Delivered once the session's own transcript shows the wake the hook handed over.
-  const wakes = await waitFor(
+  const wakes = await untilCli(
     async () => {
       const all = await vigil("inbox", "--all", "--session", sessionId);
       return all[0]?.state === "delivered" ? all : null;
@@ -127,7 +127,7 @@ test("an idle open session is woken by its background rewake hook and takes the 
   const sessionId = world.api.main()[0]?.session as string;
   writeFileSync(flag(), "");
   // No prompt is typed: the background rewake hook wakes the session.
-  const wake = await waitFor(
+  const wake = await untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", sessionId)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 40_000, what: "the wake to be taken in-session" },

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import { fakeCodexHome } from "./codex-home.js";
 import { openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 
@@ -63,13 +63,13 @@ async function openAndAsk(): Promise<Terminal> {
 /** Opens the TUI, arms the wait through its shell tool, and returns the thread once the turn ended. */
 async function openAndArm(): Promise<string> {
   terminal = await openAndAsk();
-  const thread = await waitFor(
+  const thread = await untilCli(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "codex")?.id,
     { timeoutMs: 120_000, what: "the thread to bind itself" },
   ).catch(async (error: Error) => {
     throw new Error(`${error.message}\n--- terminal ---\n${await terminal?.screen()}`);
   });
-  await waitFor(async () => (await vigil("ls", "--session", thread))[0]?.state === "waiting", {
+  await untilCli(async () => (await vigil("ls", "--session", thread))[0]?.state === "waiting", {
     timeoutMs: 120_000,
     what: "the wait to be armed from the TUI",
   });
@@ -82,7 +82,7 @@ async function openAndArm(): Promise<string> {
 }
 
 async function deliveredWake(thread: string) {
-  return waitFor(
+  return untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", thread)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 120_000, what: "the wake to be delivered" },
@@ -160,7 +160,7 @@ test("a busy Codex TUI takes the wake after its running turn, once, never throug
   const sampler = secondWriters();
   writeFileSync(flag(), "");
   // Queued in Codex's own queue while the turn runs; nothing else touches the thread.
-  await waitFor(async () => (await vigil("inbox", "--all", "--session", thread))[0]?.state === "delivering", {
+  await untilCli(async () => (await vigil("inbox", "--all", "--session", thread))[0]?.state === "delivering", {
     timeoutMs: 30_000,
     what: "the wake to be on its way behind the running turn",
   }).catch((error: Error) => {

@@ -9,8 +9,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import { fakeCodexHome } from "./codex-home.js";
 
 const world = useAgentWorld("codex", ({ api, home }) => {
@@ -53,7 +52,7 @@ test("a closed Codex thread is resumed headless with the wake, once", async () =
   expect(world.api.main().some((r) => r.text.includes(`Vigil is running for this session (${thread})`))).toBe(true);
 
   writeFileSync(flag, "");
-  const wake = await waitFor(
+  const wake = await untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", thread)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 90_000, what: "the wake to be delivered" },
@@ -117,7 +116,7 @@ test("under Codex's workspace-write sandbox, `vigil wait` arms the wait, and its
     const [command] = outputs(run.stdout);
     expect(command?.exit_code, command?.aggregated_output).toBe(0);
     const thread = run.stdout.match(/"thread_id":"([^"]+)"/)?.[1] as string;
-    const view = await waitFor(
+    const view = await untilCli(
       async () => {
         const [monitor] = await vigil("ls", "--session", thread);
         return monitor?.lastCheckAt ? monitor : null;

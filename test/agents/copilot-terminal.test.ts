@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { CLI_CACHE } from "./agent-clis.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 import { tuiTurns } from "./tui-turns.js";
@@ -62,9 +62,9 @@ test("a Copilot CLI TUI binds at its first prompt, is not woken idle (its next p
 
   // Bound at the first prompt (its sessionStart hook), to the Copilot process in this terminal.
   await ask(tui, arm("build-one"));
-  const session = await waitFor(
+  const session = await untilCli(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "copilot"),
-    { everyMs: 300, what: "the TUI's session to bind itself" },
+    { what: "the TUI's session to bind itself" },
   );
   const sessionId = session.id as string;
   expect(descendants(await tui.pid())).toContain(session.adapter.pid);

@@ -14,7 +14,7 @@ import { execa } from "execa";
 import { expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
 import { CLI_CACHE } from "./agent-clis.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import { sampleProcesses } from "./terminal.js";
 
 const world = useAgentWorld("copilot", ({ api }) => ({
@@ -83,7 +83,7 @@ test("a closed Copilot CLI session is resumed headless with the wake, once", asy
 
   const sampler = resumes();
   writeFileSync(flag(), "");
-  const wake = await waitFor(
+  const wake = await untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", sessionId)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 90_000, what: "the wake to be delivered" },
@@ -124,7 +124,7 @@ test("a live Copilot CLI session takes its wake through its agentStop hook; no s
   expect(sessionOf(result.stdout)).toBe(sessionId);
 
   // Delivered once the session's own events.jsonl shows the wake the hook handed over.
-  const wakes = await waitFor(
+  const wakes = await untilCli(
     async () => {
       const all = await vigil("inbox", "--all", "--session", sessionId);
       return all[0]?.state === "delivered" ? all : null;

@@ -12,7 +12,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { fakeGeminiHome } from "./gemini-home.js";
 import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
@@ -67,9 +67,9 @@ test("a Gemini CLI TUI binds itself, is not woken idle (its next prompt takes th
   await shows(tui, "Type your message", "the Gemini CLI TUI to be ready");
 
   // Bound when the TUI started (its SessionStart hook), to the Gemini process in this terminal.
-  const session = await waitFor(
+  const session = await untilCli(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "gemini"),
-    { everyMs: 300, what: "the TUI's session to bind itself" },
+    { what: "the TUI's session to bind itself" },
   ).catch(async (error: Error) => {
     throw await evidence(error, tui);
   });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import { fakeGeminiHome } from "./gemini-home.js";
 
 const world = useAgentWorld("gemini", ({ api, home, work }) => fakeGeminiHome(home, work, api.url));
@@ -61,7 +61,7 @@ test("a closed Gemini CLI session is resumed headless with the wake, once", asyn
   expect(world.api.main().some((r) => r.text.includes(`Vigil is running for this session (${sessionId})`))).toBe(true);
 
   writeFileSync(flag(), "");
-  const wake = await waitFor(
+  const wake = await untilCli(
     async () =>
       (await vigil("inbox", "--all", "--session", sessionId)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 90_000, what: "the wake to be delivered" },
@@ -100,7 +100,7 @@ test("a live Gemini CLI session takes its wake through its AfterAgent hook; no s
   expect(JSON.parse(result.stdout).session_id).toBe(sessionId);
 
   // Delivered once the session's own transcript shows the wake the hook handed over.
-  const wakes = await waitFor(
+  const wakes = await untilCli(
     async () => {
       const all = await vigil("inbox", "--all", "--session", sessionId);
       return all[0]?.state === "delivered" ? all : null;

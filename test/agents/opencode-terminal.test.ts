@@ -10,8 +10,7 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 import { tail, tuiTurns } from "./tui-turns.js";
@@ -72,9 +71,9 @@ test("an idle open OpenCode TUI is woken by Vigil's plugin in the same session, 
 
   // Bound by the plugin, in the server the TUI runs, to the OpenCode process in this terminal.
   await ask(tui, arm("build-one", "build-late"));
-  const session = await waitFor(
+  const session = await untilCli(
     async () => (await vigil("sessions")).find((s: { adapter: { kind: string } }) => s.adapter.kind === "opencode"),
-    { everyMs: 300, what: "the TUI's session to bind itself" },
+    { what: "the TUI's session to bind itself" },
   ).catch(async (error: Error) => {
     throw await evidence(error, tui);
   });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import { useAgentWorld } from "./agent-world.js";
+import { untilCli, useAgentWorld } from "./agent-world.js";
 
 const world = useAgentWorld("opencode", ({ api, home }) => {
   const config = join(home, ".config", "opencode");
@@ -68,7 +68,7 @@ test("a closed OpenCode session is resumed headless with the wake, once", async 
   expect((await vigil("ls", "--session", sessionId))[0]).toMatchObject({ state: "waiting", name: "build" });
 
   writeFileSync(flag, "");
-  const wake = await waitFor(
+  const wake = await untilCli(
     async () => (await wakes(sessionId)).find((w: { state: string }) => w.state === "delivered"),
     { timeoutMs: 240_000, what: "the wake to be delivered" },
   ).catch(async (error: Error) => {
@@ -128,7 +128,7 @@ test("an idle session open in OpenCode's server is prompted with its wake by Vig
 
     // Idle and open: no prompt is typed, the plugin takes the wake and prompts the session with it.
     writeFileSync(flag, "");
-    const taken = await waitFor(
+    const taken = await untilCli(
       async () => (await wakes(sessionId)).find((w: { state: string }) => w.state === "delivered"),
       { timeoutMs: 60_000, what: "the plugin to take the wake" },
     ).catch(async (error: Error) => {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { waitFor } from "../helpers/daemon.js";
-import type { AgentWorld } from "./agent-world.js";
+import { type AgentWorld, untilCli } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { homeOf, processes, type Terminal } from "./terminal.js";
 
@@ -166,13 +166,12 @@ export function tuiTurns(world: AgentWorld, shape: TuiShape) {
 
     /** The wake of the wait named `name` once it is in `state`. */
     async wakeOf(sessionId: string, name: string, state: string, terminal?: Terminal | null) {
-      return waitFor(
+      return untilCli(
         async () =>
           (await world.vigil("inbox", "--all", "--session", sessionId)).find(
             (w: { state: string; text: string }) => w.state === state && w.text.includes(`"${name}"`),
           ),
-        // Each look runs the `vigil` CLI (a Node process): not back to back, the agent needs the CPU.
-        { timeoutMs: 90_000, everyMs: 300, what: `the wake of ${name} to be ${state}` },
+        { timeoutMs: 90_000, what: `the wake of ${name} to be ${state}` },
       ).catch(async (error: Error) => {
         throw await evidence(error, terminal, sessionId);
       });

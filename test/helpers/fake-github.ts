@@ -248,9 +248,14 @@ export async function fakeGitHub(owner = "octocat", repo = "Hello-World", number
       for (let sent = 1; sent < flood.bytes && !res.destroyed; sent += chunk.length) {
         flooded += chunk.length;
         if (!res.write(chunk))
-          await new Promise((resolve) => {
-            res.once("drain", resolve);
-            res.once("close", resolve);
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off("drain", done);
+              res.off("close", done);
+              resolve();
+            };
+            res.once("drain", done);
+            res.once("close", done);
           });
       }
       res.end('"end"]');

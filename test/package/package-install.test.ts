@@ -183,7 +183,7 @@ test("the README's quick start from the installed package: wait, met, read", asy
       const ls = String((await daemon?.cli(["ls"]))?.stdout ?? "");
       return /mon-1 .*met/.test(ls) ? ls : null;
     },
-    { timeoutMs: 30_000, what: "mon-1 met in vigil ls" },
+    { timeoutMs: 30_000, everyMs: 300, what: "mon-1 met in vigil ls" },
   );
   expect(listed).toContain("readiness marker");
   const inbox = await daemon.cli(["inbox"]);
