@@ -113,10 +113,18 @@ module.exports = {
       from: { path: layer("http"), pathNot: "\\.test\\.ts$" },
       to: { path: `${layer("mcp", "native", "cli", "api")}|${src}daemon` },
     },
+    {
+      name: "execa-is-loaded-on-first-use",
+      severity: "error",
+      comment:
+        "execa is ~100 modules (a third of the daemon's start-up): import it through base/lazy-execa.ts, never statically.",
+      from: { path: src, pathNot: "\\.test\\.ts$|base/lazy-execa\\.ts$" },
+      to: { path: "(^|/)node_modules/execa/", dynamic: false },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(node_modules|dist|\\.output|\\.wxt)/" },
+    exclude: { path: "(^|/)(dist|\\.output|\\.wxt)/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
   },

@@ -14,7 +14,7 @@
  *   their total bytes (ETAG_BUDGET), so a huge or endless answer cannot take the daemon's memory.
  */
 import { createHash } from "node:crypto";
-import { execa } from "execa";
+import { loadExeca } from "../base/lazy-execa.js";
 import { substituteValues } from "../secrets/references.js";
 import { ByteBudgetCache } from "./byte-budget-cache.js";
 import { getFollowingRedirects, type HeaderList } from "./follow-redirects.js";
@@ -77,6 +77,7 @@ export async function resolveAuth(
   const host = ghHostFor(apiUrl);
   const cached = ghTokens.get(host);
   if (cached && Date.now() - cached.at < GH_TOKEN_TTL_MS) return ghAuth(cached.token);
+  const execa = await loadExeca();
   const result = await execa("gh", ["auth", "token", "--hostname", host], {
     reject: false,
     timeout: GH_TIMEOUT_MS,
