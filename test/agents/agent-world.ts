@@ -24,14 +24,6 @@ export interface AgentWorld {
   vigil(...args: string[]): Promise<any>;
 }
 
-/**
- * waitFor for a probe that runs the `vigil` CLI: each look is a Node process (~0.2 s of CPU), so
- * the looks come every 300 ms, not back to back, leaving the CPU to the agent under test (on two
- * cores, back-to-back looks took one whole core for as long as an agent test waited).
- */
-export const untilCli = <T>(probe: () => T | Promise<T>, options: Parameters<typeof waitFor>[1] = {}) =>
-  waitFor(probe, { everyMs: 300, ...options });
-
 export function useAgentWorld(
   agent: "claude-code" | "codex" | "gemini" | "opencode" | "copilot",
   configure: (world: Omit<AgentWorld, "env" | "vigil">) => Record<string, string>,

@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 import { homeOf, openTerminal, processes, sampleProcesses, type Terminal } from "./terminal.js";
 
 const API_KEY = "sk-ant-test";

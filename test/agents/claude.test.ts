@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 
 const world = useAgentWorld("claude-code", ({ api, home }) => ({
   CLAUDE_CONFIG_DIR: join(home, ".claude"),

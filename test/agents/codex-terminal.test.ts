@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 import { fakeCodexHome } from "./codex-home.js";
 import { openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 

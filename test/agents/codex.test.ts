@@ -9,7 +9,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 import { fakeCodexHome } from "./codex-home.js";
 
 const world = useAgentWorld("codex", ({ api, home }) => {

@@ -12,9 +12,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
 import { CLI_CACHE } from "./agent-clis.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 import { tuiTurns } from "./tui-turns.js";

@@ -12,9 +12,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
 import { CLI_CACHE } from "./agent-clis.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { useAgentWorld } from "./agent-world.js";
 import { sampleProcesses } from "./terminal.js";
 
 const world = useAgentWorld("copilot", ({ api }) => ({

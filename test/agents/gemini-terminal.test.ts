@@ -11,8 +11,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { fakeGeminiHome } from "./gemini-home.js";
 import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";

@@ -11,8 +11,8 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 import { fakeGeminiHome } from "./gemini-home.js";
 
 const world = useAgentWorld("gemini", ({ api, home, work }) => fakeGeminiHome(home, work, api.url));

@@ -10,7 +10,8 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { descendants, openTerminal, sampleProcesses, type Terminal } from "./terminal.js";
 import { tail, tuiTurns } from "./tui-turns.js";

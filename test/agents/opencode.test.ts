@@ -10,8 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { expect, test } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { untilCli, useAgentWorld } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import { useAgentWorld } from "./agent-world.js";
 
 const world = useAgentWorld("opencode", ({ api, home }) => {
   const config = join(home, ".config", "opencode");

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { waitFor } from "../helpers/daemon.js";
-import { type AgentWorld, untilCli } from "./agent-world.js";
+import { untilCli, waitFor } from "../helpers/daemon.js";
+import type { AgentWorld } from "./agent-world.js";
 import type { SeenRequest } from "./fake-model-api.js";
 import { homeOf, processes, type Terminal } from "./terminal.js";
 

@@ -49,6 +49,14 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * waitFor for a probe that runs the `vigil` CLI: each look is a Node process (0.2-0.5 s of CPU), so
+ * the looks come every 300 ms, not back to back, leaving the CPU to the processes under test (on two
+ * cores, back-to-back looks took one whole core for as long as an agent test waited).
+ */
+export const untilCli = <T>(probe: () => T | Promise<T>, options: Parameters<typeof waitFor>[1] = {}) =>
+  waitFor(probe, { everyMs: 300, ...options });
+
 export interface ApiReply<T = any> {
   status: number;
   body: T;

@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { TestBrowser } from "../helpers/browser.js";
-import { ROOT, TestDaemon, waitFor } from "../helpers/daemon.js";
+import { ROOT, TestDaemon, untilCli, waitFor } from "../helpers/daemon.js";
 
 const work = mkdtempSync(join(tmpdir(), "vigil-package-"));
 const checkout = join(work, "checkout");
@@ -178,12 +178,12 @@ test("the README's quick start from the installed package: wait, met, read", asy
   expect(armed.exitCode, String(armed.stderr)).toBe(0);
   expect(String(armed.stdout).trim()).toBe("mon-1");
   await execa("touch", [join(cwd, "ready.flag")]);
-  const listed = await waitFor(
+  const listed = await untilCli(
     async () => {
       const ls = String((await daemon?.cli(["ls"]))?.stdout ?? "");
       return /mon-1 .*met/.test(ls) ? ls : null;
     },
-    { timeoutMs: 30_000, everyMs: 300, what: "mon-1 met in vigil ls" },
+    { timeoutMs: 30_000, what: "mon-1 met in vigil ls" },
   );
   expect(listed).toContain("readiness marker");
   const inbox = await daemon.cli(["inbox"]);
