@@ -58,12 +58,15 @@ describe("http__get across hosts", () => {
     });
     expect(made.status).toBe(201);
     await waitFor(() => ranBy.length >= 10, { timeoutMs: 30_000, what: "ten checks" });
+    // What was seen while the monitor was armed: a request in flight when it is cancelled below has
+    // its lease ended by the cancel before its handler asks who holds it ("no lease").
+    const seen = [...ranBy];
     const [row] = await beta.query<{ host: string }>(
       `SELECT h.name AS host FROM triggers t JOIN monitors m ON m.uid = t.monitor_uid JOIN hosts h ON h.id = t.host_id
         WHERE m.session_id = 'b-agent' AND m.id = 'mon-1'`,
     );
     await beta.api("POST", "/api/sessions/b-agent/monitors/mon-1/control", { action: "cancel" });
-    expect(new Set(ranBy)).toEqual(new Set(["beta"]));
+    expect(new Set(seen)).toEqual(new Set(["beta"]));
     // Bound to its session's host in the row itself, not only by who happened to take it.
     expect(row?.host).toBe("beta");
   });
